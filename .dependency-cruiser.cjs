@@ -1,0 +1,81 @@
+/**
+ * Package boundaries from DESIGN.md. Only shipped code (src/) is checked: tests may use node
+ * and test-only dependencies freely.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+const src = (pkg) => `^packages/${pkg}/src/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'protocol-is-pure',
+      comment: '@slipstream/protocol imports nothing: no node: modules, no dependencies.',
+      severity: 'error',
+      from: { path: src('protocol') },
+      to: { pathNot: src('protocol') },
+    },
+    {
+      name: 'jsapi-only-zod',
+      comment: '@slipstream/jsapi may import zod and @slipstream/protocol, nothing else.',
+      severity: 'error',
+      from: { path: src('jsapi') },
+      to: { pathNot: [src('jsapi'), '^packages/protocol/', 'node_modules/(\\.pnpm/[^/]+/node_modules/)?zod/'] },
+    },
+    {
+      name: 'browser-safe-packages-no-node',
+      comment: 'protocol and jsapi run unchanged in a browser.',
+      severity: 'error',
+      from: { path: '^packages/(protocol|jsapi)/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'client-side-never-imports-server',
+      comment: 'transport, client and jetstream never import the server or better-sqlite3.',
+      severity: 'error',
+      from: { path: '^packages/(transport|client|jetstream)/src/' },
+      to: { path: ['^packages/server/', 'better-sqlite3'] },
+    },
+    {
+      name: 'server-never-imports-client',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: { path: '^packages/(client|jetstream)/' },
+    },
+    {
+      name: 'sqlite-only-in-server',
+      severity: 'error',
+      from: { pathNot: '^packages/server/' },
+      to: { path: 'better-sqlite3' },
+    },
+    {
+      name: 'transport-only-for-client-and-server',
+      severity: 'error',
+      from: { path: '^packages/(protocol|jsapi|jetstream)/src/' },
+      to: { path: '^packages/transport/' },
+    },
+    {
+      name: 'no-cross-package-relative-imports',
+      comment: 'Packages meet through their exports, never through ../other-package/src or dist.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/([^/]+)/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^$1/$2/', '^packages/[^/]+/dist/', '^packages/[^/]+/src/index\\.ts$'], dependencyTypes: ['local'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['/dist/', '/test/', '/bench/', 'node_modules'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'default', 'node'],
+      mainFields: ['module', 'main', 'types'],
+    },
+  },
+};

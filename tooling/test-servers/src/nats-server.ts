@@ -1,0 +1,139 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+export interface NatsServerOptions {
+  /** Text of a nats-server config file; `port`, `host` and the store dir are set for you. */
+  config?: string;
+  /** Extra command-line arguments. */
+  args?: string[];
+  /** Turn JetStream on with its store in the temp directory. */
+  jetstream?: boolean;
+  /** Also serve monitoring on a free port. */
+  monitoring?: boolean;
+  /** Also open a WebSocket listener (no TLS) on a free port. */
+  websocket?: boolean;
+  /** Reuse this port (for restart tests); a free one otherwise. */
+  port?: number;
+  /** Binary to run; `NATS_SERVER_BIN` or nats-server on PATH (/usr/sbin) by default. */
+  bin?: string;
+}
+
+export interface RunningNatsServer {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly httpPort?: number;
+  readonly wsPort?: number;
+  readonly dir: string;
+  readonly process: ChildProcess;
+  /** Everything the server printed so far. */
+  output(): string;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s) and removes the temp directory. */
+  stop(): Promise<void>;
+  /** Stops the process but keeps the directory, so `restart` finds the same store. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the same server again on the same ports. */
+  restart(): Promise<RunningNatsServer>;
+}
+
+const defaultBin = () => process.env.NATS_SERVER_BIN ?? 'nats-server';
+
+/** Starts the real nats-server on 127.0.0.1 and resolves once it accepts connections. */
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<RunningNatsServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'nats-server-'));
+  return launch(dir, options, {
+    port: options.port ?? (await freePort()),
+    httpPort: options.monitoring ? await freePort() : undefined,
+    wsPort: options.websocket ? await freePort() : undefined,
+  });
+}
+
+interface Ports {
+  port: number;
+  httpPort?: number;
+  wsPort?: number;
+}
+
+async function launch(dir: string, options: NatsServerOptions, ports: Ports): Promise<RunningNatsServer> {
+  const lines = [options.config ?? '', `host: 127.0.0.1`, `port: ${ports.port}`];
+  if (ports.httpPort) lines.push(`http: "127.0.0.1:${ports.httpPort}"`);
+  if (ports.wsPort) lines.push(`websocket { host: 127.0.0.1, port: ${ports.wsPort}, no_tls: true }`);
+  if (options.jetstream) lines.push(`jetstream { store_dir: "${join(dir, 'js')}" }`);
+  const configFile = join(dir, 'server.conf');
+  await writeFile(configFile, lines.join('\n'));
+
+  const child = spawn(options.bin ?? defaultBin(), ['-c', configFile, ...(options.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
+  });
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  await waitForPort(ports.port, child, () => output);
+
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return {
+    url: `nats://127.0.0.1:${ports.port}`,
+    host: '127.0.0.1',
+    port: ports.port,
+    httpPort: ports.httpPort,
+    wsPort: ports.wsPort,
+    dir,
+    process: child,
+    output: () => output,
+    kill,
+    stop: async () => {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+    restart: async () => {
+      await kill();
+      return launch(dir, options, ports);
+    },
+  };
+}
+
+/** Polls until a TCP connect to the port succeeds; fails early if the process exits. */
+export async function waitForPort(
+  port: number,
+  child?: ChildProcess,
+  output: () => string = () => '',
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      throw new Error(`server exited before listening on ${port}: ${output()}`);
+    }
+    if (await canConnect(port)) return;
+    if (Date.now() > deadline) throw new Error(`nothing listening on ${port} after ${timeoutMs} ms: ${output()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

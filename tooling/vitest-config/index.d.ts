@@ -1,0 +1,6 @@
+import type { TestProjectInlineConfiguration, UserWorkspaceConfig } from 'vitest/config';
+
+export declare function packageProject(
+  dir: string,
+  overrides?: TestProjectInlineConfiguration['test'],
+): UserWorkspaceConfig;
