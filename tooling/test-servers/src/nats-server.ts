@@ -58,10 +58,15 @@ interface Ports {
   wsPort?: number;
 }
 
-async function launch(dir: string, options: NatsServerOptions, ports: Ports): Promise<RunningNatsServer> {
+async function launch(
+  dir: string,
+  options: NatsServerOptions,
+  ports: Ports,
+): Promise<RunningNatsServer> {
   const lines = [options.config ?? '', `host: 127.0.0.1`, `port: ${ports.port}`];
   if (ports.httpPort) lines.push(`http: "127.0.0.1:${ports.httpPort}"`);
-  if (ports.wsPort) lines.push(`websocket { host: 127.0.0.1, port: ${ports.wsPort}, no_tls: true }`);
+  if (ports.wsPort)
+    lines.push(`websocket { host: 127.0.0.1, port: ${ports.wsPort}, no_tls: true }`);
   if (options.jetstream) lines.push(`jetstream { store_dir: "${join(dir, 'js')}" }`);
   const configFile = join(dir, 'server.conf');
   await writeFile(configFile, lines.join('\n'));
@@ -122,7 +127,8 @@ export async function waitForPort(
       throw new Error(`server exited before listening on ${port}: ${output()}`);
     }
     if (await canConnect(port)) return;
-    if (Date.now() > deadline) throw new Error(`nothing listening on ${port} after ${timeoutMs} ms: ${output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`nothing listening on ${port} after ${timeoutMs} ms: ${output()}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
