@@ -1,0 +1,115 @@
+import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransportError } from '../src/index.js';
+import { tcpTransport } from '../src/tcp.js';
+import { bytes, readUntil, selfSignedCert } from './helpers.js';
+
+describe('tcp transport, plain', () => {
+  let server: RunningNatsServer;
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('delivers the INFO line first and carries a PING/PONG exchange', async () => {
+    const conn = await tcpTransport().connect(new URL(server.url));
+    expect(conn.encrypted).toBe(false);
+    const pong = readUntil(conn, 'PONG\r\n');
+    conn.send(bytes('CONNECT {"verbose":false}\r\nPING\r\n'));
+    const seen = await pong;
+    expect(seen.startsWith('INFO {')).toBe(true);
+    await conn.close();
+    expect(await conn.closed).toBeUndefined();
+  });
+
+  it('can be read as an async iterable', async () => {
+    const conn = await tcpTransport().connect(new URL(server.url));
+    conn.send(bytes('CONNECT {"verbose":false}\r\nPING\r\n'));
+    let seen = '';
+    for await (const chunk of conn) {
+      seen += new TextDecoder().decode(chunk);
+      if (seen.includes('PONG')) break;
+    }
+    expect(seen).toMatch(/^INFO .*PONG\r\n$/s);
+    expect(await conn.closed).toBeUndefined();
+  });
+
+  it('reports the peer closing with the server error still readable', async () => {
+    const conn = await tcpTransport().connect(new URL(server.url));
+    const closed = new Promise<string>((resolve) => {
+      let seen = '';
+      conn.listen({
+        data: (c) => (seen += new TextDecoder().decode(c)),
+        closed: () => resolve(seen),
+      });
+    });
+    conn.send(bytes('CONNECT {"verbose":false}\r\nBOGUS\r\n'));
+    expect(await closed).toContain("-ERR 'Unknown Protocol Operation'");
+  });
+
+  it('uses the socket factory hook', async () => {
+    const { connect } = await import('node:net');
+    const opened: string[] = [];
+    const transport = tcpTransport({
+      socketFactory: (host, port) => {
+        opened.push(`${host}:${port}`);
+        return connect({ host, port });
+      },
+    });
+    const conn = await transport.connect(new URL(server.url));
+    expect(opened).toEqual([`127.0.0.1:${server.port}`]);
+    await conn.close();
+  });
+
+  it('fails with a typed error when nothing listens', async () => {
+    const stopped = await startNatsServer();
+    await stopped.stop();
+    const error = await tcpTransport()
+      .connect(new URL(stopped.url))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.code).toBe('CONNECTION_REFUSED');
+  });
+
+  it('refuses tls:// against a server without TLS', async () => {
+    const url = new URL(server.url.replace('nats:', 'tls:'));
+    const error = await tcpTransport()
+      .connect(url)
+      .catch((e) => e);
+    expect(error.code).toBe('TLS_UNAVAILABLE');
+  });
+});
+
+describe('tcp transport, TLS driven by INFO', () => {
+  const tls = selfSignedCert();
+  let server: RunningNatsServer;
+  beforeAll(async () => {
+    server = await startNatsServer({
+      config: `tls { cert_file: "${tls.certFile}", key_file: "${tls.keyFile}" }`,
+    });
+  });
+  afterAll(() => server?.stop());
+
+  it('upgrades when the server says tls_required', async () => {
+    const conn = await tcpTransport().connect(new URL(server.url), { tls: { ca: tls.cert } });
+    expect(conn.encrypted).toBe(true);
+    const pong = readUntil(conn, 'PONG\r\n');
+    conn.send(bytes('CONNECT {"verbose":false}\r\nPING\r\n'));
+    expect(await pong).toMatch(/^INFO .*"tls_required":true.*PONG\r\n$/s);
+    await conn.close();
+  });
+
+  it('upgrades with no tls option too, and rejects an untrusted certificate', async () => {
+    const error = await tcpTransport()
+      .connect(new URL(server.url))
+      .catch((e) => e);
+    expect(error.code).toBe('TLS_FAILED');
+  });
+
+  it('refuses when tls is null', async () => {
+    const error = await tcpTransport()
+      .connect(new URL(server.url), { tls: null })
+      .catch((e) => e);
+    expect(error.code).toBe('TLS_REQUIRED');
+  });
+});
