@@ -1,0 +1,295 @@
+import { z } from 'zod';
+import { ConfigError, type SourcePosition } from './conf/errors.js';
+import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
+import { parseDuration, parseSize } from './conf/units.js';
+import type { Settings } from './settings.js';
+
+/** A loaded config file: the settings it makes and what it asked for that this server ignores. */
+export interface LoadedConfig {
+  readonly settings: Settings;
+  readonly warnings: readonly string[];
+}
+
+// nats-server keys this server reads but cannot honour yet; each gets a warning, never an error.
+const unsupportedKeys: Record<string, string> = {
+  cluster: 'this server is single-node: clustering is not supported',
+  gateway: 'this server is single-node: gateways are not supported',
+  leafnodes: 'leaf node connections are not supported yet',
+  leaf: 'leaf node connections are not supported yet',
+  mqtt: 'MQTT is not supported',
+  websocket: 'WebSocket listeners are not supported yet',
+  tls: 'TLS is not supported yet: clients connect in plain text',
+  accounts: 'accounts are parsed and kept but not enforced yet: all clients share one account',
+  operator: 'operator/JWT authentication is not supported',
+  resolver: 'operator/JWT authentication is not supported',
+  resolver_preload: 'operator/JWT authentication is not supported',
+  trusted: 'operator/JWT authentication is not supported',
+  trusted_keys: 'operator/JWT authentication is not supported',
+  system_account: 'the system account is not supported yet',
+  no_system_account: 'the system account is not supported yet',
+  no_auth_user: 'no_auth_user is not supported yet',
+  syslog: 'syslog logging is not supported: logging goes to stderr or --log',
+  remote_syslog: 'syslog logging is not supported: logging goes to stderr or --log',
+  log_size_limit: 'log rotation is not supported',
+  logfile_size_limit: 'log rotation is not supported',
+  max_traced_msg_len: 'trace truncation is not supported',
+  https_port: 'HTTPS monitoring is not supported yet',
+  https: 'HTTPS monitoring is not supported yet',
+  http_base_path: 'a monitoring base path is not supported yet',
+  client_advertise: 'client_advertise is not supported',
+  connect_error_reports: 'ignored',
+  reconnect_error_reports: 'ignored',
+  max_closed_clients: 'ignored',
+  max_sub_tokens: 'ignored',
+  disable_sublist_cache: 'ignored',
+  no_header_support: 'ignored: headers are always supported',
+  ports_file_dir: 'ports files are not written',
+  prof_port: 'profiling is not supported',
+};
+
+const stringLike = z.union([z.string(), z.number().transform(String)]);
+const port = z.number().int().min(-1).max(65535);
+const count = z.number().int().nonnegative();
+/** A field whose value may be written in several forms; `read` returns undefined for a bad one. */
+function flexible<T>(expected: string, read: (value: unknown) => T | undefined) {
+  return z.unknown().transform((value, ctx) => {
+    const result = read(value);
+    if (result === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected ${expected}, got ${JSON.stringify(value)}`,
+      });
+      return z.NEVER;
+    }
+    return result;
+  });
+}
+
+const size = flexible('a size like 1048576, 1MB or 64K', (value) => {
+  const bytes = typeof value === 'string' ? parseSize(value) : value;
+  return typeof bytes === 'number' && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : undefined;
+});
+/** A bare number means seconds (as in nats-server); a string is a Go duration. Result in ms. */
+const duration = flexible(
+  'a duration like "2m", "10s" or "500ms" (or a number of seconds)',
+  (value) => {
+    const ms =
+      typeof value === 'string'
+        ? parseDuration(value)
+        : typeof value === 'number'
+          ? value * 1000
+          : undefined;
+    return ms !== undefined && ms >= 0 ? ms : undefined;
+  },
+);
+/** `host:port`, `:port` or a bare port, as nats-server accepts for `listen` and `http`. */
+const hostPort = flexible('"host:port" or a port number', (value) => {
+  const [host, portText] =
+    typeof value === 'number'
+      ? [undefined, String(value)]
+      : (/^(.*):(-?\d+)$/.exec(String(value))?.slice(1) ?? []);
+  const p = Number(portText);
+  if (portText === undefined || !Number.isInteger(p) || p < -1 || p > 65535) return undefined;
+  return { host: host || undefined, port: p };
+});
+
+const authorization = z.looseObject({
+  user: stringLike.optional(),
+  username: stringLike.optional(),
+  password: stringLike.optional(),
+  pass: stringLike.optional(),
+  token: stringLike.optional(),
+  timeout: z.number().nonnegative().optional(),
+});
+
+const jetstreamBlock = z.looseObject({
+  enabled: z.boolean().optional(),
+  store_dir: z.string().optional(),
+  store: z.string().optional(),
+  max_mem: size.optional(),
+  max_memory_store: size.optional(),
+  max_file: size.optional(),
+  max_file_store: size.optional(),
+});
+const jetstream = z.union([
+  z.boolean().transform((enabled) => ({ enabled })),
+  z.enum(['enabled', 'disabled']).transform((word) => ({ enabled: word === 'enabled' })),
+  jetstreamBlock,
+]);
+
+const tlsBlock = z.looseObject({
+  cert_file: z.string().optional(),
+  key_file: z.string().optional(),
+  ca_file: z.string().optional(),
+  verify: z.boolean().optional(),
+});
+
+/** The keys this server honours; each is optional, unknown keys are handled before this runs. */
+const configSchema = z.object({
+  port: port.optional(),
+  host: z.string().optional(),
+  net: z.string().optional(),
+  listen: hostPort.optional(),
+  server_name: stringLike.optional(),
+  http: hostPort.optional(),
+  http_port: port.optional(),
+  monitor_port: port.optional(),
+  max_payload: size.optional(),
+  max_pending: size.optional(),
+  max_control_line: size.optional(),
+  max_connections: count.optional(),
+  max_conn: count.optional(),
+  max_subscriptions: count.optional(),
+  max_subs: count.optional(),
+  ping_interval: duration.optional(),
+  ping_max: count.optional(),
+  write_deadline: duration.optional(),
+  lame_duck_duration: duration.optional(),
+  lame_duck_grace_period: duration.optional(),
+  authorization: authorization.optional(),
+  jetstream: jetstream.optional(),
+  tls: tlsBlock.optional(),
+  accounts: z.record(z.string(), z.unknown()).optional(),
+  websocket: z.record(z.string(), z.unknown()).optional(),
+  debug: z.boolean().optional(),
+  trace: z.boolean().optional(),
+  logtime: z.boolean().optional(),
+  log_file: z.string().optional(),
+  pid_file: z.string().optional(),
+});
+
+type ConfigShape = z.output<typeof configSchema>;
+const supportedKeys = new Set(Object.keys(configSchema.shape));
+const supportedAuthorizationKeys = new Set([
+  'user',
+  'username',
+  'password',
+  'pass',
+  'token',
+  'timeout',
+]);
+
+/** Reads, parses and validates a config file; every problem names its file, line and key. */
+export function loadConfigFile(
+  file: string,
+  env?: Record<string, string | undefined>,
+): LoadedConfig {
+  return validateConfig(parseConfigFile(file, { env }));
+}
+
+/** Validates parsed configuration and turns it into settings plus warnings. */
+export function validateConfig(parsed: ParsedConfig): LoadedConfig {
+  const warnings: string[] = [];
+  const known: ConfMap = {};
+  for (const [key, value] of Object.entries(parsed.data)) {
+    const at = parsed.positions.get(key);
+    if (supportedKeys.has(key)) {
+      known[key] = value;
+      if (unsupportedKeys[key]) warnings.push(describe(at, key, unsupportedKeys[key]));
+    } else if (unsupportedKeys[key]) {
+      warnings.push(describe(at, key, unsupportedKeys[key]));
+    } else if (!parsed.usedAsVariable.has(key)) {
+      throw new ConfigError('CONFIG_INVALID', 'unknown field', at, key);
+    }
+  }
+  const result = configSchema.safeParse(known);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const key = pathKey(issue.path);
+    throw new ConfigError('CONFIG_INVALID', issue.message, positionOf(parsed, issue.path), key);
+  }
+  const config = result.data;
+  for (const key of Object.keys(config.authorization ?? {})) {
+    const path = `authorization.${key}`;
+    if (!supportedAuthorizationKeys.has(key) && !parsed.usedAsVariable.has(path)) {
+      warnings.push(describe(parsed.positions.get(path), path, 'not supported yet, ignored'));
+    }
+  }
+  if (config.jetstream && jetstreamRequested(config.jetstream)) {
+    warnings.push(
+      describe(
+        parsed.positions.get('jetstream'),
+        'jetstream',
+        'JetStream is not supported yet: settings kept, not started',
+      ),
+    );
+  }
+  return { settings: toSettings(config), warnings };
+}
+
+function jetstreamRequested(js: NonNullable<ConfigShape['jetstream']>): boolean {
+  return js.enabled !== false;
+}
+
+function toSettings(c: ConfigShape): Settings {
+  const settings: Settings = {
+    host: c.listen?.host ?? c.host ?? c.net,
+    port: c.listen?.port ?? c.port,
+    serverName: c.server_name,
+    httpHost: c.http?.host,
+    httpPort: c.http?.port ?? c.http_port ?? c.monitor_port,
+    maxPayload: c.max_payload,
+    maxPending: c.max_pending,
+    maxControlLine: c.max_control_line,
+    maxConnections: c.max_connections ?? c.max_conn,
+    maxSubscriptions: c.max_subscriptions ?? c.max_subs,
+    pingInterval: c.ping_interval,
+    pingMax: c.ping_max,
+    writeDeadline: c.write_deadline,
+    lameDuckDuration: c.lame_duck_duration,
+    lameDuckGracePeriod: c.lame_duck_grace_period,
+    debug: c.debug,
+    trace: c.trace,
+    logtime: c.logtime,
+    logFile: c.log_file,
+    pidFile: c.pid_file,
+    accounts: c.accounts,
+  };
+  if (c.authorization) {
+    const a = c.authorization;
+    settings.authorization = dropUndefined({
+      user: a.user ?? a.username,
+      pass: a.password ?? a.pass,
+      token: a.token,
+    });
+    if (a.timeout !== undefined) settings.authTimeout = a.timeout * 1000;
+  }
+  if (c.jetstream) {
+    const js = c.jetstream as z.output<typeof jetstreamBlock>;
+    settings.jetstream = dropUndefined({
+      enabled: js.enabled ?? true,
+      storeDir: js.store_dir ?? js.store,
+      maxMemory: js.max_mem ?? js.max_memory_store,
+      maxFile: js.max_file ?? js.max_file_store,
+    });
+  }
+  if (c.tls) {
+    settings.tls = dropUndefined({
+      enabled: true,
+      cert: c.tls.cert_file,
+      key: c.tls.key_file,
+      ca: c.tls.ca_file,
+      verify: c.tls.verify,
+    });
+  }
+  return dropUndefined(settings);
+}
+
+function positionOf(
+  parsed: ParsedConfig,
+  path: readonly PropertyKey[],
+): SourcePosition | undefined {
+  for (let n = path.length; n > 0; n--) {
+    const at = parsed.positions.get(pathKey(path.slice(0, n)));
+    if (at) return at;
+  }
+  return undefined;
+}
+
+function describe(at: SourcePosition | undefined, key: string, message: string): string {
+  return new ConfigError('CONFIG_INVALID', message, at, key).message;
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,58 @@
+/**
+ * Everything the command line and the config file can set, in one shape, so that flags can
+ * override the file key by key before it becomes the library's ServerOptions.
+ */
+export interface Settings {
+  host?: string;
+  port?: number;
+  serverName?: string;
+  httpHost?: string;
+  httpPort?: number;
+  maxPayload?: number;
+  maxPending?: number;
+  maxControlLine?: number;
+  maxConnections?: number;
+  maxSubscriptions?: number;
+  /** Milliseconds. */
+  pingInterval?: number;
+  pingMax?: number;
+  /** Milliseconds. */
+  writeDeadline?: number;
+  /** Milliseconds. */
+  authTimeout?: number;
+  /** Milliseconds. */
+  lameDuckDuration?: number;
+  /** Milliseconds. */
+  lameDuckGracePeriod?: number;
+  authorization?: { user?: string; pass?: string; token?: string };
+  debug?: boolean;
+  trace?: boolean;
+  logtime?: boolean;
+  logFile?: string;
+  pidFile?: string;
+  jetstream?: { enabled?: boolean; storeDir?: string; maxMemory?: number; maxFile?: number };
+  tls?: { enabled?: boolean; cert?: string; key?: string; ca?: string; verify?: boolean };
+  /** Kept as written; accounts are not enforced yet. */
+  accounts?: Record<string, unknown>;
+}
+
+type Nested = 'authorization' | 'jetstream' | 'tls';
+const nestedKeys: readonly Nested[] = ['authorization', 'jetstream', 'tls'];
+
+/** Layers `top` over `base`: a key set in `top` wins, nested blocks merge key by key. */
+export function mergeSettings(base: Settings, top: Settings): Settings {
+  const merged: Settings = { ...base, ...top };
+  for (const key of nestedKeys) {
+    if (base[key] || top[key]) {
+      (merged as Record<Nested, unknown>)[key] = { ...base[key], ...top[key] };
+    }
+  }
+  return merged;
+}
+
+/** What the server does with no arguments at all. */
+export const defaultSettings: Readonly<Settings> = {
+  host: '0.0.0.0',
+  port: 4222,
+  httpPort: 8222,
+};

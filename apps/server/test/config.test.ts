@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/conf/errors.js';
+import { parseConfigText } from '../src/conf/parser.js';
+import { loadConfigFile, validateConfig } from '../src/config.js';
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+const load = (text: string, env: Record<string, string> = {}) =>
+  validateConfig(parseConfigText(text, 'server.conf', { env }));
+
+function errorOf(text: string): ConfigError {
+  try {
+    load(text);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config file validation', () => {
+  it('maps every supported key of the fixture to settings', () => {
+    const { settings, warnings } = loadConfigFile(join(fixtures, 'main.conf'), {});
+    expect(warnings).toEqual([]);
+    expect(settings).toEqual({
+      host: '127.0.0.1',
+      port: 4333,
+      serverName: 'from-variable',
+      httpHost: '127.0.0.1',
+      httpPort: 8333,
+      maxPayload: 2 * 1024 * 1024,
+      maxPending: 64 * 1024 * 1024,
+      maxControlLine: 8000,
+      maxConnections: 100,
+      maxSubscriptions: 75,
+      pingInterval: 30_000,
+      pingMax: 3,
+      writeDeadline: 2500,
+      lameDuckDuration: 90_000,
+      authorization: { user: 'alice', pass: 's3cret' },
+      authTimeout: 1500,
+    });
+  });
+
+  it.each([
+    ['port: 4333\nhost: 10.0.0.1', { port: 4333, host: '10.0.0.1' }],
+    ['net: 10.0.0.1', { host: '10.0.0.1' }],
+    ['listen: ":4333"', { port: 4333 }],
+    ['listen: 4333', { port: 4333 }],
+    ['http_port: 8333', { httpPort: 8333 }],
+    ['monitor_port: 8333', { httpPort: 8333 }],
+    ['http: 8333', { httpPort: 8333 }],
+    ['ping_interval: 30', { pingInterval: 30_000 }],
+    ['write_deadline: "10s"', { writeDeadline: 10_000 }],
+    ['max_payload: "1MB"', { maxPayload: 1024 * 1024 }],
+    ['max_conn: 5, max_subs: 6', { maxConnections: 5, maxSubscriptions: 6 }],
+    ['authorization { token: "t0k" }', { authorization: { token: 't0k' } }],
+    ['authorization { user: 123, pass: 456 }', { authorization: { user: '123', pass: '456' } }],
+    ['debug: true, trace: false, logtime: false', { debug: true, trace: false, logtime: false }],
+    [
+      'log_file: "/tmp/s.log", pid_file: "/tmp/s.pid"',
+      { logFile: '/tmp/s.log', pidFile: '/tmp/s.pid' },
+    ],
+    ['lame_duck_grace_period: "5s"', { lameDuckGracePeriod: 5000 }],
+    ['port: $P', { port: 4999 }],
+  ])('%s', (text, settings) => {
+    expect(load(text, { P: '4999' }).settings).toEqual(settings);
+  });
+
+  it('keeps JetStream settings and warns that JetStream is not supported yet', () => {
+    const { settings, warnings } = load(
+      'jetstream {\n store_dir: "/data"\n max_mem: 1G\n max_file: 10GB\n}',
+    );
+    expect(settings.jetstream).toEqual({
+      enabled: true,
+      storeDir: '/data',
+      maxMemory: 1e9,
+      maxFile: 10 * 1024 ** 3,
+    });
+    expect(warnings).toEqual([
+      'server.conf:1: jetstream: JetStream is not supported yet: settings kept, not started',
+    ]);
+    expect(load('jetstream: enabled').settings.jetstream).toEqual({ enabled: true });
+    expect(load('jetstream: false')).toEqual({
+      settings: { jetstream: { enabled: false } },
+      warnings: [],
+    });
+  });
+
+  it('keeps accounts, TLS and websocket blocks with a warning each', () => {
+    const { settings, warnings } = load(`
+      accounts { A: { users: [{user: a, password: b}] } }
+      tls { cert_file: "c.pem", key_file: "k.pem", verify: true }
+      websocket { port: 8080, no_tls: true }
+    `);
+    expect(settings.accounts).toEqual({ A: { users: [{ user: 'a', password: 'b' }] } });
+    expect(settings.tls).toEqual({ enabled: true, cert: 'c.pem', key: 'k.pem', verify: true });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^server\.conf:2: accounts: accounts are parsed and kept but not enforced/,
+      ),
+      expect.stringMatching(/^server\.conf:3: tls: TLS is not supported yet/),
+      expect.stringMatching(
+        /^server\.conf:4: websocket: WebSocket listeners are not supported yet/,
+      ),
+    ]);
+  });
+
+  it('warns about cluster blocks: this server is single-node', () => {
+    expect(load('cluster { port: 6222 }').warnings).toEqual([
+      'server.conf:1: cluster: this server is single-node: clustering is not supported',
+    ]);
+  });
+
+  it('accepts keys that exist only to be variables', () => {
+    expect(load('PORT: 4444\nport: $PORT').settings).toEqual({ port: 4444 });
+  });
+
+  it.each([
+    ['\n\nnot_a_key: 1', 'server.conf:3: not_a_key: unknown field'],
+    ['port: "abc"', 'server.conf:1: port: '],
+    ['port: 70000', 'server.conf:1: port: '],
+    ['max_payload: -1', 'server.conf:1: max_payload: '],
+    [
+      'max_payload: "lots"',
+      'server.conf:1: max_payload: expected a size like 1048576, 1MB or 64K, got "lots"',
+    ],
+    [
+      'ping_interval: "soon"',
+      'server.conf:1: ping_interval: expected a duration like "2m", "10s" or "500ms" (or a number of seconds), got "soon"',
+    ],
+    ['authorization {\n  user: a\n  timeout: "x"\n}', 'server.conf:3: authorization.timeout: '],
+    [
+      'listen: "nohost"',
+      'server.conf:1: listen: expected "host:port" or a port number, got "nohost"',
+    ],
+    ['debug: 3', 'server.conf:1: debug: '],
+  ])('rejects %j naming file, line and key', (text, message) => {
+    const error = errorOf(text);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message.startsWith(message)).toBe(true);
+  });
+
+  it('names the included file for an error inside it', () => {
+    expect(() => loadConfigFile(join(fixtures, 'bad-include.conf'), {})).toThrow(
+      /bad-value\.conf:3: max_connections: /,
+    );
+  });
+});

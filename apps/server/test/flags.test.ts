@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { FlagError, flagTable, parseCommandLine, usage } from '../src/flags.js';
+import { mergeSettings } from '../src/settings.js';
+
+describe('parseCommandLine', () => {
+  it.each([
+    [['-p', '4333'], { port: 4333 }],
+    [['--port', '4333'], { port: 4333 }],
+    [['-port', '4333'], { port: 4333 }],
+    [['-port=4333'], { port: 4333 }],
+    [['--port=4333'], { port: 4333 }],
+    [['-p=-1'], { port: -1 }],
+    [['-p', '-1'], { port: -1 }],
+    [['-a', '127.0.0.1'], { host: '127.0.0.1' }],
+    [['--addr=127.0.0.1'], { host: '127.0.0.1' }],
+    [['-net', '127.0.0.1'], { host: '127.0.0.1' }],
+    [['-n', 'alpha'], { serverName: 'alpha' }],
+    [['--name', 'alpha'], { serverName: 'alpha' }],
+    [['-server_name=alpha'], { serverName: 'alpha' }],
+    [['-m', '8333'], { httpPort: 8333 }],
+    [['-http_port', '8333'], { httpPort: 8333 }],
+    [['-user', 'me', '-pass', 'secret'], { authorization: { user: 'me', pass: 'secret' } }],
+    [['--user=me', '--pass=a=b'], { authorization: { user: 'me', pass: 'a=b' } }],
+    [['-auth', 'tok'], { authorization: { token: 'tok' } }],
+    [['-D'], { debug: true }],
+    [['-V'], { trace: true }],
+    [['-DV'], { debug: true, trace: true }],
+    [['-DVV'], { debug: true, trace: true }],
+    [['--debug=false'], { debug: false }],
+    [['-l', '/tmp/x.log'], { logFile: '/tmp/x.log' }],
+    [['--log=/tmp/x.log'], { logFile: '/tmp/x.log' }],
+    [['-P', '/tmp/x.pid'], { pidFile: '/tmp/x.pid' }],
+    [['-js'], { jetstream: { enabled: true } }],
+    [['--jetstream', '-sd', '/data'], { jetstream: { enabled: true, storeDir: '/data' } }],
+    [['-store_dir=/data'], { jetstream: { storeDir: '/data' } }],
+    [
+      ['-tls', '-tlscert', 'c.pem', '-tlskey=k.pem'],
+      { tls: { enabled: true, cert: 'c.pem', key: 'k.pem' } },
+    ],
+    [['--tlsverify', '--tlscacert', 'ca.pem'], { tls: { verify: true, ca: 'ca.pem' } }],
+  ])('%j', (argv, settings) => {
+    expect(parseCommandLine(argv).settings).toEqual(settings);
+  });
+
+  it.each([
+    [['-c', 'a.conf'], 'a.conf'],
+    [['--config', 'a.conf'], 'a.conf'],
+    [['-config=a.conf'], 'a.conf'],
+  ])('config file %j', (argv, file) => {
+    expect(parseCommandLine(argv).configFile).toBe(file);
+  });
+
+  it.each([
+    [['-h'], 'help'],
+    [['--help'], 'help'],
+    [['-v'], 'version'],
+    [['-version'], 'version'],
+    [['-t', '-c', 'x'], 'test'],
+    [[], 'run'],
+  ])('action of %j', (argv, action) => {
+    expect(parseCommandLine(argv).action).toBe(action);
+  });
+
+  it('warns, but accepts, cluster, TLS and JetStream flags', () => {
+    const parsed = parseCommandLine([
+      '--cluster',
+      'nats://0.0.0.0:6222',
+      '-routes=nats://a:6222',
+      '--cluster_name',
+      'c',
+      '--tls',
+      '-js',
+    ]);
+    expect(parsed.warnings).toEqual([
+      expect.stringContaining('single-node'),
+      expect.stringContaining('TLS is not supported'),
+      expect.stringContaining('JetStream is not supported'),
+    ]);
+    expect(parsed.settings).toEqual({ tls: { enabled: true }, jetstream: { enabled: true } });
+  });
+
+  it.each([
+    [['--nope'], 'UNKNOWN_FLAG', 'unknown flag: --nope'],
+    [['-nope=1'], 'UNKNOWN_FLAG', 'unknown flag: -nope'],
+    [['-p'], 'MISSING_VALUE', 'flag needs an argument: -p'],
+    [['-p', 'abc'], 'INVALID_VALUE', 'expected an integer'],
+    [['-D=maybe'], 'INVALID_VALUE', 'invalid boolean'],
+    [['stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
+    [['--', 'stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
+  ])('rejects %j', (argv, code, text) => {
+    let caught: unknown;
+    try {
+      parseCommandLine(argv);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(FlagError);
+    expect((caught as FlagError).code).toBe(code);
+    expect((caught as FlagError).message).toContain(text);
+  });
+
+  it('command-line values override the config file key by key', () => {
+    const fromFile = { port: 4222, serverName: 'file', authorization: { user: 'a', pass: 'b' } };
+    const flags = parseCommandLine(['-p', '5000', '--pass', 'override']).settings;
+    expect(mergeSettings(fromFile, flags)).toEqual({
+      port: 5000,
+      serverName: 'file',
+      authorization: { user: 'a', pass: 'override' },
+    });
+  });
+
+  it('documents every flag in the help text', () => {
+    const text = usage('slipstream-server');
+    for (const spec of flagTable) {
+      for (const name of spec.names) expect(text).toMatch(new RegExp(`-${name}\\b`));
+    }
+  });
+});
