@@ -1,0 +1,133 @@
+/**
+ * Client benchmark (issue #4): our @slipstream/client against the official @nats-io/transport-node,
+ * both talking to the same nats-server 2.9.10 in the same run; ratio ours / official.
+ */
+import { connect } from '@nats-io/transport-node';
+import { importIfBuilt } from './harness/optional.js';
+import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import { startServerProcess } from './harness/server-process.js';
+import { RatioTable } from './harness/table.js';
+import {
+  type BenchConnection,
+  COUNTS,
+  type Connector,
+  describeCounts,
+  publishOnly,
+  pubSub,
+  requestReply,
+  subscriptionMemory,
+  type Target,
+} from './nats-workloads.js';
+
+/** The part of @slipstream/client's API this benchmark drives: nats.js v3 names. */
+interface ClientUnderTest {
+  connect(options: { servers: string }): Promise<BenchConnection>;
+}
+
+const officialClient: Connector = (url) => connect({ servers: url }) as Promise<BenchConnection>;
+const MiB = 1024 * 1024;
+
+export async function clientBenchmark(options: { rounds: number }): Promise<RatioTable> {
+  const table = new RatioTable(
+    'Client: @slipstream/client vs @nats-io/transport-node 3.x, same nats-server 2.9.10',
+    '@nats-io',
+    'slipstream',
+  );
+  const loaded = await importIfBuilt<ClientUnderTest>('@slipstream/client', ['connect']);
+  if ('skipped' in loaded) table.note(`slipstream side skipped: ${loaded.skipped}`);
+  const server = await startServerProcess('nats-server', (port) => [
+    '-p',
+    String(port),
+    '-a',
+    '127.0.0.1',
+  ]);
+  try {
+    const sides = (workload: (target: Target) => Promise<Sample>): [Side, Side] => [
+      { name: '@nats-io', measure: () => workload({ connect: officialClient, url: server.url }) },
+      'module' in loaded
+        ? {
+            name: 'slipstream',
+            measure: () =>
+              workload({
+                connect: (url) => loaded.module.connect({ servers: url }),
+                url: server.url,
+              }),
+          }
+        : { name: 'slipstream', skipped: loaded.skipped },
+    ];
+    const throughput = async (
+      label: string,
+      target: number,
+      workload: (t: Target) => Promise<Sample>,
+    ) => {
+      const result = await alternateRounds(
+        { rounds: options.rounds, label, warmup: true },
+        ...sides(workload),
+      );
+      table.add({
+        name: label,
+        unit: 'msgs/s',
+        better: 'higher',
+        target,
+        ...pick(result, 'msgsPerSecond'),
+      });
+      table.add({
+        name: `client CPU, ${label}`,
+        unit: 'µs per msg',
+        better: 'lower',
+        ...pick(result, 'clientCpuMicrosPerMsg'),
+      });
+    };
+
+    await throughput('publish-only 16 B', 1.5, (t) => publishOnly(t, COUNTS.publishOnly, 16));
+    await throughput('pub→sub 16 B', 1.3, (t) =>
+      pubSub(t, { count: COUNTS.pubSub16, size: 16, subscribers: 1 }),
+    );
+    await throughput('pub→sub 1 KiB', 1.3, (t) =>
+      pubSub(t, { count: COUNTS.pubSub1k, size: 1024, subscribers: 1 }),
+    );
+
+    const latency = await alternateRounds(
+      { rounds: options.rounds, label: 'request/reply 16 B', warmup: true },
+      ...sides((t) => requestReply(t, COUNTS.requests, 16)),
+    );
+    table.add({
+      name: 'request/reply p50',
+      unit: 'µs',
+      better: 'lower',
+      target: 1.0,
+      ...pick(latency, 'p50Micros'),
+    });
+    table.add({
+      name: 'request/reply p99',
+      unit: 'µs',
+      better: 'lower',
+      target: 1.0,
+      ...pick(latency, 'p99Micros'),
+    });
+
+    const memory = await alternateRounds(
+      { rounds: options.rounds, label: '10,000 subscriptions' },
+      ...sides((t) => subscriptionMemory(t, COUNTS.subscriptions)),
+    );
+    table.add({
+      name: 'memory for 10,000 subscriptions',
+      unit: 'MiB',
+      better: 'lower',
+      reference: memory.reference.subscriptionsBytes / MiB,
+      ours: memory.ours === undefined ? undefined : memory.ours.subscriptionsBytes / MiB,
+    });
+    table.note(
+      'Publisher and subscribers of both clients run in this process, so client CPU per message covers both ends (process.cpuUsage around each measured section).',
+    );
+    table.note(
+      describeCounts(['publishOnly', 'pubSub16', 'pubSub1k', 'requests', 'subscriptions']),
+    );
+    table.note(
+      'Subscription memory: heapUsed + external after a forced GC, before and after 10,000 subscriptions with callbacks on distinct subjects of one connection.',
+    );
+  } finally {
+    await server.stop();
+  }
+  return table;
+}

@@ -1,0 +1,269 @@
+/**
+ * Codec benchmark (issue #2): our ClientSideParser and FrameWriter from @slipstream/protocol against
+ * the parser and PUB framing of the official @nats-io/nats-core, on the same bytes in the same run.
+ */
+import { Kind, Parser, ProtocolHandler, parseOptions } from '@nats-io/nats-core/internal';
+import { importIfBuilt } from './harness/optional.js';
+import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import { RatioTable, sizeLabel } from './harness/table.js';
+import { repeatFor } from './harness/timing.js';
+
+/** The part of @slipstream/protocol's API this benchmark drives (see notes/protocol-api.md). */
+interface ProtocolUnderTest {
+  ClientSideParser: new (sink: {
+    frame(frame: { op: string; payload?: Uint8Array }): void;
+    error(error: Error): void;
+  }) => { parse(chunk: Uint8Array): void };
+  FrameWriter: new (
+    initialCapacity?: number,
+  ) => {
+    readonly length: number;
+    pub(subject: string, reply: string | undefined, payload: Uint8Array): void;
+    take(): Uint8Array;
+  };
+}
+
+const CHUNK_SIZE = 64 * 1024;
+/** The official client hands its outbound buffer to the socket once it holds 32 KiB; both sides batch alike. */
+const BATCH_SIZE = 32 * 1024;
+const STREAM_BYTES = 4 * 1024 * 1024;
+/** Each measurement repeats its work for at least this long. */
+const MIN_SECONDS = 0.3;
+/** Frames encoded between two looks at the clock. */
+const ENCODE_STEP = 10_000;
+const HEADER_BLOCK = 'NATS/1.0\r\nBench-Id: 0123456789abcdef\r\n\r\n';
+const encoder = new TextEncoder();
+
+export interface CodecOptions {
+  readonly rounds: number;
+}
+
+export async function codecBenchmark(options: CodecOptions): Promise<RatioTable> {
+  const loaded = await importIfBuilt<ProtocolUnderTest>('@slipstream/protocol', [
+    'ClientSideParser',
+    'FrameWriter',
+  ]);
+  const table = new RatioTable(
+    'Codec: @slipstream/protocol vs @nats-io/nats-core 3.x',
+    'nats-core',
+    'slipstream',
+  );
+  if ('skipped' in loaded) table.note(`slipstream side skipped: ${loaded.skipped}`);
+
+  for (const payloadSize of [16, 1024]) {
+    for (const withHeaders of [false, true]) {
+      const stream = msgStream(payloadSize, withHeaders);
+      const ours: Side =
+        'module' in loaded
+          ? { name: 'slipstream', measure: async () => parseWithOurs(loaded.module, stream) }
+          : { name: 'slipstream', skipped: loaded.skipped };
+      const label = `parse ${withHeaders ? 'HMSG' : 'MSG'} ${sizeLabel(payloadSize)}`;
+      const result = await alternateRounds(
+        { rounds: options.rounds, label, warmup: true },
+        { name: 'nats-core', measure: async () => parseWithOfficial(stream) },
+        ours,
+      );
+      const target = payloadSize === 16 ? 1.5 : 1.0;
+      table.add({
+        name: `${label}`,
+        unit: 'frames/s',
+        better: 'higher',
+        target,
+        ...pick(result, 'framesPerSecond'),
+      });
+      table.add({
+        name: `${label}`,
+        unit: 'MB/s',
+        better: 'higher',
+        ...pick(result, 'megabytesPerSecond'),
+      });
+    }
+  }
+
+  for (const payloadSize of [16, 1024]) {
+    const payload = patternBytes(payloadSize);
+    const ours: Side =
+      'module' in loaded
+        ? { name: 'slipstream', measure: async () => encodeWithOurs(loaded.module, payload) }
+        : { name: 'slipstream', skipped: loaded.skipped };
+    const label = `encode PUB ${sizeLabel(payloadSize)}`;
+    const result = await alternateRounds(
+      { rounds: options.rounds, label, warmup: true },
+      { name: 'nats-core', measure: async () => encodeWithOfficial(payload) },
+      ours,
+    );
+    table.add({
+      name: label,
+      unit: 'frames/s',
+      better: 'higher',
+      ...pick(result, 'framesPerSecond'),
+    });
+    table.add({
+      name: label,
+      unit: 'MB/s',
+      better: 'higher',
+      ...pick(result, 'megabytesPerSecond'),
+    });
+  }
+
+  table.note(
+    `parse: a ${STREAM_BYTES / 1024 / 1024} MiB stream of frames (subject \`bench.parse.subject\`, sid 1; HMSG with a ${HEADER_BLOCK.length} B header block) cut into ${CHUNK_SIZE / 1024} KiB chunks, fed to a fresh parser again and again for at least ${MIN_SECONDS} s per measurement; both sinks only count frames and payload bytes. Ours decodes subject and sid to strings; the official parser leaves the subject as bytes and decodes it later, in MsgImpl.`,
+  );
+  table.note(
+    `encode: nats-core is its own ProtocolHandler.publish (template string, TextEncoder, DataBuffer) with a counting transport in place of the socket, flushing at its ${BATCH_SIZE / 1024} KiB pending limit; ours is FrameWriter.pub with take() at the same ${BATCH_SIZE / 1024} KiB.`,
+  );
+  return table;
+}
+
+interface MsgStream {
+  readonly chunks: readonly Uint8Array[];
+  readonly frames: number;
+  readonly bytes: number;
+}
+
+/** Frames written by hand, not by either codec, so neither side parses its own dialect. */
+function msgStream(payloadSize: number, withHeaders: boolean): MsgStream {
+  const payload = patternBytes(payloadSize);
+  const headers = encoder.encode(HEADER_BLOCK);
+  const control = withHeaders
+    ? `HMSG bench.parse.subject 1 ${headers.length} ${headers.length + payloadSize}\r\n`
+    : `MSG bench.parse.subject 1 ${payloadSize}\r\n`;
+  const frame = concat([
+    encoder.encode(control),
+    ...(withHeaders ? [headers] : []),
+    payload,
+    encoder.encode('\r\n'),
+  ]);
+  const frames = Math.ceil(STREAM_BYTES / frame.length);
+  const all = new Uint8Array(frames * frame.length);
+  for (let i = 0; i < frames; i++) all.set(frame, i * frame.length);
+  // Separate buffers per chunk, as a socket delivers them.
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < all.length; offset += CHUNK_SIZE)
+    chunks.push(all.slice(offset, offset + CHUNK_SIZE));
+  return { chunks, frames, bytes: all.length };
+}
+
+function parseWithOfficial(stream: MsgStream): Sample {
+  let frames = 0;
+  let payloadBytes = 0;
+  const parser = new Parser({
+    push(event) {
+      if (typeof event === 'function' || event.kind !== Kind.MSG) return;
+      frames++;
+      payloadBytes += event.data?.length ?? 0;
+    },
+  });
+  return timeParse(
+    stream,
+    (chunk) => parser.parse(chunk),
+    () => ({ frames, payloadBytes }),
+  );
+}
+
+function parseWithOurs(protocol: ProtocolUnderTest, stream: MsgStream): Sample {
+  let frames = 0;
+  let payloadBytes = 0;
+  let failure: Error | undefined;
+  const parser = new protocol.ClientSideParser({
+    frame(frame) {
+      if (frame.op !== 'MSG') return;
+      frames++;
+      payloadBytes += frame.payload?.length ?? 0;
+    },
+    error(error) {
+      failure ??= error;
+    },
+  });
+  const sample = timeParse(
+    stream,
+    (chunk) => parser.parse(chunk),
+    () => ({ frames, payloadBytes }),
+  );
+  if (failure) throw failure;
+  return sample;
+}
+
+function timeParse(
+  stream: MsgStream,
+  parse: (chunk: Uint8Array) => void,
+  counted: () => { frames: number; payloadBytes: number },
+): Sample {
+  const { steps, seconds } = repeatFor(MIN_SECONDS, () => {
+    for (const chunk of stream.chunks) parse(chunk);
+  });
+  const { frames, payloadBytes } = counted();
+  // A parser that loses or invents frames has no rate worth printing.
+  if (frames !== stream.frames * steps || payloadBytes === 0) {
+    throw new Error(`parser saw ${frames} MSG frames, expected ${stream.frames * steps}`);
+  }
+  return {
+    framesPerSecond: frames / seconds,
+    megabytesPerSecond: (stream.bytes * steps) / seconds / 1e6,
+  };
+}
+
+/** The official client's publish path, minus the socket: publish() queues, flushPending() sends. */
+interface OfficialPublisher {
+  transport: { send(bytes: Uint8Array): void };
+  info: { max_payload: number; headers: boolean };
+  infoReceived: boolean;
+  connected: boolean;
+  publish(subject: string, payload: Uint8Array): void;
+  flushPending(): void;
+}
+
+async function encodeWithOfficial(payload: Uint8Array): Promise<Sample> {
+  let bytes = 0;
+  const handler = new ProtocolHandler(
+    parseOptions({ servers: '127.0.0.1:4222' }),
+    {} as never,
+  ) as unknown as OfficialPublisher;
+  handler.transport = { send: (batch) => void (bytes += batch.length) };
+  handler.info = { max_payload: 1024 * 1024, headers: true };
+  handler.infoReceived = true;
+  handler.connected = true;
+  const { steps, seconds } = repeatFor(MIN_SECONDS, () => {
+    for (let i = 0; i < ENCODE_STEP; i++) handler.publish('bench.encode.subject', payload);
+  });
+  handler.flushPending();
+  // publish() queues a flush microtask per batch; let them run outside the timed section.
+  await Promise.resolve();
+  return encodeSample(steps * ENCODE_STEP, bytes, payload.length, seconds);
+}
+
+async function encodeWithOurs(protocol: ProtocolUnderTest, payload: Uint8Array): Promise<Sample> {
+  let bytes = 0;
+  const writer = new protocol.FrameWriter(2 * BATCH_SIZE);
+  const { steps, seconds } = repeatFor(MIN_SECONDS, () => {
+    for (let i = 0; i < ENCODE_STEP; i++) {
+      writer.pub('bench.encode.subject', undefined, payload);
+      if (writer.length >= BATCH_SIZE) bytes += writer.take().length;
+    }
+  });
+  if (writer.length > 0) bytes += writer.take().length;
+  return encodeSample(steps * ENCODE_STEP, bytes, payload.length, seconds);
+}
+
+function encodeSample(count: number, bytes: number, payloadSize: number, seconds: number): Sample {
+  const expected =
+    count * `PUB bench.encode.subject ${payloadSize}\r\n\r\n`.length + count * payloadSize;
+  if (bytes !== expected) throw new Error(`encoder wrote ${bytes} bytes, expected ${expected}`);
+  return { framesPerSecond: count / seconds, megabytesPerSecond: bytes / seconds / 1e6 };
+}
+
+function patternBytes(size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + 7) & 0xff;
+  return bytes;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

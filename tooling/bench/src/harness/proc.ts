@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+// Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on Linux/x86).
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU seconds a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may contain spaces: count fields after it.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name, field 3 (state) is index 0, so utime (14) and stime (15) are at 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** Peak resident set size (VmHWM) of a process in bytes. */
+export function peakRssBytes(pid: number): number {
+  return statusKilobytes(pid, 'VmHWM') * 1024;
+}
+
+/** Current resident set size (VmRSS) of a process in bytes. */
+export function rssBytes(pid: number): number {
+  return statusKilobytes(pid, 'VmRSS') * 1024;
+}
+
+function statusKilobytes(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(match[1]);
+}

@@ -1,0 +1,71 @@
+/** Whether a bigger number is a better result (throughput) or a worse one (latency, CPU, memory). */
+export type Better = 'higher' | 'lower';
+
+export interface Figure {
+  readonly name: string;
+  readonly unit: string;
+  readonly better: Better;
+  readonly reference: number;
+  /** Undefined when our side could not run. */
+  readonly ours: number | undefined;
+  /** The ratio ours/reference the issue asks for: a floor when higher is better, a ceiling otherwise. */
+  readonly target?: number;
+}
+
+/** A markdown table of medians and their ratio ours/reference, readable on a terminal as is. */
+export class RatioTable {
+  private readonly figures: Figure[] = [];
+  private readonly notes: string[] = [];
+
+  constructor(
+    readonly title: string,
+    readonly referenceName: string,
+    readonly oursName: string,
+  ) {}
+
+  add(figure: Figure): void {
+    this.figures.push(figure);
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  render(): string {
+    const head = `| figure | ${this.referenceName} | ${this.oursName} | ours / ref | target | |`;
+    const lines = [`### ${this.title}`, '', head, '|---|---:|---:|---:|---:|---|'];
+    for (const f of this.figures) {
+      const ratio = f.ours === undefined ? undefined : f.ours / f.reference;
+      const target =
+        f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target}x`;
+      lines.push(
+        `| ${f.name} (${f.unit}, ${f.better} is better) | ${formatNumber(f.reference)} | ${
+          f.ours === undefined ? 'n/a' : formatNumber(f.ours)
+        } | ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}x`} | ${target} | ${verdict(f, ratio)} |`,
+      );
+    }
+    if (this.notes.length > 0) lines.push('', ...this.notes.map((n) => `- ${n}`));
+    return lines.join('\n');
+  }
+}
+
+function verdict(figure: Figure, ratio: number | undefined): string {
+  if (ratio === undefined || figure.target === undefined) return '';
+  const met = figure.better === 'higher' ? ratio >= figure.target : ratio <= figure.target;
+  return met ? 'met' : 'NOT met';
+}
+
+/** Three significant digits with a k/M/G suffix: figures span from microseconds to millions. */
+export function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${(n / 1e9).toPrecision(3)}G`;
+  if (abs >= 1e6) return `${(n / 1e6).toPrecision(3)}M`;
+  if (abs >= 1e3) return `${(n / 1e3).toPrecision(3)}k`;
+  return n.toPrecision(3);
+}
+
+/** `16 B`, `1 KiB`: payload sizes as the issues name them. */
+export function sizeLabel(bytes: number): string {
+  return bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`;
+}

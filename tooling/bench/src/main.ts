@@ -1,0 +1,49 @@
+/**
+ * Runs the benchmarks named on the command line (codec, server, client; all by default) and prints
+ * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
+ *
+ *   node --expose-gc dist/main.js [codec] [server] [client] [--rounds N]
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import { clientBenchmark } from './client.js';
+import { codecBenchmark } from './codec.js';
+import type { RatioTable } from './harness/table.js';
+import { serverBenchmark } from './server.js';
+
+const benchmarks: Record<string, (options: { rounds: number }) => Promise<RatioTable>> = {
+  codec: codecBenchmark,
+  server: serverBenchmark,
+  client: clientBenchmark,
+};
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '7' } },
+});
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 5) {
+  console.error(
+    '--rounds must be an integer of at least 5: medians of fewer rounds are noise on a shared machine',
+  );
+  process.exit(1);
+}
+const selected = positionals.length > 0 ? positionals : Object.keys(benchmarks);
+const unknown = selected.filter((name) => !(name in benchmarks));
+if (unknown.length > 0) {
+  console.error(
+    `unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(benchmarks).join(', ')}`,
+  );
+  process.exit(1);
+}
+
+const cpu = cpus();
+console.log(
+  `${new Date().toISOString()} · ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} · ${(totalmem() / 2 ** 30).toFixed(1)} GiB · Node ${process.version} · load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} · medians of ${rounds} alternating rounds\n`,
+);
+for (const name of selected) {
+  const table = await benchmarks[name]({ rounds });
+  console.log(`${table.render()}\n`);
+}
