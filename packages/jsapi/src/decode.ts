@@ -1,0 +1,123 @@
+import type { z } from 'zod';
+import { ApiError } from './api-error.js';
+import { type ApiRequest, type ApiResponse, apiOperations } from './api-operations.js';
+import { jsErrors } from './error-catalog.js';
+import type { ApiOperationName } from './subjects.js';
+
+/** One broken rule: where (`config.max_deliver`), which rule (zod's issue code) and why. */
+export interface SchemaIssue {
+  path: string;
+  rule: string;
+  message: string;
+}
+
+/** The outcome of decoding: the value, or an ApiError ready to send plus the broken rules. */
+export type Decoded<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: ApiError; issues: SchemaIssue[] };
+
+const decoder = new TextDecoder();
+const asText = (body: string | Uint8Array) =>
+  typeof body === 'string' ? body : decoder.decode(body);
+
+/** zod's issues as field paths and rules, e.g. `config.retention: invalid_value (...)`. */
+export function schemaIssues(error: z.ZodError): SchemaIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
+    rule: issue.code,
+    message: issue.message,
+  }));
+}
+
+/** Issues as one line: `path: message; path: message`. */
+export const describeIssues = (issues: SchemaIssue[]) =>
+  issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+
+function invalid<T>(issues: SchemaIssue[]): Decoded<T> {
+  return {
+    ok: false,
+    error: ApiError.of(jsErrors.JSInvalidJSONErr, { err: describeIssues(issues) }),
+    issues,
+  };
+}
+
+/** Parses JSON text with a schema; invalid JSON and schema failures both give 10025. */
+export function decodeJson<S extends z.ZodType>(
+  schema: S,
+  body: string | Uint8Array,
+): Decoded<z.output<S>> {
+  let json: unknown;
+  try {
+    json = JSON.parse(asText(body));
+  } catch (cause) {
+    return invalid([{ path: '(body)', rule: 'json', message: (cause as Error).message }]);
+  }
+  const result = schema.safeParse(json);
+  return result.success ? { ok: true, value: result.data } : invalid(schemaIssues(result.error));
+}
+
+/**
+ * Decodes an API request body by the rules of its operation, answering as nats-server does:
+ * a body where none is allowed is 10038, a missing required body 10003, a bad one 10025.
+ * Optional and absent bodies decode to undefined.
+ */
+export function decodeApiRequest<Op extends ApiOperationName>(
+  operation: Op,
+  body: string | Uint8Array,
+): Decoded<ApiRequest<Op> | undefined> {
+  const { payload, request } = apiOperations[operation] as {
+    payload: string;
+    request: z.ZodType | undefined;
+  };
+  const text = asText(body);
+  const empty = text.trim().length === 0;
+  if (payload === 'ignored') return { ok: true, value: undefined };
+  if (payload === 'none') {
+    if (empty) return { ok: true, value: undefined };
+    const error = ApiError.of(jsErrors.JSNotEmptyRequestErr);
+    return {
+      ok: false,
+      error,
+      issues: [{ path: '(body)', rule: 'empty', message: error.message }],
+    };
+  }
+  if (empty || !request) {
+    if (payload === 'optional') return { ok: true, value: undefined };
+    const error = ApiError.of(jsErrors.JSBadRequestErr);
+    return {
+      ok: false,
+      error,
+      issues: [{ path: '(body)', rule: 'required', message: 'a JSON body is required' }],
+    };
+  }
+  return decodeJson(request, text) as Decoded<ApiRequest<Op>>;
+}
+
+/**
+ * Decodes an API response. A response carrying `error` decodes fine (it is a valid message);
+ * use `responseError` to turn it into an ApiError.
+ */
+export function decodeApiResponse<Op extends ApiOperationName>(
+  operation: Op,
+  body: string | Uint8Array,
+): Decoded<ApiResponse<Op>> {
+  const schema = apiOperations[operation].response as z.ZodType | undefined;
+  if (!schema) {
+    throw new TypeError(`${operation} replies with messages, not a JSON response`);
+  }
+  return decodeJson(schema, body) as Decoded<ApiResponse<Op>>;
+}
+
+/** The ApiError of a response that carries one, or undefined for a success. */
+export function responseError(response: unknown): ApiError | undefined {
+  if (typeof response !== 'object' || response === null || !('error' in response)) return undefined;
+  const error = (response as { error: unknown }).error;
+  if (
+    typeof error !== 'object' ||
+    error === null ||
+    typeof (error as { code?: unknown }).code !== 'number'
+  ) {
+    return undefined;
+  }
+  return new ApiError(error as { code: number; err_code?: number; description?: string });
+}
