@@ -1,0 +1,235 @@
+import type { ConnectInfo } from './connect.js';
+import type { ServerInfo } from './info.js';
+import { encodeUtf8, writeUtf8 } from './utf8.js';
+
+export { decodeUtf8, encodeUtf8 } from './utf8.js';
+
+const CR = 0x0d;
+const LF = 0x0a;
+const SPACE = 0x20;
+/** Room for an op name, separators, two sizes and CRLFs, beyond the variable parts. */
+const FRAME_OVERHEAD = 64;
+
+const PUB = encodeUtf8('PUB ');
+const HPUB = encodeUtf8('HPUB ');
+const MSG = encodeUtf8('MSG ');
+const HMSG = encodeUtf8('HMSG ');
+const SUB = encodeUtf8('SUB ');
+const UNSUB = encodeUtf8('UNSUB ');
+const CONNECT = encodeUtf8('CONNECT ');
+const INFO = encodeUtf8('INFO ');
+const PING = encodeUtf8('PING\r\n');
+const PONG = encodeUtf8('PONG\r\n');
+const OK = encodeUtf8('+OK\r\n');
+const ERR = encodeUtf8("-ERR '");
+const ERR_END = encodeUtf8("'\r\n");
+
+/**
+ * Encodes protocol frames into one growable buffer, so that a single socket write can carry
+ * many frames. Strings are written as UTF-8 (ASCII without a codec call). Arguments are not
+ * validated: subjects, queues, sids and replies must already be whitespace-free tokens.
+ */
+export class FrameWriter {
+  private buffer: Uint8Array;
+  private used = 0;
+
+  constructor(initialCapacity = 16 * 1024) {
+    this.buffer = new Uint8Array(Math.max(initialCapacity, FRAME_OVERHEAD));
+  }
+
+  /** Bytes written and not yet taken. */
+  get length(): number {
+    return this.used;
+  }
+
+  /** Returns the pending bytes as a new array (safe to hand to a socket) and empties the writer. */
+  take(): Uint8Array {
+    const out = this.buffer.slice(0, this.used);
+    this.used = 0;
+    return out;
+  }
+
+  /** `CONNECT {json}` */
+  connect(info: ConnectInfo): void {
+    this.jsonLine(CONNECT, JSON.stringify(info), false);
+  }
+
+  /** `INFO {json} ` followed by CRLF, with the space nats-server writes; a string is sent as is. */
+  info(info: ServerInfo | string): void {
+    this.jsonLine(INFO, typeof info === 'string' ? info : JSON.stringify(info), true);
+  }
+
+  /** PUB, or HPUB when a non-empty header block is given. An empty reply means none. */
+  pub(subject: string, reply: string | undefined, payload: Uint8Array, headers?: Uint8Array): void {
+    this.message(subject, undefined, reply, payload, headers);
+  }
+
+  /** MSG, or HMSG when a non-empty header block is given. An empty reply means none. */
+  msg(
+    subject: string,
+    sid: string | number,
+    reply: string | undefined,
+    payload: Uint8Array,
+    headers?: Uint8Array,
+  ): void {
+    this.message(subject, sid, reply, payload, headers);
+  }
+
+  /** `SUB subject [queue] sid`; an empty queue means none. */
+  sub(subject: string, sid: string | number, queue?: string): void {
+    this.reserve(FRAME_OVERHEAD + 3 * (subject.length + (queue?.length ?? 0) + sidLength(sid)));
+    this.raw(SUB);
+    this.text(subject);
+    this.byte(SPACE);
+    if (queue) {
+      this.text(queue);
+      this.byte(SPACE);
+    }
+    this.sid(sid);
+    this.crlf();
+  }
+
+  /** `UNSUB sid [max]` */
+  unsub(sid: string | number, max?: number): void {
+    this.reserve(FRAME_OVERHEAD + 3 * sidLength(sid));
+    this.raw(UNSUB);
+    this.sid(sid);
+    if (max !== undefined) {
+      this.byte(SPACE);
+      this.number(max);
+    }
+    this.crlf();
+  }
+
+  ping(): void {
+    this.reserve(PING.length);
+    this.raw(PING);
+  }
+
+  pong(): void {
+    this.reserve(PONG.length);
+    this.raw(PONG);
+  }
+
+  ok(): void {
+    this.reserve(OK.length);
+    this.raw(OK);
+  }
+
+  /** `-ERR '<text>'` */
+  err(text: string): void {
+    this.reserve(FRAME_OVERHEAD + 3 * text.length);
+    this.raw(ERR);
+    this.text(text);
+    this.raw(ERR_END);
+  }
+
+  /** Appends bytes that are already encoded (a pre-encoded frame or frame part). */
+  bytes(data: Uint8Array): void {
+    this.reserve(data.length);
+    this.buffer.set(data, this.used);
+    this.used += data.length;
+  }
+
+  private message(
+    subject: string,
+    sid: string | number | undefined,
+    reply: string | undefined,
+    payload: Uint8Array,
+    headers: Uint8Array | undefined,
+  ): void {
+    const headerSize = headers === undefined ? 0 : headers.length;
+    const totalSize = headerSize + payload.length;
+    const tokens = subject.length + (reply?.length ?? 0) + (sid === undefined ? 0 : sidLength(sid));
+    this.reserve(FRAME_OVERHEAD + 3 * tokens + totalSize);
+    if (sid === undefined) this.raw(headerSize > 0 ? HPUB : PUB);
+    else this.raw(headerSize > 0 ? HMSG : MSG);
+    this.text(subject);
+    this.byte(SPACE);
+    if (sid !== undefined) {
+      this.sid(sid);
+      this.byte(SPACE);
+    }
+    if (reply) {
+      this.text(reply);
+      this.byte(SPACE);
+    }
+    if (headerSize > 0) {
+      this.number(headerSize);
+      this.byte(SPACE);
+    }
+    this.number(totalSize);
+    this.crlf();
+    if (headerSize > 0) {
+      this.buffer.set(headers!, this.used);
+      this.used += headerSize;
+    }
+    this.buffer.set(payload, this.used);
+    this.used += payload.length;
+    this.crlf();
+  }
+
+  private jsonLine(op: Uint8Array, json: string, trailingSpace: boolean): void {
+    this.reserve(FRAME_OVERHEAD + 3 * json.length);
+    this.raw(op);
+    this.text(json);
+    if (trailingSpace) this.byte(SPACE);
+    this.crlf();
+  }
+
+  /** Makes room for `extra` more bytes. */
+  private reserve(extra: number): void {
+    const needed = this.used + extra;
+    if (needed <= this.buffer.length) return;
+    const grown = new Uint8Array(Math.max(needed, this.buffer.length * 2));
+    grown.set(this.buffer.subarray(0, this.used));
+    this.buffer = grown;
+  }
+
+  private raw(bytes: Uint8Array): void {
+    const buffer = this.buffer;
+    let used = this.used;
+    for (let i = 0; i < bytes.length; i++) buffer[used++] = bytes[i];
+    this.used = used;
+  }
+
+  private byte(value: number): void {
+    this.buffer[this.used++] = value;
+  }
+
+  private crlf(): void {
+    this.buffer[this.used++] = CR;
+    this.buffer[this.used++] = LF;
+  }
+
+  private text(value: string): void {
+    this.used = writeUtf8(this.buffer, this.used, value);
+  }
+
+  private sid(sid: string | number): void {
+    if (typeof sid === 'number') this.number(sid);
+    else this.text(sid);
+  }
+
+  /** Writes a non-negative integer in decimal. */
+  private number(value: number): void {
+    if (value < 10) {
+      this.buffer[this.used++] = 0x30 + value;
+      return;
+    }
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    let at = this.used + digits;
+    this.used = at;
+    let rest = value;
+    while (rest > 0) {
+      this.buffer[--at] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    }
+  }
+}
+
+/** Upper bound on the characters a sid takes (a number has at most 16 digits). */
+function sidLength(sid: string | number): number {
+  return typeof sid === 'number' ? 16 : sid.length;
+}

@@ -1,0 +1,660 @@
+import type { ClientFrame, ServerFrame } from './ops.js';
+import { ProtocolError, type ProtocolErrorCode } from './protocol-error.js';
+import { decodeUtf8 } from './utf8.js';
+
+export interface ParserOptions {
+  /**
+   * Longest argument text of a control line, in bytes: what follows the op and its separating
+   * whitespace, up to the line end (nats-server's `max_control_line`). Default 4096.
+   */
+  maxControlLine?: number;
+  /** Largest declared message size (headers + payload), in bytes. Default 1 MiB. */
+  maxPayload?: number;
+}
+
+/** Receives what a parser finds, in input order. After `error` nothing more is delivered. */
+export interface FrameSink<F> {
+  frame(frame: F): void;
+  error(error: ProtocolError): void;
+}
+
+export const DEFAULT_MAX_CONTROL_LINE = 4096;
+export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+
+// Op ids. NEED_MORE: the bytes so far are a prefix of some op. UNKNOWN: they are not.
+const NEED_MORE = 0;
+const UNKNOWN = -1;
+const PUB = 1;
+const HPUB = 2;
+const SUB = 3;
+const UNSUB = 4;
+const CONNECT = 5;
+const INFO = 6;
+const PING = 7;
+const PONG = 8;
+const OK = 9;
+const MSG = 10;
+const HMSG = 11;
+const ERR = 12;
+
+/** Each op's name, indexed by id; parsing compares against its lower-case bytes. */
+const NAMES = [
+  '',
+  'PUB',
+  'HPUB',
+  'SUB',
+  'UNSUB',
+  'CONNECT',
+  'INFO',
+  'PING',
+  'PONG',
+  '+OK',
+  'MSG',
+  'HMSG',
+  '-ERR',
+];
+const VERBS = NAMES.map((name) => Array.from(name.toLowerCase(), (char) => char.charCodeAt(0)));
+
+// Ops whose verb must be followed by a space or tab. CONNECT and INFO may run straight into
+// their argument, and PING, PONG and +OK ignore whatever follows them on the line, all as
+// nats-server does (`PINGX` is a PING).
+const SEPARATED =
+  (1 << PUB) | (1 << HPUB) | (1 << SUB) | (1 << UNSUB) | (1 << MSG) | (1 << HMSG) | (1 << ERR);
+const BARE = (1 << PING) | (1 << PONG) | (1 << OK);
+
+const SERVER_SIDE_OPS =
+  (1 << CONNECT) | (1 << PUB) | (1 << HPUB) | (1 << SUB) | (1 << UNSUB) | (1 << INFO) | BARE;
+const CLIENT_SIDE_OPS = (1 << INFO) | (1 << MSG) | (1 << HMSG) | (1 << ERR) | BARE;
+
+/** Longest verb plus its separator: after this many bytes every line prefix is resolved. */
+const VERB_WINDOW = 8;
+/** The partial-line buffer may exceed maxControlLine by the verb and a trailing CR. */
+const LINE_SLACK = VERB_WINDOW + 8;
+const INITIAL_LINE_CAPACITY = 128;
+const MAX_ARGS = 5;
+/** Longest size nats-server accepts: 9 digits. */
+const MAX_SIZE_DIGITS = 9;
+
+// Parser modes.
+const LINE = 0; // at the start of a control line, nothing held
+const PARTIAL = 1; // holding the start of a control line that has no LF yet
+const SKIP = 2; // PING/PONG/+OK seen, discarding the rest of its line
+const BODY = 3; // assembling a payload that spans chunks
+const DEAD = 4; // reported a ProtocolError
+
+// controlLine() results.
+const DONE = 0;
+const NEEDS_BODY = 1;
+const FAILED = 2;
+
+const PING_FRAME = Object.freeze({ op: 'PING' as const });
+const PONG_FRAME = Object.freeze({ op: 'PONG' as const });
+const OK_FRAME = Object.freeze({ op: 'OK' as const });
+const EMPTY = new Uint8Array(0);
+
+function isBlank(byte: number): boolean {
+  return byte === SPACE || byte === TAB;
+}
+
+/** Identifies the op that starts `bytes[start, end)`, case-insensitively. */
+function classify(bytes: Uint8Array, start: number, end: number): number {
+  if (start >= end) return NEED_MORE;
+  const first = bytes[start];
+  if (first === 0x2b) return matchVerb(bytes, start, end, OK);
+  if (first === 0x2d) return matchVerb(bytes, start, end, ERR);
+  // `| 0x20` lower-cases ASCII letters; only a letter's two cases can then equal a lower-case
+  // letter, so comparing against letters below is exact.
+  switch (first | 0x20) {
+    case 0x70: {
+      // p: PUB PING PONG
+      if (start + 1 >= end) return NEED_MORE;
+      const second = bytes[start + 1] | 0x20;
+      if (second === 0x75) return matchVerb(bytes, start, end, PUB);
+      if (second === 0x69) return matchVerb(bytes, start, end, PING);
+      if (second === 0x6f) return matchVerb(bytes, start, end, PONG);
+      return UNKNOWN;
+    }
+    case 0x6d:
+      return matchVerb(bytes, start, end, MSG);
+    case 0x68: {
+      // h: HPUB HMSG
+      if (start + 1 >= end) return NEED_MORE;
+      const second = bytes[start + 1] | 0x20;
+      if (second === 0x70) return matchVerb(bytes, start, end, HPUB);
+      if (second === 0x6d) return matchVerb(bytes, start, end, HMSG);
+      return UNKNOWN;
+    }
+    case 0x73:
+      return matchVerb(bytes, start, end, SUB);
+    case 0x75:
+      return matchVerb(bytes, start, end, UNSUB);
+    case 0x63:
+      return matchVerb(bytes, start, end, CONNECT);
+    case 0x69:
+      return matchVerb(bytes, start, end, INFO);
+    default:
+      return UNKNOWN;
+  }
+}
+
+function matchVerb(bytes: Uint8Array, start: number, end: number, op: number): number {
+  const verb = VERBS[op];
+  const length = verb.length;
+  for (let k = 1; k < length; k++) {
+    if (start + k >= end) return NEED_MORE;
+    let byte = bytes[start + k];
+    if (byte >= 0x41 && byte <= 0x5a) byte |= 0x20;
+    if (byte !== verb[k]) return UNKNOWN;
+  }
+  if ((SEPARATED & (1 << op)) === 0) return op;
+  if (start + length >= end) return NEED_MORE;
+  return isBlank(bytes[start + length]) ? op : UNKNOWN;
+}
+
+/** A size field: 1 to 9 decimal digits, else -1 (nats-server's rule; leading zeros are fine). */
+function parseSize(bytes: Uint8Array, start: number, end: number): number {
+  const length = end - start;
+  if (length === 0 || length > MAX_SIZE_DIGITS) return -1;
+  let size = 0;
+  for (let i = start; i < end; i++) {
+    const digit = bytes[i] - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    size = size * 10 + digit;
+  }
+  return size;
+}
+
+function snippet(bytes: Uint8Array, start: number, end: number): string {
+  const shown = decodeUtf8(bytes, start, Math.min(end, start + 32));
+  return JSON.stringify(end - start > 32 ? `${shown}…` : shown);
+}
+
+/**
+ * The incremental NATS protocol parser shared by both directions. Feed it chunks as they
+ * arrive, split anywhere; it calls the sink once per frame, in order.
+ */
+export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
+  /** See {@link ParserOptions.maxControlLine}. May be changed at any time. */
+  maxControlLine: number;
+  /** See {@link ParserOptions.maxPayload}. May be changed at any time. */
+  maxPayload: number;
+
+  private readonly sink: FrameSink<F>;
+  private readonly accepts: number;
+  private readonly serverSide: boolean;
+  private mode = LINE;
+
+  // The start of a control line with no LF yet: its verb, one space, then its arguments
+  // (whitespace between verb and arguments is dropped so it cannot pile up).
+  private line: Uint8Array = EMPTY;
+  private lineLength = 0;
+  private lineOp = NEED_MORE;
+  private skipOp = NEED_MORE;
+
+  // The message whose control line has been read.
+  private subject = '';
+  private sid = '';
+  private reply: string | undefined = undefined;
+  private headerSize = 0;
+  private totalSize = 0;
+  // Set while a payload spans chunks: it is assembled here, then its CRLF is checked.
+  private body: Uint8Array | undefined = undefined;
+  private bodyFilled = 0;
+  private terminatorSeen = 0;
+
+  // Argument boundaries of the control line being decoded.
+  private readonly argStart = new Int32Array(MAX_ARGS + 1);
+  private readonly argEnd = new Int32Array(MAX_ARGS + 1);
+  private argsAscii = true;
+
+  protected constructor(
+    sink: FrameSink<F>,
+    options: ParserOptions | undefined,
+    serverSide: boolean,
+  ) {
+    this.sink = sink;
+    this.serverSide = serverSide;
+    this.accepts = serverSide ? SERVER_SIDE_OPS : CLIENT_SIDE_OPS;
+    this.maxControlLine = options?.maxControlLine ?? DEFAULT_MAX_CONTROL_LINE;
+    this.maxPayload = options?.maxPayload ?? DEFAULT_MAX_PAYLOAD;
+  }
+
+  /** Bytes of incomplete input the parser holds: a partial control line or payload. */
+  get bufferedBytes(): number {
+    return this.lineLength + (this.body === undefined ? 0 : this.body.length);
+  }
+
+  /** True once a ProtocolError has been reported; all later input is ignored. */
+  get failed(): boolean {
+    return this.mode === DEAD;
+  }
+
+  /** Parses the next chunk of the stream. */
+  parse(chunk: Uint8Array): void {
+    let pos = 0;
+    switch (this.mode) {
+      case LINE:
+        break;
+      case PARTIAL:
+        pos = this.continueLine(chunk);
+        break;
+      case SKIP:
+        pos = this.continueSkip(chunk);
+        break;
+      case BODY:
+        pos = this.continueBody(chunk);
+        break;
+      default:
+        return;
+    }
+    const end = chunk.length;
+    while (pos >= 0 && pos < end) {
+      const lf = chunk.indexOf(LF, pos);
+      if (lf < 0) {
+        this.mode = PARTIAL;
+        this.appendLine(chunk, pos, end);
+        return;
+      }
+      const lineEnd = lf > pos && chunk[lf - 1] === CR ? lf - 1 : lf;
+      const result = this.controlLine(chunk, pos, lineEnd);
+      if (result === FAILED) return;
+      pos = result === NEEDS_BODY ? this.startBody(chunk, lf + 1) : lf + 1;
+    }
+  }
+
+  private continueLine(chunk: Uint8Array): number {
+    const lf = chunk.indexOf(LF);
+    if (!this.appendLine(chunk, 0, lf < 0 ? chunk.length : lf) || lf < 0) return -1;
+    if (this.mode === SKIP) return this.endSkip(lf);
+    const line = this.line;
+    const length = this.lineLength;
+    this.mode = LINE;
+    this.lineLength = 0;
+    this.lineOp = NEED_MORE;
+    const lineEnd = length > 0 && line[length - 1] === CR ? length - 1 : length;
+    const result = this.controlLine(line, 0, lineEnd);
+    if (result === FAILED) return -1;
+    return result === NEEDS_BODY ? this.startBody(chunk, lf + 1) : lf + 1;
+  }
+
+  /** Holds `chunk[from, to)`, the next piece of a control line; false if that broke a rule. */
+  private appendLine(chunk: Uint8Array, from: number, to: number): boolean {
+    let i = from;
+    if (this.lineOp === NEED_MORE) {
+      if (this.line === EMPTY) this.line = new Uint8Array(INITIAL_LINE_CAPACITY);
+      const line = this.line;
+      while (i < to && this.lineLength < VERB_WINDOW) line[this.lineLength++] = chunk[i++];
+      const op = classify(line, 0, this.lineLength);
+      if (op === NEED_MORE) return true;
+      if (op === UNKNOWN || (this.accepts & (1 << op)) === 0) {
+        return this.rejectOp(op, line, 0, this.lineLength);
+      }
+      if ((BARE & (1 << op)) !== 0) {
+        this.mode = SKIP;
+        this.skipOp = op;
+        this.lineLength = 0;
+        return true;
+      }
+      // Keep the verb and one space, drop the whitespace run, keep any argument bytes.
+      const verbLength = VERBS[op].length;
+      let argsAt = verbLength;
+      while (argsAt < this.lineLength && isBlank(line[argsAt])) argsAt++;
+      line.copyWithin(verbLength + 1, argsAt, this.lineLength);
+      line[verbLength] = SPACE;
+      this.lineLength = verbLength + 1 + this.lineLength - argsAt;
+      this.lineOp = op;
+    }
+    const argsAt = VERBS[this.lineOp].length + 1;
+    if (this.lineLength === argsAt) {
+      while (i < to && isBlank(chunk[i])) i++;
+    }
+    const count = to - i;
+    const length = this.lineLength + count;
+    // A CR ending what we have so far may be the line's terminator: it does not count.
+    const last = count > 0 ? chunk[to - 1] : this.line[length - 1];
+    const argsLength = length - argsAt - (last === CR && length > argsAt ? 1 : 0);
+    if (argsLength > this.maxControlLine) {
+      return this.fail(
+        'MAX_CONTROL_LINE',
+        `maximum control line exceeded: ${argsLength} bytes of arguments and counting, limit ${this.maxControlLine}`,
+      );
+    }
+    if (length > this.line.length) {
+      const grown = new Uint8Array(
+        Math.max(length, Math.min(this.line.length * 2, this.maxControlLine + LINE_SLACK)),
+      );
+      grown.set(this.line.subarray(0, this.lineLength));
+      this.line = grown;
+    }
+    this.line.set(chunk.subarray(i, to), this.lineLength);
+    this.lineLength = length;
+    return true;
+  }
+
+  private continueSkip(chunk: Uint8Array): number {
+    const lf = chunk.indexOf(LF);
+    return lf < 0 ? -1 : this.endSkip(lf);
+  }
+
+  private endSkip(lf: number): number {
+    this.mode = LINE;
+    this.emitBare(this.skipOp);
+    return lf + 1;
+  }
+
+  private emitBare(op: number): void {
+    this.sink.frame((op === PING ? PING_FRAME : op === PONG ? PONG_FRAME : OK_FRAME) as F);
+  }
+
+  /** Decodes the control line `bytes[start, end)` (line terminator excluded). */
+  private controlLine(bytes: Uint8Array, start: number, end: number): number {
+    const op = classify(bytes, start, end);
+    if (op <= 0 || (this.accepts & (1 << op)) === 0) {
+      this.rejectOp(op, bytes, start, end);
+      return FAILED;
+    }
+    if ((BARE & (1 << op)) !== 0) {
+      this.emitBare(op);
+      return DONE;
+    }
+    let args = start + VERBS[op].length;
+    while (args < end && isBlank(bytes[args])) args++;
+    if (end - args > this.maxControlLine) {
+      this.fail(
+        'MAX_CONTROL_LINE',
+        `maximum control line exceeded: ${end - args} bytes of arguments, limit ${this.maxControlLine}`,
+      );
+      return FAILED;
+    }
+    switch (op) {
+      case PUB:
+      case MSG:
+      case HPUB:
+      case HMSG:
+        return this.messageLine(op, bytes, args, end);
+      case SUB:
+        return this.subLine(bytes, args, end);
+      case UNSUB:
+        return this.unsubLine(bytes, args, end);
+      case ERR:
+        this.sink.frame({ op: 'ERR', message: unquote(decodeUtf8(bytes, args, end)) } as F);
+        return DONE;
+      default:
+        // CONNECT or INFO: the JSON text, without the space nats-server puts after INFO's.
+        while (end > args && isBlank(bytes[end - 1])) end--;
+        this.sink.frame({
+          op: op === CONNECT ? 'CONNECT' : 'INFO',
+          json: decodeUtf8(bytes, args, end),
+        } as F);
+        return DONE;
+    }
+  }
+
+  /** Splits `bytes[start, end)` at runs of space, tab or CR; returns the count, max MAX_ARGS+1. */
+  private split(bytes: Uint8Array, start: number, end: number): number {
+    const starts = this.argStart;
+    const ends = this.argEnd;
+    let count = 0;
+    let bits = 0;
+    let i = start;
+    while (i < end) {
+      let byte = bytes[i];
+      while (byte === SPACE || byte === TAB || byte === CR) {
+        if (++i === end) break;
+        byte = bytes[i];
+      }
+      if (i === end) break;
+      if (count > MAX_ARGS) return count;
+      starts[count] = i;
+      while (byte !== SPACE && byte !== TAB && byte !== CR) {
+        bits |= byte;
+        if (++i === end) break;
+        byte = bytes[i];
+      }
+      ends[count++] = i;
+    }
+    this.argsAscii = bits < 0x80;
+    return count;
+  }
+
+  private arg(bytes: Uint8Array, index: number): string {
+    return decodeUtf8(bytes, this.argStart[index], this.argEnd[index], this.argsAscii);
+  }
+
+  private size(bytes: Uint8Array, index: number): number {
+    return parseSize(bytes, this.argStart[index], this.argEnd[index]);
+  }
+
+  /** PUB subject [reply] size | HPUB subject [reply] hdr total | MSG/HMSG with a sid after the subject. */
+  private messageLine(op: number, bytes: Uint8Array, start: number, end: number): number {
+    const count = this.split(bytes, start, end);
+    const withHeaders = op === HPUB || op === HMSG;
+    const fixed = (withHeaders ? 3 : 2) + (op === MSG || op === HMSG ? 1 : 0);
+    if (count !== fixed && count !== fixed + 1) {
+      return this.malformed(op, count, bytes, start, end);
+    }
+    let headerSize = 0;
+    if (withHeaders) {
+      headerSize = this.size(bytes, count - 2);
+      if (headerSize < 0) return this.badSize('header', bytes, count - 2);
+    }
+    const totalSize = this.size(bytes, count - 1);
+    if (totalSize < 0) return this.badSize('total', bytes, count - 1);
+    if (headerSize > totalSize) {
+      this.fail('HEADER_SIZE', `header size ${headerSize} is larger than total size ${totalSize}`);
+      return FAILED;
+    }
+    if (totalSize > this.maxPayload) {
+      this.fail(
+        'MAX_PAYLOAD',
+        `maximum payload exceeded: ${totalSize} bytes declared, limit ${this.maxPayload}`,
+      );
+      return FAILED;
+    }
+    this.subject = this.arg(bytes, 0);
+    let next = 1;
+    if (op === MSG || op === HMSG) this.sid = this.arg(bytes, next++);
+    this.reply = count > fixed ? this.arg(bytes, next) : undefined;
+    this.headerSize = headerSize;
+    this.totalSize = totalSize;
+    return NEEDS_BODY;
+  }
+
+  private subLine(bytes: Uint8Array, start: number, end: number): number {
+    const count = this.split(bytes, start, end);
+    if (count !== 2 && count !== 3) return this.malformed(SUB, count, bytes, start, end);
+    this.sink.frame({
+      op: 'SUB',
+      subject: this.arg(bytes, 0),
+      queue: count === 3 ? this.arg(bytes, 1) : undefined,
+      sid: this.arg(bytes, count - 1),
+    } as F);
+    return DONE;
+  }
+
+  private unsubLine(bytes: Uint8Array, start: number, end: number): number {
+    const count = this.split(bytes, start, end);
+    if (count !== 1 && count !== 2) return this.malformed(UNSUB, count, bytes, start, end);
+    // nats-server reads an unparsable max as "no max" rather than rejecting the line.
+    const max = count === 2 ? this.size(bytes, 1) : -1;
+    this.sink.frame({
+      op: 'UNSUB',
+      sid: this.arg(bytes, 0),
+      max: max < 0 ? undefined : max,
+    } as F);
+    return DONE;
+  }
+
+  /** The payload starts at `chunk[pos]`; returns where parsing resumes, or -1 for "chunk used up". */
+  private startBody(chunk: Uint8Array, pos: number): number {
+    const total = this.totalSize;
+    const available = chunk.length - pos;
+    if (available >= total + 2) {
+      const end = pos + total;
+      if (chunk[end] !== CR || chunk[end + 1] !== LF) return this.badTerminator();
+      this.emitMessage(chunk, pos, end);
+      return end + 2;
+    }
+    if (available > total && chunk[pos + total] !== CR) return this.badTerminator();
+    // The payload spans chunks: assemble it once, in a buffer of exactly its size.
+    const body = new Uint8Array(total);
+    const filled = Math.min(available, total);
+    body.set(chunk.subarray(pos, pos + filled));
+    this.body = body;
+    this.bodyFilled = filled;
+    this.terminatorSeen = available - filled;
+    this.mode = BODY;
+    return -1;
+  }
+
+  private continueBody(chunk: Uint8Array): number {
+    const body = this.body!;
+    let pos = 0;
+    if (this.bodyFilled < body.length) {
+      pos = Math.min(body.length - this.bodyFilled, chunk.length);
+      body.set(pos === chunk.length ? chunk : chunk.subarray(0, pos), this.bodyFilled);
+      this.bodyFilled += pos;
+    }
+    while (this.terminatorSeen < 2 && pos < chunk.length) {
+      if (chunk[pos++] !== (this.terminatorSeen === 0 ? CR : LF)) return this.badTerminator();
+      this.terminatorSeen++;
+    }
+    if (this.terminatorSeen < 2) return -1;
+    this.mode = LINE;
+    this.body = undefined;
+    this.emitMessage(body, 0, body.length);
+    return pos;
+  }
+
+  /** Hands out the message whose bytes (headers then payload) are `bytes[start, end)`. */
+  private emitMessage(bytes: Uint8Array, start: number, end: number): void {
+    const headerEnd = start + this.headerSize;
+    const headers = headerEnd > start ? bytes.subarray(start, headerEnd) : undefined;
+    const payload = bytes.subarray(headerEnd, end);
+    if (this.serverSide) {
+      this.sink.frame({
+        op: 'PUB',
+        subject: this.subject,
+        reply: this.reply,
+        headers,
+        payload,
+      } as F);
+    } else {
+      this.sink.frame({
+        op: 'MSG',
+        subject: this.subject,
+        sid: this.sid,
+        reply: this.reply,
+        headers,
+        payload,
+      } as F);
+    }
+  }
+
+  private rejectOp(op: number, bytes: Uint8Array, start: number, end: number): false {
+    if (op === ERR) {
+      // nats-server drops a client that sends -ERR without answering.
+      return this.fail('UNKNOWN_OPERATION', 'a client may not send -ERR', {
+        serverErrorText: undefined,
+      });
+    }
+    return this.fail(
+      'UNKNOWN_OPERATION',
+      op > 0
+        ? `${NAMES[op]} is not accepted from this side of the connection`
+        : `unknown protocol operation at ${snippet(bytes, start, end)}`,
+    );
+  }
+
+  private malformed(
+    op: number,
+    count: number,
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+  ): number {
+    this.fail(
+      'MALFORMED_ARGUMENTS',
+      `${NAMES[op]} with ${count > MAX_ARGS ? 'too many' : count} arguments: ${snippet(bytes, start, end)}`,
+    );
+    return FAILED;
+  }
+
+  private badSize(which: string, bytes: Uint8Array, index: number): number {
+    this.fail(
+      'INVALID_SIZE',
+      `invalid ${which} size ${snippet(bytes, this.argStart[index], this.argEnd[index])}`,
+    );
+    return FAILED;
+  }
+
+  private badTerminator(): number {
+    this.fail('PAYLOAD_TERMINATOR', 'payload is not followed by CRLF: its declared size is wrong');
+    return -1;
+  }
+
+  private fail(
+    code: ProtocolErrorCode,
+    message: string,
+    options?: { serverErrorText: string | undefined },
+  ): false {
+    this.mode = DEAD;
+    this.line = EMPTY;
+    this.lineLength = 0;
+    this.body = undefined;
+    this.sink.error(new ProtocolError(code, message, options));
+    return false;
+  }
+}
+
+function unquote(text: string): string {
+  return text.length >= 2 && text.startsWith("'") && text.endsWith("'") ? text.slice(1, -1) : text;
+}
+
+/**
+ * Parses what a server receives: CONNECT, PUB, HPUB, SUB, UNSUB, PING, PONG, and the INFO and
+ * +OK a client may send. MSG, HMSG, -ERR and anything else is an UNKNOWN_OPERATION.
+ */
+export class ServerSideParser extends ProtocolParser<ClientFrame> {
+  constructor(sink: FrameSink<ClientFrame>, options?: ParserOptions) {
+    super(sink, options, true);
+  }
+
+  /** Parses a whole stream at once: every frame, then the error if there was one. */
+  static parseAll(
+    chunks: Iterable<Uint8Array>,
+    options?: ParserOptions,
+  ): (ClientFrame | ProtocolError)[] {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser(collector(out), options);
+    for (const chunk of chunks) parser.parse(chunk);
+    return out;
+  }
+}
+
+/** Parses what a client receives: INFO, MSG, HMSG, PING, PONG, +OK, -ERR. */
+export class ClientSideParser extends ProtocolParser<ServerFrame> {
+  constructor(sink: FrameSink<ServerFrame>, options?: ParserOptions) {
+    super(sink, options, false);
+  }
+
+  /** Parses a whole stream at once: every frame, then the error if there was one. */
+  static parseAll(
+    chunks: Iterable<Uint8Array>,
+    options?: ParserOptions,
+  ): (ServerFrame | ProtocolError)[] {
+    const out: (ServerFrame | ProtocolError)[] = [];
+    const parser = new ClientSideParser(collector(out), options);
+    for (const chunk of chunks) parser.parse(chunk);
+    return out;
+  }
+}
+
+function collector<F>(out: (F | ProtocolError)[]): FrameSink<F> {
+  return { frame: (frame) => out.push(frame), error: (error) => out.push(error) };
+}

@@ -1,0 +1,522 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ClientFrame,
+  ClientSideParser,
+  ProtocolError,
+  type ProtocolErrorCode,
+  type ServerFrame,
+  ServerSideParser,
+} from '../src/index.js';
+
+const encoder = new TextEncoder();
+const bytes = (text: string) => encoder.encode(text);
+const text = (data: Uint8Array | undefined) =>
+  data === undefined ? undefined : new TextDecoder().decode(data);
+
+/** What a server would read from these chunks. */
+const fromClient = (...chunks: string[]) => ServerSideParser.parseAll(chunks.map(bytes));
+/** What a client would read from these chunks. */
+const fromServer = (...chunks: string[]) => ClientSideParser.parseAll(chunks.map(bytes));
+
+/** Frames with payloads shown as text, so expectations read like the wire. */
+function readable(results: (ClientFrame | ServerFrame | ProtocolError)[]) {
+  return results.map((r) => {
+    if (r instanceof ProtocolError) return { error: r.code, serverErrorText: r.serverErrorText };
+    if (r.op === 'PUB' || r.op === 'MSG') {
+      return { ...r, headers: text(r.headers), payload: text(r.payload) };
+    }
+    return r;
+  });
+}
+
+function expectError(
+  results: (ClientFrame | ServerFrame | ProtocolError)[],
+  code: ProtocolErrorCode,
+  serverErrorText: string | undefined,
+) {
+  const last = results.at(-1);
+  expect(last).toBeInstanceOf(ProtocolError);
+  expect((last as ProtocolError).code).toBe(code);
+  expect((last as ProtocolError).serverErrorText).toBe(serverErrorText);
+  expect(results.filter((r) => r instanceof ProtocolError)).toHaveLength(1);
+}
+
+describe('ServerSideParser: what a client sends', () => {
+  it('parses CONNECT, PUB, HPUB, SUB, UNSUB, PING, PONG', () => {
+    const results = fromClient(
+      'CONNECT {"verbose":false,"headers":true}\r\n',
+      'SUB foo 1\r\nSUB foo.* workers 2\r\n',
+      'PUB foo 5\r\nhello\r\nPUB foo reply.to 0\r\n\r\n',
+      'HPUB foo 12 14\r\nNATS/1.0\r\n\r\nhi\r\nHPUB foo _INBOX.1 18 18\r\nNATS/1.0\r\nA: b\r\n\r\n\r\n',
+      'UNSUB 1\r\nUNSUB 2 10\r\nPING\r\nPONG\r\n',
+    );
+    expect(readable(results)).toEqual([
+      { op: 'CONNECT', json: '{"verbose":false,"headers":true}' },
+      { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
+      { op: 'SUB', subject: 'foo.*', queue: 'workers', sid: '2' },
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hello' },
+      { op: 'PUB', subject: 'foo', reply: 'reply.to', headers: undefined, payload: '' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: 'NATS/1.0\r\n\r\n',
+        payload: 'hi',
+      },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: '_INBOX.1',
+        headers: 'NATS/1.0\r\nA: b\r\n\r\n',
+        payload: '',
+      },
+      { op: 'UNSUB', sid: '1', max: undefined },
+      { op: 'UNSUB', sid: '2', max: 10 },
+      { op: 'PING' },
+      { op: 'PONG' },
+    ]);
+  });
+
+  it('accepts verbs in any case', () => {
+    const results = fromClient('connect {}\r\nPuB foo 1\r\nx\r\nsub foo 1\r\nUnSuB 1\r\n');
+    expect(results.map((r) => (r as ClientFrame).op)).toEqual(['CONNECT', 'PUB', 'SUB', 'UNSUB']);
+    expect(readable(fromClient('hpub foo 12 12\r\nNATS/1.0\r\n\r\n\r\npInG\r\npong\r\n'))).toEqual([
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: 'NATS/1.0\r\n\r\n', payload: '' },
+      { op: 'PING' },
+      { op: 'PONG' },
+    ]);
+  });
+
+  it('separates arguments by any run of spaces and tabs', () => {
+    expect(readable(fromClient('PUB\tfoo \t bar\t\t2\r\nhi\r\nSUB  foo\t q  9 \r\n'))).toEqual([
+      { op: 'PUB', subject: 'foo', reply: 'bar', headers: undefined, payload: 'hi' },
+      { op: 'SUB', subject: 'foo', queue: 'q', sid: '9' },
+    ]);
+  });
+
+  it('accepts control lines ended by a bare LF', () => {
+    expect(readable(fromClient('CONNECT {}\nPUB foo 2\nhi\r\nPING\nSUB foo 1\n'))).toEqual([
+      { op: 'CONNECT', json: '{}' },
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
+      { op: 'PING' },
+      { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
+    ]);
+  });
+
+  it('treats PING/PONG/+OK followed by anything as that op, as nats-server does', () => {
+    const results = fromClient('PINGX\r\nPING foo\r\nPONGjunk\r\n+OK\r\n+okay\r\nPING\r\n');
+    expect(results).toEqual([
+      { op: 'PING' },
+      { op: 'PING' },
+      { op: 'PONG' },
+      { op: 'OK' },
+      { op: 'OK' },
+      { op: 'PING' },
+    ]);
+  });
+
+  it('passes client INFO through as a frame (the server ignores it)', () => {
+    expect(fromClient('INFO {"a":1}\r\nPING\r\n')).toEqual([
+      { op: 'INFO', json: '{"a":1}' },
+      { op: 'PING' },
+    ]);
+  });
+
+  it('gives CONNECT text as is, even when empty or glued to the verb', () => {
+    expect(fromClient('CONNECT\r\nCONNECT{}\r\nCONNECT   {bad\r\n')).toEqual([
+      { op: 'CONNECT', json: '' },
+      { op: 'CONNECT', json: '{}' },
+      { op: 'CONNECT', json: '{bad' },
+    ]);
+  });
+
+  it('decodes UTF-8 subjects', () => {
+    expect(readable(fromClient('PUB grüße.日本 0\r\n\r\n'))).toEqual([
+      { op: 'PUB', subject: 'grüße.日本', reply: undefined, headers: undefined, payload: '' },
+    ]);
+  });
+
+  it('accepts leading zeros in sizes', () => {
+    expect(
+      readable(fromClient('PUB foo 02\r\nhi\r\nHPUB foo 012 000000014\r\nNATS/1.0\r\n\r\nhi\r\n')),
+    ).toEqual([
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: 'NATS/1.0\r\n\r\n', payload: 'hi' },
+    ]);
+  });
+
+  it('gives no headers for an HPUB with a zero-length header block', () => {
+    expect(readable(fromClient('HPUB foo 0 2\r\nhi\r\n'))).toEqual([
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
+    ]);
+  });
+
+  it('keeps payloads holding CR and LF intact', () => {
+    expect(readable(fromClient('PUB foo 6\r\n\r\nPUB\n\r\n'))).toEqual([
+      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: '\r\nPUB\n' },
+    ]);
+  });
+
+  it('reads UNSUB max as nats-server does: an unparsable max means none', () => {
+    expect(fromClient('UNSUB 1 0\r\nUNSUB 1 x\r\nUNSUB 1 -1\r\n')).toEqual([
+      { op: 'UNSUB', sid: '1', max: 0 },
+      { op: 'UNSUB', sid: '1', max: undefined },
+      { op: 'UNSUB', sid: '1', max: undefined },
+    ]);
+  });
+
+  describe('rejects what nats-server rejects, with its -ERR text or none', () => {
+    const cases: [string, string, ProtocolErrorCode, string | undefined][] = [
+      ['an unknown op', 'XYZ\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      ['an empty line', '\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      ['a truncated verb', 'PU\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      ['PUB without a separator', 'PUB\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      ['PUBX', 'PUBX foo 1\r\nx\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      ['UNSUB without arguments', 'UNSUB\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      [
+        'MSG from a client',
+        'MSG foo 1 1\r\nx\r\n',
+        'UNKNOWN_OPERATION',
+        'Unknown Protocol Operation',
+      ],
+      [
+        'HMSG from a client',
+        'HMSG foo 1 0 1\r\nx\r\n',
+        'UNKNOWN_OPERATION',
+        'Unknown Protocol Operation',
+      ],
+      ['a route op', 'RS+ foo 1\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
+      [
+        'a route message',
+        'RMSG $G foo 1\r\nx\r\n',
+        'UNKNOWN_OPERATION',
+        'Unknown Protocol Operation',
+      ],
+      ['-ERR from a client', "-ERR 'x'\r\n", 'UNKNOWN_OPERATION', undefined],
+      ['PUB with one argument', 'PUB foo\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['PUB with four arguments', 'PUB foo a b 1\r\nx\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['PUB with only blanks', 'PUB  \r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['HPUB with two arguments', 'HPUB foo 1\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['HPUB with five arguments', 'HPUB foo a b 0 1\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['SUB with one argument', 'SUB foo\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['SUB with four arguments', 'SUB foo 1 2 3\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['UNSUB with three arguments', 'UNSUB 1 2 3\r\n', 'MALFORMED_ARGUMENTS', undefined],
+      ['a negative size', 'PUB foo -1\r\n', 'INVALID_SIZE', undefined],
+      ['a signed size', 'PUB foo +1\r\n', 'INVALID_SIZE', undefined],
+      ['a non-numeric size', 'PUB foo bar\r\n', 'INVALID_SIZE', undefined],
+      ['a ten-digit size', 'PUB foo 0000000001\r\nx\r\n', 'INVALID_SIZE', undefined],
+      ['a bad header size', 'HPUB foo x 1\r\n', 'INVALID_SIZE', undefined],
+      ['a bad total size', 'HPUB foo 0 x\r\n', 'INVALID_SIZE', undefined],
+      ['header size > total size', 'HPUB foo 12 11\r\n', 'HEADER_SIZE', undefined],
+      [
+        'a payload longer than declared',
+        'PUB foo 2\r\nhiX\r\n',
+        'PAYLOAD_TERMINATOR',
+        'Unknown Protocol Operation',
+      ],
+      [
+        'a payload shorter than declared',
+        'PUB foo 5\r\nhi\r\nPING\r\n',
+        'PAYLOAD_TERMINATOR',
+        'Unknown Protocol Operation',
+      ],
+      [
+        'a bare LF after the payload',
+        'PUB foo 2\nhi\nPING\r\n',
+        'PAYLOAD_TERMINATOR',
+        'Unknown Protocol Operation',
+      ],
+      [
+        'a size over max payload',
+        'PUB foo 1048577\r\n',
+        'MAX_PAYLOAD',
+        'Maximum Payload Violation',
+      ],
+      [
+        'an HPUB total over max payload',
+        'HPUB foo 12 1048577\r\n',
+        'MAX_PAYLOAD',
+        'Maximum Payload Violation',
+      ],
+    ];
+    for (const [what, input, code, serverErrorText] of cases) {
+      it(what, () => {
+        expectError(fromClient(input), code, serverErrorText);
+        // The same verdict however the input is cut.
+        expectError(fromClient(...input.split('')), code, serverErrorText);
+      });
+    }
+  });
+
+  it('delivers the frames before an error and nothing after it', () => {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    parser.parse(bytes('PING\r\nXYZ\r\nPING\r\n'));
+    parser.parse(bytes('PING\r\n'));
+    expect(parser.failed).toBe(true);
+    expect(out).toHaveLength(2);
+    expect(out[0]).toEqual({ op: 'PING' });
+    expect(out[1]).toBeInstanceOf(ProtocolError);
+    expect((out[1] as ProtocolError).message).toContain('XYZ');
+    expect(parser.bufferedBytes).toBe(0);
+  });
+
+  it('accepts a payload of exactly max payload', () => {
+    const size = 1024 * 1024;
+    const chunk = new Uint8Array(20 + size);
+    const head = bytes(`PUB big ${size}\r\n`);
+    chunk.set(head);
+    chunk.set(bytes('\r\n'), head.length + size);
+    const results = ServerSideParser.parseAll([chunk.subarray(0, head.length + size + 2)]);
+    expect(results).toHaveLength(1);
+    expect((results[0] as { payload: Uint8Array }).payload.length).toBe(size);
+  });
+});
+
+describe('max control line', () => {
+  const sub = (args: string) => `SUB ${args}\r\nPING\r\n`;
+  const a = (n: number) => 'a'.repeat(n);
+
+  it('allows 4096 bytes of arguments and rejects 4097, as nats-server does', () => {
+    expect(fromClient(sub(`${a(4094)} 1`))).toHaveLength(2);
+    expectError(
+      fromClient(sub(`${a(4095)} 1`)),
+      'MAX_CONTROL_LINE',
+      'maximum control line exceeded',
+    );
+  });
+
+  it('counts trailing blanks but not the blanks after the verb', () => {
+    expectError(
+      fromClient(sub(`${a(4094)} 1 `)),
+      'MAX_CONTROL_LINE',
+      'maximum control line exceeded',
+    );
+    expect(fromClient(`SUB  \t  ${a(4094)} 1\r\nPING\r\n`)).toHaveLength(2);
+  });
+
+  it('applies to CONNECT JSON', () => {
+    const json = (n: number) => `{"name":"${a(n - 11)}"}`;
+    expect(fromClient(`CONNECT ${json(4096)}\r\n`)).toEqual([{ op: 'CONNECT', json: json(4096) }]);
+    expectError(
+      fromClient(`CONNECT ${json(4097)}\r\n`),
+      'MAX_CONTROL_LINE',
+      'maximum control line exceeded',
+    );
+  });
+
+  it('measures the same when the line arrives in pieces', () => {
+    const accepted = sub(`${a(4094)} 1`);
+    const rejected = sub(`${a(4095)} 1`);
+    for (const size of [1, 7, 100, 4099]) {
+      const pieces = (s: string) =>
+        Array.from({ length: Math.ceil(s.length / size) }, (_, i) =>
+          s.slice(i * size, (i + 1) * size),
+        );
+      expect(fromClient(...pieces(accepted))).toHaveLength(2);
+      expectError(
+        fromClient(...pieces(rejected)),
+        'MAX_CONTROL_LINE',
+        'maximum control line exceeded',
+      );
+    }
+  });
+
+  it('rejects a line without LF as soon as it is too long', () => {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    parser.parse(bytes(`PUB ${a(4096)}`));
+    expect(out).toEqual([]);
+    expect(parser.bufferedBytes).toBeLessThanOrEqual(4096 + 16);
+    parser.parse(bytes('a'));
+    expectError(out, 'MAX_CONTROL_LINE', 'maximum control line exceeded');
+  });
+
+  it('does not hoard the blanks after a verb or the tail of a PING line', () => {
+    const subs: ClientFrame[] = [];
+    const parser = new ServerSideParser({ frame: (f) => subs.push(f), error: () => {} });
+    parser.parse(bytes('SUB'));
+    for (let i = 0; i < 100; i++) parser.parse(new Uint8Array(100).fill(i % 2 ? 9 : 32));
+    expect(parser.bufferedBytes).toBeLessThanOrEqual(4);
+    parser.parse(bytes('foo 1\r\n'));
+    expect(subs).toEqual([{ op: 'SUB', subject: 'foo', queue: undefined, sid: '1' }]);
+    const pings: ClientFrame[] = [];
+    const pinger = new ServerSideParser({ frame: (f) => pings.push(f), error: () => {} });
+    pinger.parse(bytes('PING'));
+    for (let i = 0; i < 100; i++) pinger.parse(bytes('x'.repeat(100)));
+    expect(pinger.bufferedBytes).toBe(0);
+    pinger.parse(bytes('\r\n'));
+    expect(pings).toEqual([{ op: 'PING' }]);
+  });
+
+  it('rejects an unknown op before its line ends', () => {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    parser.parse(bytes('XY'));
+    expectError(out, 'UNKNOWN_OPERATION', 'Unknown Protocol Operation');
+  });
+
+  it('is configurable, also after construction', () => {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser(
+      { frame: (f) => out.push(f), error: (e) => out.push(e) },
+      { maxControlLine: 10 },
+    );
+    parser.parse(bytes('SUB 12345678 1\r\n'));
+    expect(out).toHaveLength(1);
+    parser.maxControlLine = 9;
+    parser.parse(bytes('SUB 12345678 1\r\n'));
+    expectError(out, 'MAX_CONTROL_LINE', 'maximum control line exceeded');
+  });
+});
+
+describe('max payload', () => {
+  it('is configurable, also after construction', () => {
+    const out: (ClientFrame | ProtocolError)[] = [];
+    const parser = new ServerSideParser(
+      { frame: (f) => out.push(f), error: (e) => out.push(e) },
+      { maxPayload: 4 },
+    );
+    parser.parse(bytes('PUB foo 4\r\nabcd\r\nHPUB foo 2 4\r\nabcd\r\n'));
+    expect(out).toHaveLength(2);
+    parser.maxPayload = 3;
+    parser.parse(bytes('PUB foo 4\r\nabcd\r\n'));
+    expectError(out, 'MAX_PAYLOAD', 'Maximum Payload Violation');
+  });
+
+  it('applies on the client side too', () => {
+    expectError(
+      ClientSideParser.parseAll([bytes('MSG foo 1 5\r\nhello\r\n')], { maxPayload: 4 }),
+      'MAX_PAYLOAD',
+      'Maximum Payload Violation',
+    );
+  });
+});
+
+describe('payload handling', () => {
+  it('hands out a payload inside one chunk as a view of that chunk', () => {
+    const chunk = bytes('PUB foo 5\r\nhello\r\nHPUB foo 12 14\r\nNATS/1.0\r\n\r\nhi\r\n');
+    const [pub, hpub] = ServerSideParser.parseAll([chunk]) as Extract<ClientFrame, { op: 'PUB' }>[];
+    expect(pub.payload.buffer).toBe(chunk.buffer);
+    expect(pub.payload.byteOffset).toBe(11);
+    expect(hpub.headers!.buffer).toBe(chunk.buffer);
+    expect(hpub.payload.buffer).toBe(chunk.buffer);
+  });
+
+  it('assembles a payload that spans chunks once, in a buffer of exactly its size', () => {
+    const [msg] = fromServer('MSG foo 1 11\r\nhel', 'lo wo', 'rld\r', '\n') as Extract<
+      ServerFrame,
+      { op: 'MSG' }
+    >[];
+    expect(text(msg.payload)).toBe('hello world');
+    expect(msg.payload.buffer.byteLength).toBe(11);
+    const [hmsg] = fromServer('HMSG foo 1 12 14\r\nNATS/1.0\r', '\n\r\nhi', '\r\n') as Extract<
+      ServerFrame,
+      { op: 'MSG' }
+    >[];
+    expect(text(hmsg.headers)).toBe('NATS/1.0\r\n\r\n');
+    expect(text(hmsg.payload)).toBe('hi');
+    expect(hmsg.headers!.buffer).toBe(hmsg.payload.buffer);
+    expect(hmsg.payload.buffer.byteLength).toBe(14);
+  });
+
+  it('reports a bad terminator as soon as its first byte arrives', () => {
+    const out: (ServerFrame | ProtocolError)[] = [];
+    const parser = new ClientSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    parser.parse(bytes('MSG foo 1 3\r\nab'));
+    parser.parse(bytes('cd'));
+    expectError(out, 'PAYLOAD_TERMINATOR', 'Unknown Protocol Operation');
+  });
+
+  it('counts a pending payload in bufferedBytes', () => {
+    const parser = new ClientSideParser({ frame: () => {}, error: () => {} });
+    parser.parse(bytes('MSG foo 1 1000\r\nabc'));
+    expect(parser.bufferedBytes).toBe(1000);
+    parser.parse(new Uint8Array(997));
+    parser.parse(bytes('\r\n'));
+    expect(parser.bufferedBytes).toBe(0);
+  });
+});
+
+describe('ClientSideParser: what a server sends', () => {
+  it('parses INFO, MSG, HMSG, PING, PONG, +OK, -ERR', () => {
+    const results = fromServer(
+      'INFO {"server_id":"N1","max_payload":1048576} \r\n',
+      '+OK\r\nMSG foo 1 5\r\nhello\r\nMSG foo 2 _INBOX.x 0\r\n\r\n',
+      'HMSG foo 3 12 14\r\nNATS/1.0\r\n\r\nhi\r\nHMSG foo 4 reply 16 16\r\nNATS/1.0 503\r\n\r\n\r\n',
+      "PING\r\nPONG\r\n-ERR 'Authorization Violation'\r\n",
+    );
+    expect(readable(results)).toEqual([
+      { op: 'INFO', json: '{"server_id":"N1","max_payload":1048576}' },
+      { op: 'OK' },
+      {
+        op: 'MSG',
+        subject: 'foo',
+        sid: '1',
+        reply: undefined,
+        headers: undefined,
+        payload: 'hello',
+      },
+      { op: 'MSG', subject: 'foo', sid: '2', reply: '_INBOX.x', headers: undefined, payload: '' },
+      {
+        op: 'MSG',
+        subject: 'foo',
+        sid: '3',
+        reply: undefined,
+        headers: 'NATS/1.0\r\n\r\n',
+        payload: 'hi',
+      },
+      {
+        op: 'MSG',
+        subject: 'foo',
+        sid: '4',
+        reply: 'reply',
+        headers: 'NATS/1.0 503\r\n\r\n',
+        payload: '',
+      },
+      { op: 'PING' },
+      { op: 'PONG' },
+      { op: 'ERR', message: 'Authorization Violation' },
+    ]);
+  });
+
+  it('tolerates the two spaces nats-server 2.9.10 writes for an empty reply', () => {
+    expect(readable(fromServer('MSG $JS.ACK.x 7  27\r\n{"stream":"S","seq":1}12345\r\n'))).toEqual([
+      {
+        op: 'MSG',
+        subject: '$JS.ACK.x',
+        sid: '7',
+        reply: undefined,
+        headers: undefined,
+        payload: '{"stream":"S","seq":1}12345',
+      },
+    ]);
+  });
+
+  it('keeps sids verbatim', () => {
+    const [msg] = fromServer('MSG foo 007 0\r\n\r\n') as Extract<ServerFrame, { op: 'MSG' }>[];
+    expect(msg.sid).toBe('007');
+  });
+
+  it('keeps an -ERR text that is not quoted', () => {
+    expect(fromServer("-ERR Stale\r\n-err  'a b'\r\n")).toEqual([
+      { op: 'ERR', message: 'Stale' },
+      { op: 'ERR', message: 'a b' },
+    ]);
+  });
+
+  it('rejects ops only a client sends, and malformed MSG lines', () => {
+    expectError(
+      fromServer('PUB foo 1\r\nx\r\n'),
+      'UNKNOWN_OPERATION',
+      'Unknown Protocol Operation',
+    );
+    expectError(fromServer('CONNECT {}\r\n'), 'UNKNOWN_OPERATION', 'Unknown Protocol Operation');
+    expectError(fromServer('SUB foo 1\r\n'), 'UNKNOWN_OPERATION', 'Unknown Protocol Operation');
+    expectError(fromServer('MSG foo 1\r\n'), 'MALFORMED_ARGUMENTS', undefined);
+    expectError(fromServer('MSG foo 1 r x 1\r\n'), 'MALFORMED_ARGUMENTS', undefined);
+    expectError(fromServer('HMSG foo 1 1\r\n'), 'MALFORMED_ARGUMENTS', undefined);
+    expectError(fromServer('HMSG foo 1 3 2\r\n'), 'HEADER_SIZE', undefined);
+    expectError(fromServer('MSG foo 1 x\r\n'), 'INVALID_SIZE', undefined);
+  });
+});
