@@ -92,7 +92,42 @@ describe('serverId', () => {
     expect(id).toMatch(/^N[A-Z2-7]{55}$/);
   });
 
+  it('decodes like an NKey server public key: prefix byte 13 << 3 and a valid CRC-16', () => {
+    // A real nats-server 2.9.10 server_id checks the checker first.
+    expect(nkeyShape('NA3C3VT5T446ATNMQCUXZAKOR7NA6DORKNGNKGY3MQG7277B6YBA7CTX')).toEqual({
+      prefix: 13 << 3,
+      crcValid: true,
+    });
+    for (let i = 0; i < 20; i++) {
+      expect(nkeyShape(serverId())).toEqual({ prefix: 13 << 3, crcValid: true });
+    }
+  });
+
   it('differs between calls', () => {
     expect(serverId()).not.toBe(serverId());
   });
 });
+
+/** Base32-decodes an NKey public key and checks its CRC-16/XMODEM trailer. */
+function nkeyShape(key: string): { prefix: number; crcValid: boolean } {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const ch of key) {
+    buffer = ((buffer << 5) | alphabet.indexOf(ch)) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
+  }
+  let crc = 0;
+  for (const byte of bytes.slice(0, -2)) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  const trailer = bytes[bytes.length - 2]! | (bytes[bytes.length - 1]! << 8);
+  return { prefix: bytes[0]!, crcValid: bytes.length === 35 && trailer === crc };
+}
