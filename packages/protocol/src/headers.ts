@@ -9,6 +9,7 @@
  * were sent with and are matched exactly unless a lookup asks for `Match.IgnoreCase` or
  * `Match.CanonicalMIME`.
  */
+import { decodeUtf8, encodeUtf8 } from './utf8.js';
 
 /** How a key given to a lookup is compared with the stored keys (as nats.js). */
 export enum Match {
@@ -119,8 +120,6 @@ export function canonicalMIMEHeaderKey(key: string): string {
 }
 
 const VERSION = 'NATS/1.0';
-const textEncoder = new TextEncoder();
-const textDecoder = new TextDecoder();
 
 /**
  * Builds message headers, optionally with a status line (`headers(503)`,
@@ -197,7 +196,7 @@ export class MsgHdrsImpl implements MsgHdrs {
     }
     if (i === digitsStart) return;
     this.#code = code;
-    if (i < end) this.#description = textDecoder.decode(block.subarray(i, end)).trim();
+    if (i < end) this.#description = decodeUtf8(block, i, end).trim();
   }
 
   /** The entries, parsing the received block on first use. */
@@ -205,7 +204,7 @@ export class MsgHdrsImpl implements MsgHdrs {
     if (this.#entries) return this.#entries;
     const entries = new Map<string, string[]>();
     const block = this.#encoded!;
-    const text = textDecoder.decode(block.subarray(this.#bodyStart));
+    const text = decodeUtf8(block, this.#bodyStart);
     let start = 0;
     while (start < text.length) {
       let end = text.indexOf('\n', start);
@@ -332,7 +331,7 @@ export class MsgHdrsImpl implements MsgHdrs {
 
   /** The header block as text (what {@link encode} returns, decoded). */
   toString(): string {
-    return this.#encoded ? textDecoder.decode(this.#encoded) : this.#build();
+    return this.#encoded ? decodeUtf8(this.#encoded) : this.#build();
   }
 
   /**
@@ -341,7 +340,7 @@ export class MsgHdrsImpl implements MsgHdrs {
    * change. Treat it as read-only.
    */
   encode(): Uint8Array {
-    this.#encoded ??= textEncoder.encode(this.#build());
+    this.#encoded ??= encodeUtf8(this.#build());
     return this.#encoded;
   }
 
