@@ -3,7 +3,7 @@
  * both talking to the same nats-server 2.9.10 in the same run; ratio ours / official.
  */
 import { connect } from '@nats-io/transport-node';
-import { importIfBuilt } from './harness/optional.js';
+import { importIfBuilt, sideOf } from './harness/optional.js';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
 import { startServerProcess } from './harness/server-process.js';
 import { RatioTable } from './harness/table.js';
@@ -44,16 +44,9 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
   try {
     const sides = (workload: (target: Target) => Promise<Sample>): [Side, Side] => [
       { name: '@nats-io', measure: () => workload({ connect: officialClient, url: server.url }) },
-      'module' in loaded
-        ? {
-            name: 'slipstream',
-            measure: () =>
-              workload({
-                connect: (url) => loaded.module.connect({ servers: url }),
-                url: server.url,
-              }),
-          }
-        : { name: 'slipstream', skipped: loaded.skipped },
+      sideOf('slipstream', loaded, (client) =>
+        workload({ connect: (url) => client.connect({ servers: url }), url: server.url }),
+      ),
     ];
     const throughput = async (
       label: string,

@@ -3,15 +3,15 @@
  * the parser and PUB framing of the official @nats-io/nats-core, on the same bytes in the same run.
  */
 import { Kind, Parser, ProtocolHandler, parseOptions } from '@nats-io/nats-core/internal';
-import { importIfBuilt } from './harness/optional.js';
-import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import { importIfBuilt, sideOf } from './harness/optional.js';
+import { alternateRounds, pick, type RoundsResult, type Sample } from './harness/rounds.js';
 import { RatioTable, sizeLabel } from './harness/table.js';
 import { repeatFor } from './harness/timing.js';
 
 /** The part of @slipstream/protocol's API this benchmark drives (see notes/protocol-api.md). */
 interface ProtocolUnderTest {
   ClientSideParser: new (sink: {
-    frame(frame: { op: string; payload?: Uint8Array }): void;
+    frame(frame: { op: string; payload?: Uint8Array; headers?: Uint8Array }): void;
     error(error: Error): void;
   }) => { parse(chunk: Uint8Array): void };
   FrameWriter: new (
@@ -50,52 +50,12 @@ export async function codecBenchmark(options: CodecOptions): Promise<RatioTable>
   );
   if ('skipped' in loaded) table.note(`slipstream side skipped: ${loaded.skipped}`);
 
-  for (const payloadSize of [16, 1024]) {
-    for (const withHeaders of [false, true]) {
-      const stream = msgStream(payloadSize, withHeaders);
-      const ours: Side =
-        'module' in loaded
-          ? { name: 'slipstream', measure: async () => parseWithOurs(loaded.module, stream) }
-          : { name: 'slipstream', skipped: loaded.skipped };
-      const label = `parse ${withHeaders ? 'HMSG' : 'MSG'} ${sizeLabel(payloadSize)}`;
-      const result = await alternateRounds(
-        { rounds: options.rounds, label, warmup: true },
-        { name: 'nats-core', measure: async () => parseWithOfficial(stream) },
-        ours,
-      );
-      const target = payloadSize === 16 ? 1.5 : 1.0;
-      table.add({
-        name: `${label}`,
-        unit: 'frames/s',
-        better: 'higher',
-        target,
-        ...pick(result, 'framesPerSecond'),
-      });
-      table.add({
-        name: `${label}`,
-        unit: 'MB/s',
-        better: 'higher',
-        ...pick(result, 'megabytesPerSecond'),
-      });
-    }
-  }
-
-  for (const payloadSize of [16, 1024]) {
-    const payload = patternBytes(payloadSize);
-    const ours: Side =
-      'module' in loaded
-        ? { name: 'slipstream', measure: async () => encodeWithOurs(loaded.module, payload) }
-        : { name: 'slipstream', skipped: loaded.skipped };
-    const label = `encode PUB ${sizeLabel(payloadSize)}`;
-    const result = await alternateRounds(
-      { rounds: options.rounds, label, warmup: true },
-      { name: 'nats-core', measure: async () => encodeWithOfficial(payload) },
-      ours,
-    );
+  const addRates = (label: string, result: RoundsResult, target?: number) => {
     table.add({
       name: label,
       unit: 'frames/s',
       better: 'higher',
+      target,
       ...pick(result, 'framesPerSecond'),
     });
     table.add({
@@ -104,10 +64,34 @@ export async function codecBenchmark(options: CodecOptions): Promise<RatioTable>
       better: 'higher',
       ...pick(result, 'megabytesPerSecond'),
     });
+  };
+
+  for (const payloadSize of [16, 1024]) {
+    for (const withHeaders of [false, true]) {
+      const stream = msgStream(payloadSize, withHeaders);
+      const label = `parse ${withHeaders ? 'HMSG' : 'MSG'} ${sizeLabel(payloadSize)}`;
+      const result = await alternateRounds(
+        { rounds: options.rounds, label, warmup: true },
+        { name: 'nats-core', measure: async () => parseWithOfficial(stream) },
+        sideOf('slipstream', loaded, async (protocol) => parseWithOurs(protocol, stream)),
+      );
+      addRates(label, result, payloadSize === 16 ? 1.5 : 1.0);
+    }
+  }
+
+  for (const payloadSize of [16, 1024]) {
+    const payload = patternBytes(payloadSize);
+    const label = `encode PUB ${sizeLabel(payloadSize)}`;
+    const result = await alternateRounds(
+      { rounds: options.rounds, label, warmup: true },
+      { name: 'nats-core', measure: () => encodeWithOfficial(payload) },
+      sideOf('slipstream', loaded, (protocol) => encodeWithOurs(protocol, payload)),
+    );
+    addRates(label, result);
   }
 
   table.note(
-    `parse: a ${STREAM_BYTES / 1024 / 1024} MiB stream of frames (subject \`bench.parse.subject\`, sid 1; HMSG with a ${HEADER_BLOCK.length} B header block) cut into ${CHUNK_SIZE / 1024} KiB chunks, fed to a fresh parser again and again for at least ${MIN_SECONDS} s per measurement; both sinks only count frames and payload bytes. Ours decodes subject and sid to strings; the official parser leaves the subject as bytes and decodes it later, in MsgImpl.`,
+    `parse: a ${STREAM_BYTES / 1024 / 1024} MiB stream of frames (subject \`bench.parse.subject\`, sid 1; HMSG with a ${HEADER_BLOCK.length} B header block) cut into ${CHUNK_SIZE / 1024} KiB chunks, fed to a fresh parser again and again for at least ${MIN_SECONDS} s per measurement; both sinks only count frames and header + payload bytes (checked exactly). Ours decodes subject and sid to strings; the official parser leaves the subject as bytes and decodes it later, in MsgImpl.`,
   );
   table.note(
     `encode: nats-core is its own ProtocolHandler.publish (template string, TextEncoder, DataBuffer) with a counting transport in place of the socket, flushing at its ${BATCH_SIZE / 1024} KiB pending limit; ours is FrameWriter.pub with take() at the same ${BATCH_SIZE / 1024} KiB.`,
@@ -119,6 +103,8 @@ interface MsgStream {
   readonly chunks: readonly Uint8Array[];
   readonly frames: number;
   readonly bytes: number;
+  /** Header block plus payload of one frame: what a parser must hand out per MSG. */
+  readonly messageBytes: number;
 }
 
 /** Frames written by hand, not by either codec, so neither side parses its own dialect. */
@@ -141,7 +127,12 @@ function msgStream(payloadSize: number, withHeaders: boolean): MsgStream {
   const chunks: Uint8Array[] = [];
   for (let offset = 0; offset < all.length; offset += CHUNK_SIZE)
     chunks.push(all.slice(offset, offset + CHUNK_SIZE));
-  return { chunks, frames, bytes: all.length };
+  return {
+    chunks,
+    frames,
+    bytes: all.length,
+    messageBytes: (withHeaders ? headers.length : 0) + payloadSize,
+  };
 }
 
 function parseWithOfficial(stream: MsgStream): Sample {
@@ -169,7 +160,7 @@ function parseWithOurs(protocol: ProtocolUnderTest, stream: MsgStream): Sample {
     frame(frame) {
       if (frame.op !== 'MSG') return;
       frames++;
-      payloadBytes += frame.payload?.length ?? 0;
+      payloadBytes += (frame.payload?.length ?? 0) + (frame.headers?.length ?? 0);
     },
     error(error) {
       failure ??= error;
@@ -193,9 +184,12 @@ function timeParse(
     for (const chunk of stream.chunks) parse(chunk);
   });
   const { frames, payloadBytes } = counted();
-  // A parser that loses or invents frames has no rate worth printing.
-  if (frames !== stream.frames * steps || payloadBytes === 0) {
-    throw new Error(`parser saw ${frames} MSG frames, expected ${stream.frames * steps}`);
+  // A parser that loses, invents or truncates frames has no rate worth printing.
+  const expected = stream.frames * steps;
+  if (frames !== expected || payloadBytes !== expected * stream.messageBytes) {
+    throw new Error(
+      `parser handed out ${frames} MSG frames with ${payloadBytes} bytes, expected ${expected} with ${expected * stream.messageBytes}`,
+    );
   }
   return {
     framesPerSecond: frames / seconds,

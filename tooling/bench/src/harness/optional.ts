@@ -1,3 +1,5 @@
+import type { Sample, Side } from './rounds.js';
+
 /** A package under test, or why it cannot be measured yet. */
 export type Loaded<T> = { readonly module: T } | { readonly skipped: string };
 
@@ -25,4 +27,15 @@ export async function importIfBuilt<T>(
     };
   }
   return { module: module as T };
+}
+
+/** Our side of a comparison: measured with the loaded package, or skipped with the reason it is missing. */
+export function sideOf<T>(
+  name: string,
+  loaded: Loaded<T>,
+  measure: (module: T) => Promise<Sample>,
+): Side {
+  return 'module' in loaded
+    ? { name, measure: () => measure(loaded.module) }
+    : { name, skipped: loaded.skipped };
 }
