@@ -139,9 +139,11 @@ export function subjectMatches(subject: string, pattern: string): boolean {
  * True when at least one literal subject is matched by both `a` and `b` (either may hold
  * wildcards). Used to reject overlapping stream subjects and consumer filters.
  *
- * Exact, unlike nats-server's `SubjectsCollide`, which compares only the common prefix
- * when either side ends in `>` and so reports `foo.*` and `foo.bar.>` as colliding
- * although no subject matches both. Invalid subjects never collide.
+ * Exact: `foo.*` and `foo.bar.>` do not collide (no subject has both two tokens and
+ * three or more). nats-server 2.9.10 agrees when checking stream subjects (it creates
+ * streams on both side by side, observed); the `SubjectsCollide` of later sublist.go
+ * compares only the common prefix and would call them colliding. Invalid subjects never
+ * collide.
  */
 export function subjectsCollide(a: string, b: string): boolean {
   if (!isValidSubscribeSubject(a) || !isValidSubscribeSubject(b)) return false;
