@@ -1,0 +1,463 @@
+import type { Socket } from 'node:net';
+import {
+  type ClientFrame,
+  type FrameSink,
+  isValidPublishSubject,
+  type ProtocolError,
+  ServerSideParser,
+} from '@slipstream/protocol';
+import { type CloseReason, ErrText } from './errors.js';
+import { Keepalive } from './keepalive.js';
+import type { Logger } from './logger.js';
+import type { ResolvedOptions } from './options.js';
+import { type FlushQueue, Outbound } from './outbound.js';
+import type { Router } from './router.js';
+import { Subscription } from './subscription.js';
+
+/** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
+export interface ConnectFields {
+  verbose?: boolean;
+  pedantic?: boolean;
+  echo?: boolean;
+  headers?: boolean;
+  no_responders?: boolean;
+  protocol?: number;
+  name?: string;
+  lang?: string;
+  version?: string;
+  user?: string;
+  pass?: string;
+  auth_token?: string;
+}
+
+const BOOLEAN_FIELDS = ['verbose', 'pedantic', 'echo', 'headers', 'no_responders'] as const;
+const STRING_FIELDS = ['name', 'lang', 'version', 'user', 'pass', 'auth_token'] as const;
+
+/** Reply prefixes reserved for the server's own routing (nats-server isReservedReply). */
+const RESERVED_REPLY_PREFIXES = ['_R_.', '$JS.ACK.', '_GR_.'];
+
+/** Counters shared by every connection, reported in /varz. */
+export interface TrafficStats {
+  inMsgs: number;
+  inBytes: number;
+  outMsgs: number;
+  outBytes: number;
+  slowConsumers: number;
+}
+
+/** What a connection needs from the server that accepted it. */
+export interface ClientHost {
+  readonly options: ResolvedOptions;
+  readonly logger: Logger;
+  readonly router: Router;
+  readonly flushQueue: FlushQueue;
+  readonly stats: TrafficStats;
+  readonly authRequired: boolean;
+  /** The INFO JSON for this connection. */
+  infoFor(client: ClientConnection): string;
+  /** True when the CONNECT credentials satisfy the server's authorization. */
+  authenticate(connect: ConnectFields): boolean;
+  /** Called once, after the connection has been closed. */
+  connectionClosed(client: ClientConnection, reason: CloseReason): void;
+}
+
+/**
+ * One client connection: parses what the client sends, applies nats-server's CONNECT, PUB, SUB
+ * and UNSUB rules (verbose, pedantic, echo, headers, no_responders, limits, exact -ERR texts) and
+ * owns the connection's outbound buffer and keepalive.
+ */
+export class ClientConnection implements FrameSink<ClientFrame> {
+  readonly startedAt = Date.now();
+  lastActivity = this.startedAt;
+  readonly ip: string;
+  readonly port: number;
+  readonly outbound: Outbound;
+  readonly subscriptions = new Map<string, Subscription>();
+
+  // Client options before (or without) CONNECT are nats-server's defaults.
+  verbose = true;
+  pedantic = true;
+  echo = true;
+  headers = false;
+  noResponders = false;
+  protocol = 0;
+  name = '';
+  lang = '';
+  version = '';
+  user: string | undefined;
+
+  inMsgs = 0;
+  inBytes = 0;
+  outMsgs = 0;
+  outBytes = 0;
+
+  closeReason: CloseReason | undefined;
+  stoppedAt: number | undefined;
+
+  readonly #host: ClientHost;
+  readonly #socket: Socket;
+  readonly #parser: ServerSideParser;
+  readonly #keepalive: Keepalive;
+  readonly #trace: boolean;
+  #authenticated: boolean;
+  #authTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly cid: number,
+    socket: Socket,
+    host: ClientHost,
+  ) {
+    this.#host = host;
+    this.#socket = socket;
+    this.ip = socket.remoteAddress ?? '';
+    this.port = socket.remotePort ?? 0;
+    const options = host.options;
+    this.#trace = options.trace;
+    this.#authenticated = !host.authRequired;
+    this.#parser = new ServerSideParser(this, {
+      maxControlLine: options.maxControlLine,
+      maxPayload: options.maxPayload,
+    });
+    this.outbound = new Outbound(socket, host.flushQueue, {
+      maxPending: options.maxPending,
+      writeDeadline: options.writeDeadline,
+      slowConsumer: (reason) => {
+        host.stats.slowConsumers++;
+        host.logger.warn(`${this.#label()} - Slow Consumer Detected: ${reason}`);
+        this.close(reason);
+      },
+    });
+    this.#keepalive = new Keepalive({
+      interval: options.pingInterval,
+      maxOutstanding: options.pingMax,
+      sendPing: () => {
+        this.outbound.writer.ping();
+        this.#queued('PING');
+      },
+      stale: () => {
+        if (options.debug)
+          host.logger.debug(`${this.#label()} - Stale Client Connection - Closing`);
+        this.close('Stale Connection', ErrText.staleConnection);
+      },
+    });
+    socket.setNoDelay(true);
+    socket.on('data', this.#onData);
+    socket.on('end', () => this.close('Client Closed'));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (options.debug) host.logger.debug(`${this.#label()} - Socket error: ${error.message}`);
+      this.close(error.code === 'EPIPE' ? 'Write Error' : 'Read Error');
+    });
+    socket.on('close', () => this.close('Client Closed'));
+  }
+
+  /** Sends INFO and starts the auth clock; call once, right after accepting. */
+  start(): void {
+    this.outbound.writer.info(this.#host.infoFor(this));
+    this.#queued('INFO');
+    if (this.#host.authRequired) {
+      this.#authTimer = setTimeout(
+        () => this.close('Authentication Timeout', ErrText.authenticationTimeout),
+        this.#host.options.authTimeout,
+      );
+      this.#authTimer.unref();
+    }
+  }
+
+  get closed(): boolean {
+    return this.closeReason !== undefined;
+  }
+
+  /** Round-trip time of the last answered server PING, in ms. */
+  get rtt(): number | undefined {
+    return this.#keepalive.rtt;
+  }
+
+  /** Sends an async INFO (lame duck mode) to clients that declared they understand it. */
+  sendInfo(json: string): void {
+    if (this.closed || this.protocol < 1) return;
+    this.outbound.writer.info(json);
+    this.#queued('INFO');
+  }
+
+  /** Accounts for a message the router appended to this connection's outbound buffer. */
+  sent(bytes: number): void {
+    this.outMsgs++;
+    this.outBytes += bytes;
+    const stats = this.#host.stats;
+    stats.outMsgs++;
+    stats.outBytes += bytes;
+    if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [MSG ${bytes} bytes]`);
+    this.outbound.queued();
+  }
+
+  removeSubscription(sub: Subscription): void {
+    this.subscriptions.delete(sub.sid);
+    this.#host.router.unsubscribe(sub);
+  }
+
+  /**
+   * Ends the connection, once. With `errText` the client gets `-ERR '<errText>'` first; everything
+   * already queued is still written, except for a slow consumer, which is cut off at once.
+   */
+  close(reason: CloseReason, errText?: string): void {
+    if (this.closed) return;
+    this.closeReason = reason;
+    this.stoppedAt = Date.now();
+    this.#keepalive.stop();
+    clearTimeout(this.#authTimer);
+    for (const sub of this.subscriptions.values()) this.#host.router.unsubscribe(sub);
+    const socket = this.#socket;
+    socket.off('data', this.#onData);
+    if (reason.startsWith('Slow Consumer')) {
+      this.outbound.dispose();
+      socket.destroy();
+    } else {
+      if (errText !== undefined) {
+        this.outbound.writer.err(errText);
+        if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [-ERR '${errText}']`);
+      }
+      this.outbound.flushFinal();
+      this.outbound.dispose();
+      socket.end();
+      // A peer that never reads would hold the socket open forever; give it the write deadline.
+      setTimeout(() => socket.destroy(), this.#host.options.writeDeadline).unref();
+    }
+    this.#host.connectionClosed(this, reason);
+  }
+
+  /** FrameSink: one complete frame from the client. */
+  frame(frame: ClientFrame): void {
+    if (this.closed) return;
+    this.lastActivity = Date.now();
+    this.#keepalive.activity();
+    if (this.#trace) this.#traceIn(frame);
+    if (!this.#authenticated && frame.op !== 'CONNECT') {
+      this.#authorizationViolation();
+      return;
+    }
+    switch (frame.op) {
+      case 'PUB':
+        this.#publish(frame.subject, frame.reply, frame.headers, frame.payload);
+        return;
+      case 'SUB':
+        this.#subscribe(frame.subject, frame.queue, frame.sid);
+        return;
+      case 'UNSUB':
+        this.#unsubscribe(frame.sid, frame.max);
+        return;
+      case 'PING':
+        this.outbound.writer.pong();
+        this.#queued('PONG');
+        return;
+      case 'PONG':
+        this.#keepalive.pong();
+        return;
+      case 'CONNECT':
+        this.#connect(frame.json);
+        return;
+      // A client's INFO and +OK are parsed and ignored, as nats-server does.
+      case 'INFO':
+      case 'OK':
+        return;
+    }
+  }
+
+  /** FrameSink: the client broke the protocol; the parser is finished. */
+  error(error: ProtocolError): void {
+    if (this.closed) return;
+    if (this.#host.options.debug) {
+      this.#host.logger.debug(`${this.#label()} - Client parser error: ${error.message}`);
+    }
+    // Garbage before an authenticated CONNECT is an authorization problem first (nats-server
+    // checks that the first op is CONNECT before it looks any further).
+    if (!this.#authenticated && error.code === 'UNKNOWN_OPERATION') {
+      this.#authorizationViolation();
+      return;
+    }
+    const reason: CloseReason =
+      error.code === 'MAX_PAYLOAD'
+        ? 'Maximum Message Payload Exceeded'
+        : error.code === 'MAX_CONTROL_LINE'
+          ? 'Maximum Control Line Exceeded'
+          : error.serverErrorText === undefined && error.code === 'UNKNOWN_OPERATION'
+            ? 'Parse Error'
+            : 'Protocol Violation';
+    this.close(reason, error.serverErrorText);
+  }
+
+  readonly #onData = (chunk: Buffer): void => {
+    try {
+      this.#parser.parse(chunk);
+    } catch (error) {
+      // A bug of ours must cost one connection, never the server.
+      this.#host.logger.error(`${this.#label()} - Internal error: ${(error as Error).stack}`);
+      this.close('Protocol Violation');
+    }
+  };
+
+  #connect(json: string): void {
+    const connect = parseConnect(json);
+    if (connect === undefined) {
+      // nats-server closes on unparsable CONNECT JSON without a word.
+      this.close('Protocol Violation');
+      return;
+    }
+    this.verbose = connect.verbose ?? this.verbose;
+    this.pedantic = connect.pedantic ?? this.pedantic;
+    this.echo = connect.echo ?? this.echo;
+    this.headers = connect.headers ?? this.headers;
+    this.noResponders = connect.no_responders ?? this.noResponders;
+    this.name = connect.name ?? this.name;
+    this.lang = connect.lang ?? this.lang;
+    this.version = connect.version ?? this.version;
+    if (this.#host.authRequired) {
+      if (!this.#host.authenticate(connect)) {
+        this.#authorizationViolation('Authentication Failure');
+        return;
+      }
+      this.#authenticated = true;
+      this.user = connect.user;
+      clearTimeout(this.#authTimer);
+    }
+    const protocol = connect.protocol ?? this.protocol;
+    if (!Number.isInteger(protocol) || protocol < 0 || protocol > 1) {
+      this.close('Bad Client Protocol Version', ErrText.invalidClientProtocol);
+      return;
+    }
+    this.protocol = protocol;
+    if (this.noResponders && !this.headers) {
+      this.close('No Responders Requires Headers', ErrText.noRespondersRequiresHeaders);
+      return;
+    }
+    this.#ok();
+  }
+
+  #publish(
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+  ): void {
+    if (headers !== undefined && !this.headers) {
+      // HPUB from a client that did not negotiate headers: nats-server closes without -ERR.
+      this.close('Protocol Violation');
+      return;
+    }
+    const size = payload.length + (headers?.length ?? 0);
+    this.inMsgs++;
+    this.inBytes += size;
+    const stats = this.#host.stats;
+    stats.inMsgs++;
+    stats.inBytes += size;
+    // Pedantic only complains: nats-server 2.9.10 still delivers the message.
+    if (this.pedantic && !isValidPublishSubject(subject)) this.#err(ErrText.invalidPublishSubject);
+    if (subject.startsWith('_GR_.')) {
+      this.#err(ErrText.publishViolation(subject));
+      return;
+    }
+    if (reply !== undefined && RESERVED_REPLY_PREFIXES.some((prefix) => reply.startsWith(prefix))) {
+      this.#err(ErrText.replyViolation(reply));
+      return;
+    }
+    this.#ok();
+    this.#host.router.publish(this, subject, reply, headers, payload);
+  }
+
+  #subscribe(subject: string, queue: string | undefined, sid: string): void {
+    if (queue === '_sys_') {
+      this.#err(ErrText.queueViolation(subject, queue));
+      return;
+    }
+    const max = this.#host.options.maxSubscriptions;
+    if (max > 0 && this.subscriptions.size >= max) {
+      this.#err(ErrText.maxSubscriptions);
+      return;
+    }
+    // A second SUB with a sid in use is ignored; the first subscription stays.
+    if (!this.subscriptions.has(sid)) {
+      const sub = new Subscription(this, subject, queue, sid);
+      if (!this.#host.router.subscribe(sub)) {
+        this.#err(ErrText.invalidSubject);
+        return;
+      }
+      this.subscriptions.set(sid, sub);
+    }
+    this.#ok();
+  }
+
+  #unsubscribe(sid: string, max: number | undefined): void {
+    const sub = this.subscriptions.get(sid);
+    if (sub) {
+      if (max !== undefined && max > sub.delivered) sub.max = max;
+      else this.removeSubscription(sub);
+    }
+    this.#ok();
+  }
+
+  #authorizationViolation(reason: CloseReason = 'Authentication Failure'): void {
+    this.close(reason, ErrText.authorizationViolation);
+  }
+
+  #ok(): void {
+    if (!this.verbose) return;
+    this.outbound.writer.ok();
+    this.#queued('+OK');
+  }
+
+  /** -ERR that keeps the connection open. */
+  #err(text: string): void {
+    this.outbound.writer.err(text);
+    this.#queued(`-ERR '${text}'`);
+  }
+
+  #queued(what: string): void {
+    if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [${what}]`);
+    this.outbound.queued();
+  }
+
+  #traceIn(frame: ClientFrame): void {
+    const args =
+      frame.op === 'PUB'
+        ? ` ${frame.subject}${frame.reply ? ` ${frame.reply}` : ''} ${frame.payload.length + (frame.headers?.length ?? 0)}`
+        : frame.op === 'SUB'
+          ? ` ${frame.subject}${frame.queue ? ` ${frame.queue}` : ''} ${frame.sid}`
+          : frame.op === 'UNSUB'
+            ? ` ${frame.sid}${frame.max === undefined ? '' : ` ${frame.max}`}`
+            : frame.op === 'CONNECT'
+              ? ` ${frame.json}`
+              : '';
+    this.#host.logger.trace(`${this.#label()} - <<- [${frame.op}${args}]`);
+  }
+
+  #label(): string {
+    return `${this.ip}:${this.port} - cid:${this.cid}`;
+  }
+}
+
+/**
+ * CONNECT JSON as nats-server's json.Unmarshal would take it: an object (or `null`, which changes
+ * nothing) whose known fields have the right types. Anything else is undefined (close the connection).
+ */
+function parseConnect(json: string): ConnectFields | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const fields = value as Record<string, unknown>;
+  for (const key of BOOLEAN_FIELDS) {
+    if (fields[key] != null && typeof fields[key] !== 'boolean') return undefined;
+  }
+  for (const key of STRING_FIELDS) {
+    if (fields[key] != null && typeof fields[key] !== 'string') return undefined;
+  }
+  if (fields.protocol != null && typeof fields.protocol !== 'number') return undefined;
+  const connect: ConnectFields = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (field !== null) (connect as Record<string, unknown>)[key] = field;
+  }
+  return connect;
+}

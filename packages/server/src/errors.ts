@@ -1,0 +1,56 @@
+/**
+ * The exact texts nats-server 2.9.10 puts inside `-ERR '…'`, and the close reasons it shows in
+ * /connz. Clients match on these strings, so they are copied byte for byte from the reference
+ * tables (shared/reference/wire-protocol.md §7, defaults-and-limits.md §2).
+ */
+export const ErrText = {
+  unknownOperation: 'Unknown Protocol Operation',
+  maxPayload: 'Maximum Payload Violation',
+  maxControlLine: 'maximum control line exceeded',
+  authorizationViolation: 'Authorization Violation',
+  authenticationTimeout: 'Authentication Timeout',
+  staleConnection: 'Stale Connection',
+  maxConnections: 'maximum connections exceeded',
+  maxSubscriptions: 'maximum subscriptions exceeded',
+  invalidSubject: 'Invalid Subject',
+  invalidPublishSubject: 'Invalid Publish Subject',
+  invalidClientProtocol: 'invalid client protocol',
+  noRespondersRequiresHeaders: 'no responders requires headers support',
+  publishViolation: (subject: string) => `Permissions Violation for Publish to "${subject}"`,
+  replyViolation: (reply: string) => `Permissions Violation for Publish with Reply of "${reply}"`,
+  queueViolation: (subject: string, queue: string) =>
+    `Permissions Violation for Subscription to "${subject}" using queue "${queue}"`,
+} as const;
+
+/** Why a connection ended, as /connz?state=closed reports it. */
+export type CloseReason =
+  | 'Client Closed'
+  | 'Authentication Timeout'
+  | 'Authentication Failure'
+  | 'Slow Consumer (Pending Bytes)'
+  | 'Slow Consumer (Write Deadline)'
+  | 'Write Error'
+  | 'Read Error'
+  | 'Parse Error'
+  | 'Stale Connection'
+  | 'Protocol Violation'
+  | 'Bad Client Protocol Version'
+  | 'Maximum Connections Exceeded'
+  | 'Maximum Message Payload Exceeded'
+  | 'Maximum Control Line Exceeded'
+  | 'No Responders Requires Headers'
+  | 'Server Shutdown';
+
+export type ServerErrorCode = 'INVALID_OPTION' | 'LISTEN_FAILED' | 'SERVER_CLOSED';
+
+/** A failure of the server itself (bad options, port taken), never of a client. */
+export class ServerError extends Error {
+  override readonly name = 'ServerError';
+  constructor(
+    readonly code: ServerErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

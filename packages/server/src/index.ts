@@ -1,0 +1,10 @@
+export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
+export {
+  type ConsoleLoggerOptions,
+  createConsoleLogger,
+  type Logger,
+  silentLogger,
+} from './logger.js';
+export { type AuthorizationOptions, DEFAULTS, type ServerOptions } from './options.js';
+export { type NatsServer, startServer } from './server.js';
+export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

@@ -1,0 +1,75 @@
+/** nats-server sends its first PING to a client after at most 2 s (firstClientPingInterval). */
+const FIRST_PING_MAX = 2_000;
+
+export interface KeepaliveOptions {
+  /** Milliseconds between PINGs. */
+  interval: number;
+  /** Unanswered PINGs tolerated; the next tick declares the connection stale. */
+  maxOutstanding: number;
+  sendPing(): void;
+  stale(): void;
+}
+
+/**
+ * The server side of NATS keepalive, timed like nats-server: the first PING comes early
+ * (min(interval, 2 s) plus up to 20 % jitter, so a fleet of reconnecting clients is not pinged in
+ * lock step), later ones every interval. A PING is skipped when the client sent something during
+ * the interval and its round-trip time is already known. When a tick finds `maxOutstanding` PINGs
+ * unanswered the connection is stale.
+ */
+export class Keepalive {
+  readonly #options: KeepaliveOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #outstanding = 0;
+  #activeSinceTick = false;
+  #pingSentAt = 0;
+  /** Last measured round trip in ms; undefined until a PONG answers one of our PINGs. */
+  rtt: number | undefined;
+
+  constructor(options: KeepaliveOptions) {
+    this.#options = options;
+    const first = Math.min(options.interval, FIRST_PING_MAX);
+    this.#schedule(first + Math.random() * (first / 5));
+  }
+
+  /** The client sent something: it is alive. */
+  activity(): void {
+    this.#activeSinceTick = true;
+  }
+
+  /** The client answered a PING. */
+  pong(): void {
+    if (this.#outstanding > 0 && this.#pingSentAt !== 0) {
+      this.rtt = performance.now() - this.#pingSentAt;
+      this.#pingSentAt = 0;
+    }
+    this.#outstanding = 0;
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #schedule(delay: number): void {
+    this.#timer = setTimeout(() => this.#tick(), delay);
+    // Keepalive alone must not keep an embedding process alive.
+    this.#timer.unref();
+  }
+
+  #tick(): void {
+    const skip = this.#activeSinceTick && this.rtt !== undefined;
+    this.#activeSinceTick = false;
+    if (!skip) {
+      if (this.#outstanding + 1 > this.#options.maxOutstanding) {
+        this.stop();
+        this.#options.stale();
+        return;
+      }
+      this.#outstanding++;
+      if (this.#pingSentAt === 0) this.#pingSentAt = performance.now();
+      this.#options.sendPing();
+    }
+    this.#schedule(this.#options.interval);
+  }
+}

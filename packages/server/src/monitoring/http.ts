@@ -1,0 +1,112 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connz } from './connz.js';
+import { goJson } from './format.js';
+import type { MonitoredServer } from './monitored-server.js';
+import { Query, QueryError } from './query.js';
+import { subsz } from './subsz.js';
+import { createVarz } from './varz.js';
+
+export type { MonitoredServer } from './monitored-server.js';
+
+export interface MonitoringServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+type Endpoint = (query: Query) => { status?: number; body: unknown; pretty?: boolean };
+
+const INDEX_PATHS = ['varz', 'connz', 'subsz', 'healthz'];
+
+/**
+ * The HTTP monitoring endpoints over node:http, answering like nats-server: any method,
+ * pretty-printed JSON (compact for /healthz), `?callback=` JSONP, 400 text/plain for a bad query
+ * value, 404 `404 page not found` otherwise, request counts in /varz http_req_stats.
+ */
+export async function startMonitoring(
+  server: MonitoredServer,
+  host: string,
+  port: number,
+): Promise<MonitoringServer> {
+  const httpReqStats: Record<string, number> = {};
+  const varz = createVarz(server, httpReqStats);
+  const subszEndpoint: Endpoint = (query) => ({ body: subsz(server, query) });
+  const endpoints: Record<string, Endpoint> = {
+    '/varz': () => ({ body: varz() }),
+    '/connz': (query) => ({ body: connz(server, query) }),
+    '/subsz': subszEndpoint,
+    '/subscriptionsz': subszEndpoint,
+    '/healthz': (query) =>
+      query.bool('js-enabled-only') || query.bool('js-enabled')
+        ? {
+            status: 503,
+            body: { status: 'unavailable', error: 'JetStream not enabled' },
+            pretty: false,
+          }
+        : { body: { status: 'ok' }, pretty: false },
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://monitor');
+    const path = url.pathname;
+    if (path === '/') {
+      httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
+      send(res, 200, 'text/html; charset=utf-8', indexPage());
+      return;
+    }
+    const endpoint = endpoints[path];
+    if (!endpoint) {
+      send(res, 404, 'text/plain; charset=utf-8', '404 page not found\n');
+      return;
+    }
+    httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
+    let answer: ReturnType<Endpoint>;
+    try {
+      answer = endpoint(new Query(url.searchParams));
+    } catch (error) {
+      if (!(error instanceof QueryError)) throw error;
+      send(res, 400, 'text/plain; charset=utf-8', error.message);
+      return;
+    }
+    const json = goJson(answer.body, answer.pretty ?? true);
+    const callback = url.searchParams.get('callback');
+    if (callback) send(res, answer.status ?? 200, 'application/javascript', `${callback}(${json})`);
+    else send(res, answer.status ?? 200, 'application/json', json);
+  };
+
+  const http = createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (error) {
+      send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(error as Error).message}`);
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen({ host, port }, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function indexPage(): string {
+  const links = INDEX_PATHS.map((p) => `    <a href="./${p}">${p}</a><br/>`).join('\n');
+  return `<html lang="en">\n  <head><title>slipstream-server monitoring</title></head>\n  <body>\n${links}\n  </body>\n</html>\n`;
+}

@@ -1,0 +1,20 @@
+import type { ServerInfo } from '@slipstream/protocol';
+import type { ClientConnection, TrafficStats } from '../client-connection.js';
+import type { ResolvedOptions } from '../options.js';
+import type { Router } from '../router.js';
+import type { ConnectionState } from './connection-state.js';
+
+/** What the monitoring endpoints read from the server. */
+export interface MonitoredServer {
+  readonly serverId: string;
+  readonly info: Readonly<ServerInfo>;
+  readonly options: ResolvedOptions;
+  readonly startedAt: number;
+  readonly stats: TrafficStats;
+  readonly totalConnections: number;
+  readonly clients: ReadonlyMap<number, ClientConnection>;
+  /** Oldest first, bounded. */
+  readonly closedConnections: readonly ConnectionState[];
+  readonly router: Router;
+  readonly httpPort: number | undefined;
+}

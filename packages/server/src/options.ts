@@ -1,0 +1,148 @@
+import { ServerError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/** Credentials for the single-user authorization block (`authorization { user, password, token }`). */
+export interface AuthorizationOptions {
+  user?: string;
+  pass?: string;
+  token?: string;
+}
+
+/**
+ * Server settings. Names mirror nats-server's config keys in camelCase; durations are milliseconds
+ * and sizes bytes. Every field is optional and defaults to nats-server's default. Validation of
+ * user-written config (types, units, file/line errors) belongs to the app; startServer only rejects
+ * values it cannot run with.
+ */
+export interface ServerOptions {
+  /** Interface to listen on. Default `0.0.0.0`. */
+  host?: string;
+  /** Client port. Default 4222; `0` (or `-1`, as nats-server) picks a free port. */
+  port?: number;
+  /** Name advertised in INFO and /varz. Defaults to the server id. */
+  serverName?: string;
+  /** Largest PUB/HPUB payload (headers included). Default 1 MiB. */
+  maxPayload?: number;
+  /** Outbound bytes a connection may have pending before it is cut off as a slow consumer. Default 64 MiB. */
+  maxPending?: number;
+  /** Longest protocol line (arguments after the op name). Default 4096. */
+  maxControlLine?: number;
+  /** Most simultaneous client connections. Default 65536. */
+  maxConnections?: number;
+  /** Most subscriptions per connection; 0 = unlimited (default). */
+  maxSubscriptions?: number;
+  /** Milliseconds between server PINGs. Default 120000 (the first PING comes after at most 2 s). */
+  pingInterval?: number;
+  /** Unanswered PINGs tolerated before `-ERR 'Stale Connection'`. Default 2. */
+  pingMax?: number;
+  /** Milliseconds a blocked socket write may last before the connection is cut off. Default 10000. */
+  writeDeadline?: number;
+  /** Milliseconds a client has to send CONNECT when authorization is on. Default 2000. */
+  authTimeout?: number;
+  /** Monitoring interface. Default: same as `host`. */
+  httpHost?: string;
+  /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
+  httpPort?: number;
+  /** Milliseconds over which lame duck mode closes clients. Default 120000. */
+  lameDuckDuration?: number;
+  /** Milliseconds lame duck mode waits before it starts closing clients. Default 10000. */
+  lameDuckGracePeriod?: number;
+  /** Single-user authorization: either `token`, or `user` with `pass`. */
+  authorization?: AuthorizationOptions;
+  /** Where log lines go. Default: nats-server-style lines on stderr. */
+  logger?: Logger;
+  /** Log debug lines (connection lifecycle). */
+  debug?: boolean;
+  /** Log every protocol frame in and out (slow: for troubleshooting only). */
+  trace?: boolean;
+  /** Reserved for JetStream, which this version does not have yet: `true` only logs a warning. */
+  jetstream?: boolean;
+}
+
+/** Options with every default applied. */
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  serverName: string | undefined;
+  maxPayload: number;
+  maxPending: number;
+  maxControlLine: number;
+  maxConnections: number;
+  maxSubscriptions: number;
+  pingInterval: number;
+  pingMax: number;
+  writeDeadline: number;
+  authTimeout: number;
+  httpHost: string;
+  httpPort: number | undefined;
+  lameDuckDuration: number;
+  lameDuckGracePeriod: number;
+  authorization: AuthorizationOptions | undefined;
+  debug: boolean;
+  trace: boolean;
+  jetstream: boolean;
+}
+
+/** nats-server's defaults (server/const.go and opts.go, 2.9.10). */
+export const DEFAULTS = {
+  host: '0.0.0.0',
+  port: 4222,
+  maxPayload: 1024 * 1024,
+  maxPending: 64 * 1024 * 1024,
+  maxControlLine: 4096,
+  maxConnections: 64 * 1024,
+  maxSubscriptions: 0,
+  pingInterval: 2 * 60_000,
+  pingMax: 2,
+  writeDeadline: 10_000,
+  authTimeout: 2_000,
+  lameDuckDuration: 2 * 60_000,
+  lameDuckGracePeriod: 10_000,
+} as const;
+
+type NumericOption = keyof typeof DEFAULTS & keyof ServerOptions;
+
+export function resolveOptions(options: ServerOptions): ResolvedOptions {
+  const num = (key: Exclude<NumericOption, 'host'>, min: number): number => {
+    const value = options[key] ?? DEFAULTS[key];
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+      throw new ServerError('INVALID_OPTION', `${key} must be a number >= ${min}, got ${value}`);
+    }
+    return value;
+  };
+  const port = num('port', -1);
+  const auth = options.authorization;
+  if (auth && auth.token === undefined && auth.user === undefined) {
+    throw new ServerError('INVALID_OPTION', 'authorization needs a token or a user');
+  }
+  if (auth?.token !== undefined && auth.user !== undefined) {
+    throw new ServerError('INVALID_OPTION', 'authorization takes a token or a user, not both');
+  }
+  const httpPort = options.httpPort;
+  if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < -1)) {
+    throw new ServerError('INVALID_OPTION', `httpPort must be a port number, got ${httpPort}`);
+  }
+  const host = options.host ?? DEFAULTS.host;
+  return {
+    host,
+    port: port === -1 ? 0 : port,
+    serverName: options.serverName || undefined,
+    maxPayload: num('maxPayload', 1),
+    maxPending: num('maxPending', 1),
+    maxControlLine: num('maxControlLine', 1),
+    maxConnections: num('maxConnections', 0),
+    maxSubscriptions: num('maxSubscriptions', 0),
+    pingInterval: num('pingInterval', 1),
+    pingMax: num('pingMax', 0),
+    writeDeadline: num('writeDeadline', 1),
+    authTimeout: num('authTimeout', 1),
+    httpHost: options.httpHost ?? host,
+    httpPort: httpPort === -1 ? 0 : httpPort,
+    lameDuckDuration: num('lameDuckDuration', 0),
+    lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
+    authorization: auth ? { ...auth } : undefined,
+    debug: options.debug ?? false,
+    trace: options.trace ?? false,
+    jetstream: options.jetstream ?? false,
+  };
+}

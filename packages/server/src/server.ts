@@ -1,0 +1,291 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { type ServerInfo, serverId } from '@slipstream/protocol';
+import {
+  ClientConnection,
+  type ClientHost,
+  type ConnectFields,
+  type TrafficStats,
+} from './client-connection.js';
+import { type CloseReason, ErrText, ServerError } from './errors.js';
+import { createConsoleLogger, type Logger } from './logger.js';
+import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
+import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
+import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
+import { FlushQueue } from './outbound.js';
+import { Router } from './router.js';
+import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
+
+/** nats-server keeps this many closed connections for /connz?state=closed (DEFAULT_MAX_CLOSED_CLIENTS). */
+const MAX_CLOSED_CONNECTIONS = 10_000;
+
+/** A running server. */
+export interface NatsServer {
+  /** `nats://host:port` a client on this machine can dial (a wildcard listen address becomes 127.0.0.1). */
+  readonly url: string;
+  /** The interface listened on, as configured. */
+  readonly host: string;
+  /** The bound client port (the real one when port 0 was asked for). */
+  readonly port: number;
+  /** `http://host:port` of the monitoring endpoints, when httpPort was set. */
+  readonly httpUrl: string | undefined;
+  readonly httpPort: number | undefined;
+  /** The server part of the INFO every client receives (server_id, server_name, version, …). */
+  readonly info: Readonly<ServerInfo>;
+  /** Resolves once the server has shut down (by close(), or at the end of lame duck mode). */
+  readonly closed: Promise<void>;
+  /** Stops accepting, closes every connection and the monitoring listener. Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Lame duck mode: stop accepting, tell clients (async INFO with `ldm: true`) so they reconnect
+   * elsewhere, wait the grace period, close the clients spread over the rest of lameDuckDuration,
+   * then shut down. Resolves when the server is closed.
+   */
+  lameDuck(): Promise<void>;
+}
+
+/** Starts a server and resolves once it accepts connections. */
+export async function startServer(options: ServerOptions = {}): Promise<NatsServer> {
+  const resolved = resolveOptions(options);
+  const logger = options.logger ?? createConsoleLogger();
+  const server = new CoreServer(resolved, logger);
+  await server.listen();
+  return server;
+}
+
+class CoreServer implements NatsServer, ClientHost, MonitoredServer {
+  readonly options: ResolvedOptions;
+  readonly logger: Logger;
+  readonly router = new Router();
+  readonly flushQueue = new FlushQueue();
+  readonly stats: TrafficStats = {
+    inMsgs: 0,
+    inBytes: 0,
+    outMsgs: 0,
+    outBytes: 0,
+    slowConsumers: 0,
+  };
+  readonly authRequired: boolean;
+  readonly serverId = serverId();
+  readonly startedAt = Date.now();
+  readonly clients = new Map<number, ClientConnection>();
+  readonly closedConnections: ConnectionState[] = [];
+  totalConnections = 0;
+  info!: ServerInfo;
+  closed: Promise<void>;
+
+  readonly #listener: Server;
+  readonly #sockets = new Set<Socket>();
+  #monitoring: MonitoringServer | undefined;
+  #nextCid = 1;
+  #lameDuck: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  #resolveClosed!: () => void;
+
+  constructor(options: ResolvedOptions, logger: Logger) {
+    this.options = options;
+    this.logger = logger;
+    this.authRequired = options.authorization !== undefined;
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+    this.#listener = createServer({ noDelay: true }, (socket) => this.#accept(socket));
+  }
+
+  get host(): string {
+    return this.options.host;
+  }
+
+  get port(): number {
+    return this.info.port;
+  }
+
+  get url(): string {
+    return `nats://${dialable(this.options.host)}:${this.port}`;
+  }
+
+  get httpPort(): number | undefined {
+    return this.#monitoring?.port;
+  }
+
+  get httpUrl(): string | undefined {
+    const port = this.#monitoring?.port;
+    return port === undefined ? undefined : `http://${dialable(this.options.httpHost)}:${port}`;
+  }
+
+  async listen(): Promise<void> {
+    const { host, port } = this.options;
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: Error) => reject(listenFailed(`${host}:${port}`, error));
+      this.#listener.once('error', failed);
+      this.#listener.listen({ host, port }, () => {
+        this.#listener.off('error', failed);
+        resolve();
+      });
+    });
+    this.#listener.on('error', (error) =>
+      this.logger.error(`Client listener error: ${error.message}`),
+    );
+    const address = this.#listener.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    this.info = {
+      server_id: this.serverId,
+      server_name: this.options.serverName ?? this.serverId,
+      version: NATS_COMPATIBLE_VERSION,
+      proto: 1,
+      go: `node${process.version}`,
+      host,
+      port: boundPort,
+      headers: true,
+      ...(this.authRequired ? { auth_required: true } : {}),
+      max_payload: this.options.maxPayload,
+    } as ServerInfo;
+    if (this.options.httpPort !== undefined) {
+      try {
+        this.#monitoring = await startMonitoring(
+          this,
+          this.options.httpHost,
+          this.options.httpPort,
+        );
+      } catch (error) {
+        this.#listener.close();
+        throw listenFailed(`${this.options.httpHost}:${this.options.httpPort}`, error as Error);
+      }
+    }
+    this.#logStartup();
+  }
+
+  infoFor(client: ClientConnection): string {
+    return JSON.stringify({
+      ...this.info,
+      client_id: client.cid,
+      client_ip: client.ip,
+      ...(this.#lameDuck ? { ldm: true } : {}),
+    });
+  }
+
+  authenticate(connect: ConnectFields): boolean {
+    const auth = this.options.authorization!;
+    if (auth.token !== undefined) return sameSecret(connect.auth_token, auth.token);
+    // Compare both, always, so a wrong user takes as long as a wrong password.
+    const userOk = sameSecret(connect.user, auth.user ?? '');
+    const passOk = sameSecret(connect.pass, auth.pass ?? '');
+    return userOk && passOk;
+  }
+
+  connectionClosed(client: ClientConnection, reason: CloseReason): void {
+    this.clients.delete(client.cid);
+    if (this.options.debug) {
+      this.logger.debug(
+        `${client.ip}:${client.port} - cid:${client.cid} - Client connection closed: ${reason}`,
+      );
+    }
+    if (this.closedConnections.length >= MAX_CLOSED_CONNECTIONS) this.closedConnections.shift();
+    this.closedConnections.push(snapshotConnection(client));
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  lameDuck(): Promise<void> {
+    this.#lameDuck ??= this.#runLameDuck();
+    return this.#lameDuck;
+  }
+
+  #accept(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+    const cid = this.#nextCid++;
+    const client = new ClientConnection(cid, socket, this);
+    const full = this.clients.size >= this.options.maxConnections;
+    if (!full) {
+      this.clients.set(cid, client);
+      this.totalConnections++;
+    }
+    if (this.options.debug) {
+      this.logger.debug(`${client.ip}:${client.port} - cid:${cid} - Client connection created`);
+    }
+    client.start();
+    // nats-server sends INFO, then the error, then closes.
+    if (full) client.close('Maximum Connections Exceeded', ErrText.maxConnections);
+  }
+
+  async #runLameDuck(): Promise<void> {
+    const { lameDuckDuration, lameDuckGracePeriod } = this.options;
+    this.logger.info('Entering lame duck mode, stop accepting new clients');
+    const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
+    const ldmInfo = JSON.stringify({ ...this.info, ldm: true });
+    for (const client of this.clients.values()) client.sendInfo(ldmInfo);
+    await sleep(lameDuckGracePeriod);
+    const clients = [...this.clients.values()];
+    if (clients.length > 0) this.logger.info('Closing existing clients');
+    // Spread the closes over what is left of the duration, as nats-server does: at least one
+    // interval per client up to 1 s, each wait random between half and all of it.
+    const spread = Math.max(lameDuckDuration - lameDuckGracePeriod, 1_000);
+    const interval = Math.min(spread / Math.max(clients.length, 1), 1_000);
+    const batch = interval < 1 ? Math.ceil(clients.length / spread) : 1;
+    for (let i = 0; i < clients.length; i++) {
+      clients[i]!.close('Server Shutdown');
+      if (i < clients.length - 1 && i % batch === 0) {
+        await sleep(Math.max(interval / 2, Math.random() * interval));
+      }
+    }
+    await listenerClosed;
+    await this.close();
+  }
+
+  async #shutdown(): Promise<void> {
+    this.logger.info('Initiating Shutdown...');
+    const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
+    for (const client of [...this.clients.values()]) client.close('Server Shutdown');
+    const socketsClosed = [...this.#sockets].map(
+      (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    );
+    await Promise.all([listenerClosed, ...socketsClosed, this.#monitoring?.close()]);
+    this.logger.info('Server Exiting..');
+    this.#resolveClosed();
+  }
+
+  #logStartup(): void {
+    const log = this.logger;
+    log.info(`Starting slipstream-server`);
+    log.info(`  Version:  ${VERSION} (nats-server ${NATS_COMPATIBLE_VERSION} compatible)`);
+    log.info(`  Name:     ${this.info.server_name}`);
+    log.info(`  ID:       ${this.serverId}`);
+    if (this.options.jetstream) {
+      log.warn('JetStream was requested but is not available in this version: core NATS only');
+    }
+    if (this.#monitoring) {
+      log.info(`Starting http monitor on ${this.options.httpHost}:${this.#monitoring.port}`);
+    }
+    log.info(`Listening for client connections on ${this.options.host}:${this.port}`);
+    if (this.options.debug) log.debug('Debug logging enabled');
+    if (this.options.trace) log.info('Trace logging enabled');
+    log.info('Server is ready');
+  }
+}
+
+function dialable(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function listenFailed(address: string, error: Error): ServerError {
+  return new ServerError('LISTEN_FAILED', `cannot listen on ${address}: ${error.message}`, {
+    cause: error,
+  });
+}
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  // timingSafeEqual needs equal lengths; compare against itself to spend the same time.
+  return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

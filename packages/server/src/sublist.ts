@@ -1,0 +1,225 @@
+import { isValidSubscribeSubject, subjectMatches } from '@slipstream/protocol';
+
+/** What the sublist needs from a subscription; the server's subscriptions carry more. */
+export interface SublistEntry {
+  readonly subject: string;
+  readonly queue: string | undefined;
+}
+
+/** Everything interested in one subject: plain subscriptions, and queue subscriptions grouped by queue name. */
+export interface SublistResult<S extends SublistEntry> {
+  readonly psubs: readonly S[];
+  readonly qsubs: readonly (readonly S[])[];
+}
+
+/** The figures /subsz reports (nats-server's SublistStats field names). */
+export interface SublistStats {
+  num_subscriptions: number;
+  num_cache: number;
+  num_inserts: number;
+  num_removes: number;
+  num_matches: number;
+  cache_hit_rate: number;
+  max_fanout: number;
+  avg_fanout: number;
+}
+
+class TrieNode<S> {
+  readonly literals = new Map<string, TrieNode<S>>();
+  /** Child for a `*` token. */
+  star: TrieNode<S> | undefined;
+  /** Child for a `>` token. */
+  rest: TrieNode<S> | undefined;
+  readonly psubs = new Set<S>();
+  readonly qsubs = new Map<string, Set<S>>();
+
+  isEmpty(): boolean {
+    return (
+      this.literals.size === 0 &&
+      !this.star &&
+      !this.rest &&
+      this.psubs.size === 0 &&
+      this.qsubs.size === 0
+    );
+  }
+}
+
+/** nats-server caps its match cache at 1024 subjects (slCacheMax). */
+const CACHE_MAX = 1024;
+
+const EMPTY_RESULT: SublistResult<never> = Object.freeze({ psubs: [], qsubs: [] });
+
+/**
+ * Subject interest: a trie keyed by subject tokens with `*` and `>` children, as nats-server's
+ * sublist. Lookups are cached per published subject; a SUB or UNSUB evicts exactly the cached
+ * subjects its pattern matches, so unrelated traffic keeps its cache. Results are shared and
+ * must not be mutated by callers.
+ */
+export class Sublist<S extends SublistEntry> {
+  readonly #root = new TrieNode<S>();
+  readonly #cache = new Map<string, SublistResult<S>>();
+  #count = 0;
+  #inserts = 0;
+  #removes = 0;
+  #matches = 0;
+  #cacheHits = 0;
+
+  /** Number of subscriptions held. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Adds a subscription; false (and nothing added) when its subject is not a valid subscribe subject. */
+  insert(sub: S): boolean {
+    if (!isValidSubscribeSubject(sub.subject)) return false;
+    let node = this.#root;
+    for (const token of sub.subject.split('.')) {
+      node = this.#child(node, token);
+    }
+    if (sub.queue === undefined) {
+      node.psubs.add(sub);
+    } else {
+      let group = node.qsubs.get(sub.queue);
+      if (!group) node.qsubs.set(sub.queue, (group = new Set()));
+      group.add(sub);
+    }
+    this.#count++;
+    this.#inserts++;
+    this.#evict(sub.subject);
+    return true;
+  }
+
+  /** Removes a subscription; false when it was not there. */
+  remove(sub: S): boolean {
+    const path: TrieNode<S>[] = [];
+    const tokens = sub.subject.split('.');
+    let node: TrieNode<S> | undefined = this.#root;
+    for (const token of tokens) {
+      path.push(node);
+      node = token === '*' ? node.star : token === '>' ? node.rest : node.literals.get(token);
+      if (!node) return false;
+    }
+    if (sub.queue === undefined) {
+      if (!node.psubs.delete(sub)) return false;
+    } else {
+      const group = node.qsubs.get(sub.queue);
+      if (!group?.delete(sub)) return false;
+      if (group.size === 0) node.qsubs.delete(sub.queue);
+    }
+    // Prune the branch back up while nodes are left empty, so churn does not grow the trie.
+    for (let i = tokens.length - 1; i >= 0 && node.isEmpty(); i--) {
+      const parent = path[i]!;
+      const token = tokens[i]!;
+      if (token === '*') parent.star = undefined;
+      else if (token === '>') parent.rest = undefined;
+      else parent.literals.delete(token);
+      node = parent;
+    }
+    this.#count--;
+    this.#removes++;
+    this.#evict(sub.subject);
+    return true;
+  }
+
+  /**
+   * Everything interested in a published subject. A subject with an empty token (`foo..bar`)
+   * matches nothing, as in nats-server; wildcard tokens in it are taken literally.
+   */
+  match(subject: string): SublistResult<S> {
+    this.#matches++;
+    const cached = this.#cache.get(subject);
+    if (cached) {
+      this.#cacheHits++;
+      return cached;
+    }
+    const tokens = subject.split('.');
+    for (const token of tokens) if (token.length === 0) return EMPTY_RESULT;
+    const psubs: S[] = [];
+    const groups = new Map<string, S[]>();
+    collect(this.#root, tokens, 0, psubs, groups);
+    const result: SublistResult<S> = { psubs, qsubs: [...groups.values()] };
+    if (this.#cache.size >= CACHE_MAX) {
+      // Oldest first: Map iteration follows insertion order.
+      this.#cache.delete(this.#cache.keys().next().value!);
+    }
+    this.#cache.set(subject, result);
+    return result;
+  }
+
+  /** Every subscription, in trie order. */
+  all(): S[] {
+    const out: S[] = [];
+    const walk = (node: TrieNode<S>) => {
+      for (const sub of node.psubs) out.push(sub);
+      for (const group of node.qsubs.values()) for (const sub of group) out.push(sub);
+      for (const child of node.literals.values()) walk(child);
+      if (node.star) walk(node.star);
+      if (node.rest) walk(node.rest);
+    };
+    walk(this.#root);
+    return out;
+  }
+
+  stats(): SublistStats {
+    let maxFanout = 0;
+    let totalFanout = 0;
+    for (const result of this.#cache.values()) {
+      const fanout = result.psubs.length + result.qsubs.length;
+      totalFanout += fanout;
+      if (fanout > maxFanout) maxFanout = fanout;
+    }
+    const cached = this.#cache.size;
+    return {
+      num_subscriptions: this.#count,
+      num_cache: cached,
+      num_inserts: this.#inserts,
+      num_removes: this.#removes,
+      num_matches: this.#matches,
+      cache_hit_rate: this.#matches === 0 ? 0 : this.#cacheHits / this.#matches,
+      max_fanout: maxFanout,
+      avg_fanout: cached === 0 ? 0 : totalFanout / cached,
+    };
+  }
+
+  #child(node: TrieNode<S>, token: string): TrieNode<S> {
+    if (token === '*') return (node.star ??= new TrieNode());
+    if (token === '>') return (node.rest ??= new TrieNode());
+    let child = node.literals.get(token);
+    if (!child) node.literals.set(token, (child = new TrieNode()));
+    return child;
+  }
+
+  #evict(pattern: string): void {
+    for (const subject of this.#cache.keys()) {
+      if (subjectMatches(subject, pattern)) this.#cache.delete(subject);
+    }
+  }
+}
+
+function collect<S extends SublistEntry>(
+  node: TrieNode<S>,
+  tokens: readonly string[],
+  index: number,
+  psubs: S[],
+  groups: Map<string, S[]>,
+): void {
+  if (index === tokens.length) {
+    addSubs(node, psubs, groups);
+    return;
+  }
+  // `>` needs at least one token left, which there is.
+  if (node.rest) addSubs(node.rest, psubs, groups);
+  if (node.star) collect(node.star, tokens, index + 1, psubs, groups);
+  const literal = node.literals.get(tokens[index]!);
+  if (literal) collect(literal, tokens, index + 1, psubs, groups);
+}
+
+/** Queue members found at different trie nodes under the same queue name form one group. */
+function addSubs<S>(node: TrieNode<S>, psubs: S[], groups: Map<string, S[]>): void {
+  for (const sub of node.psubs) psubs.push(sub);
+  for (const [queue, members] of node.qsubs) {
+    const group = groups.get(queue);
+    if (group) group.push(...members);
+    else groups.set(queue, [...members]);
+  }
+}
