@@ -153,6 +153,7 @@ const configSchema = z.object({
   websocket: z.record(z.string(), z.unknown()).optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
+  /** Accepted for compatibility; timestamps are always on. */
   logtime: z.boolean().optional(),
   log_file: z.string().optional(),
   pid_file: z.string().optional(),
@@ -240,7 +241,6 @@ function toSettings(c: ConfigShape): Settings {
     lameDuckGracePeriod: c.lame_duck_grace_period,
     debug: c.debug,
     trace: c.trace,
-    logtime: c.logtime,
     logFile: c.log_file,
     pidFile: c.pid_file,
     accounts: c.accounts,

@@ -108,8 +108,7 @@ export const flagTable: readonly FlagSpec[] = [
     names: ['T', 'logtime'],
     kind: 'bool',
     section: 'Logging',
-    help: 'Timestamp log entries (default: true)',
-    sets: ['logtime'],
+    help: 'Timestamp log entries (accepted; timestamps are always on)',
   },
   {
     names: ['D', 'debug'],

@@ -27,7 +27,6 @@ export interface Settings {
   authorization?: { user?: string; pass?: string; token?: string };
   debug?: boolean;
   trace?: boolean;
-  logtime?: boolean;
   logFile?: string;
   pidFile?: string;
   jetstream?: { enabled?: boolean; storeDir?: string; maxMemory?: number; maxFile?: number };

@@ -56,7 +56,7 @@ describe('config file validation', () => {
     ['max_conn: 5, max_subs: 6', { maxConnections: 5, maxSubscriptions: 6 }],
     ['authorization { token: "t0k" }', { authorization: { token: 't0k' } }],
     ['authorization { user: 123, pass: 456 }', { authorization: { user: '123', pass: '456' } }],
-    ['debug: true, trace: false, logtime: false', { debug: true, trace: false, logtime: false }],
+    ['debug: true, trace: false, logtime: false', { debug: true, trace: false }],
     [
       'log_file: "/tmp/s.log", pid_file: "/tmp/s.pid"',
       { logFile: '/tmp/s.log', pidFile: '/tmp/s.pid' },

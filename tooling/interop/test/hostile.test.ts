@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { startNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { floodFrames, hostileFrame, seededRandom } from './support/hostile-frames.js';
+import { startServerProcess } from './support/server-process.js';
+
+const attackMs = 5_000;
+const concurrent = 40;
+const maxAttackers = 1_500;
+/** Generous: Node itself takes ~50 MiB; per-connection pending output is capped at 1 MiB below. */
+const rssLimit = 300 * 1024 * 1024;
+const seed = Number(process.env.HOSTILE_SEED ?? Date.now() % 2 ** 31);
+
+const limits = 'max_pending: 1MB\nmax_payload: 64KB\nwrite_deadline: "2s"\n';
+
+interface Target {
+  readonly port: number;
+  readonly httpPort: number;
+  readonly url: string;
+  alive(): boolean;
+  rss(): number;
+  stop(): Promise<unknown>;
+}
+
+/** Ours runs as the real app process (`node apps/server/dist/main.js -c …`); the reference the same way. */
+const targets: readonly { name: string; start(): Promise<Target> }[] = [
+  {
+    name: 'slipstream-server process',
+    start: async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'hostile-'));
+      const config = join(dir, 'server.conf');
+      await writeFile(config, limits);
+      const server = await startServerProcess(['-c', config]);
+      return {
+        ...server,
+        alive: () => server.child.exitCode === null && server.child.signalCode === null,
+        rss: () => rssOf(server.child.pid!),
+        stop: async () => {
+          await server.stop();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'nats-server 2.9.10',
+    start: async () => {
+      const server = await startNatsServer({ config: limits, monitoring: true });
+      return {
+        port: server.port,
+        httpPort: server.httpPort!,
+        url: server.url,
+        alive: () => server.process.exitCode === null && server.process.signalCode === null,
+        rss: () => rssOf(server.process.pid!),
+        stop: () => server.stop(),
+      };
+    },
+  },
+];
+
+describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kind) => {
+  let server: Target;
+
+  beforeAll(async () => {
+    server = await kind.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('stays up, keeps answering a well-behaved client, and keeps memory bounded', async () => {
+    const rand = seededRandom(seed);
+    const nc = await connect({ servers: server.url, reconnect: false });
+    nc.subscribe('svc.echo', { callback: (_e, m) => m.respond(m.data) });
+    await nc.flush();
+
+    let peakRss = server.rss();
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, server.rss());
+    }, 100);
+
+    const deadline = Date.now() + attackMs;
+    let answered = 0;
+    const failures: string[] = [];
+    const client = (async () => {
+      for (let i = 0; Date.now() < deadline; i++) {
+        const payload = `request ${i}`;
+        try {
+          const reply = await nc.request('svc.echo', payload, { timeout: 5_000 });
+          if (reply.string() === payload) answered++;
+          else failures.push(`request ${i}: wrong reply ${reply.string()}`);
+        } catch (error) {
+          failures.push(`request ${i}: ${(error as Error).message}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+
+    let launched = 0;
+    const attacker = async () => {
+      while (Date.now() < deadline && launched < maxAttackers) {
+        launched++;
+        await attack(server.port, rand, deadline);
+      }
+    };
+    await Promise.all([client, ...Array.from({ length: concurrent }, attacker)]);
+    clearInterval(sampler);
+
+    expect(server.alive()).toBe(true);
+    expect(failures).toEqual([]);
+    expect(answered).toBeGreaterThan(0);
+    expect(peakRss).toBeLessThan(rssLimit);
+
+    // Still fully working afterwards: a request answers and monitoring reports on the survivors.
+    const after = await nc.request('svc.echo', 'after', { timeout: 5_000 });
+    expect(after.string()).toBe('after');
+    const varz = (await (await fetch(`http://127.0.0.1:${server.httpPort}/varz`)).json()) as {
+      connections: number;
+    };
+    expect(varz.connections).toBeGreaterThanOrEqual(1);
+    await nc.close();
+    console.info(
+      `hostile (${kind.name}): ${launched} raw connections, ${answered} requests answered, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+    );
+  }, 60_000);
+});
+
+/** Resident memory of a process in bytes (VmRSS from /proc). */
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
+}
+
+/** One raw connection: some frames, maybe a flood, maybe never reading, then gone. */
+function attack(port: number, rand: () => number, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect(port, '127.0.0.1');
+    const neverReads = rand() < 0.25;
+    const flood = rand() < 0.1;
+    const frames = 1 + Math.floor(rand() * 20);
+    const lifetime = Math.floor(rand() * 300);
+    socket.on('error', () => {});
+    socket.on('close', () => resolve());
+    if (neverReads) socket.pause();
+    else socket.on('data', () => {});
+    socket.on('connect', () => {
+      if (flood) socket.write(floodFrames(200, 1024));
+      for (let i = 0; i < frames && !socket.destroyed; i++) socket.write(hostileFrame(rand));
+      const end = Math.min(lifetime, Math.max(0, deadline - Date.now()));
+      setTimeout(() => socket.destroy(), end);
+    });
+  });
+}
