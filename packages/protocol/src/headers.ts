@@ -206,13 +206,17 @@ export class MsgHdrsImpl implements MsgHdrs {
     const block = this.#encoded!;
     const text = decodeUtf8(block, this.#bodyStart);
     let start = 0;
+    // Position of the next ':' at or after `start`, reused across lines without one so a
+    // block of colon-less lines is still read in linear time.
+    let colon = -1;
     while (start < text.length) {
       let end = text.indexOf('\n', start);
       if (end === -1) end = text.length;
       const lineEnd = end > start && text.charCodeAt(end - 1) === CR ? end - 1 : end;
       if (lineEnd === start) break; // the blank line that ends the block
-      const colon = text.indexOf(':', start);
-      if (colon !== -1 && colon < lineEnd) {
+      if (colon < start) colon = text.indexOf(':', start);
+      if (colon === -1) break; // no further key line
+      if (colon < lineEnd) {
         const key = text.slice(start, colon);
         const value = text.slice(colon + 1, lineEnd).trim();
         const values = entries.get(key);

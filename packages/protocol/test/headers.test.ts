@@ -152,6 +152,11 @@ describe('decoding', () => {
     expect(h.keys()).toEqual(['A']);
   });
 
+  it('reads a large block of colon-less lines in linear time', () => {
+    const h = decode(`NATS/1.0\r\n${'junk\r\n'.repeat(200_000)}A: 1\r\n\r\n`);
+    expect(h.keys()).toEqual(['A']);
+  });
+
   it('returns the received bytes unchanged until a change, then re-encodes', () => {
     const block = te.encode('NATS/1.0 100 Idle Heartbeat\nA:1\n\n');
     const h = MsgHdrsImpl.decode(block);
