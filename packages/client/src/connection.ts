@@ -1,0 +1,914 @@
+import {
+  ClientSideParser,
+  type ConnectInfo,
+  createInbox,
+  encodeUtf8,
+  FrameWriter,
+  isValidPublishSubject,
+  isValidQueueName,
+  isValidSubscribeSubject,
+  type MsgHdrsImpl,
+  type ProtocolError,
+  type ServerFrame,
+  type ServerInfo,
+} from '@slipstream/protocol';
+import type { Transport, TransportConnection } from '@slipstream/transport';
+import { authenticate } from './authenticator.js';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  errorFromServer,
+  InvalidArgumentError,
+  InvalidSubjectError,
+  MaxPayloadExceededError,
+  NatsError,
+  NoRespondersError,
+  PermissionViolationError,
+  ProtocolViolationError,
+  ReconnectBufferFullError,
+  type SlowConsumerError,
+  StaleConnectionError,
+  TimeoutError,
+} from './errors.js';
+import type { MsgImpl } from './msg.js';
+import { QueuedIterator } from './queued-iterator.js';
+import { requestMany } from './request-many.js';
+import { RequestMux } from './request-mux.js';
+import { type ServerEntry, ServerPool } from './servers.js';
+import { SubscriptionImpl } from './subscription.js';
+import type {
+  ConnectionOptions,
+  Msg,
+  NatsConnection,
+  Payload,
+  PublishOptions,
+  RequestManyOptions,
+  RequestOptions,
+  Stats,
+  Status,
+  Subscription,
+  SubscriptionOptions,
+} from './types.js';
+import { LANG, VERSION } from './version.js';
+
+/** An empty payload, shared. */
+export const Empty: Uint8Array = new Uint8Array(0);
+
+enum State {
+  Connecting,
+  Connected,
+  Reconnecting,
+  Closed,
+}
+
+/** Publishes are written once per event-loop turn, or as soon as this many bytes are pending. */
+const WRITE_THRESHOLD = 64 * 1024;
+/** Status events an unread status() iterator keeps; older ones are dropped. */
+const STATUS_BACKLOG = 1024;
+const DEFAULT_REQUEST_TIMEOUT = 1000;
+/** Server messages can carry a little more than max_payload (JetStream adds headers). */
+const PAYLOAD_SLACK = 64 * 1024;
+/** Server control lines (MSG subject + reply) are not bound by the client-side 4096 limit. */
+const SERVER_CONTROL_LINE = 64 * 1024;
+
+type PongWaiter = (error?: Error) => void;
+
+interface Handshake {
+  connectSent: boolean;
+  settled: boolean;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+export type ResolvedOptions = Required<
+  Pick<
+    ConnectionOptions,
+    | 'verbose'
+    | 'pedantic'
+    | 'noEcho'
+    | 'headers'
+    | 'noResponders'
+    | 'timeout'
+    | 'inboxPrefix'
+    | 'pingInterval'
+    | 'maxPingOut'
+    | 'reconnect'
+    | 'maxReconnectAttempts'
+    | 'reconnectTimeWait'
+    | 'reconnectJitter'
+    | 'reconnectJitterTLS'
+    | 'reconnectBufSize'
+    | 'waitOnFirstConnect'
+    | 'ignoreClusterUpdates'
+    | 'noRandomize'
+    | 'debug'
+  >
+> &
+  ConnectionOptions & { transport: Transport };
+
+function resolveOptions(options: ConnectionOptions & { transport: Transport }): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    verbose: false,
+    pedantic: false,
+    noEcho: false,
+    headers: true,
+    noResponders: true,
+    timeout: 20_000,
+    inboxPrefix: '_INBOX',
+    pingInterval: 120_000,
+    maxPingOut: 2,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 2000,
+    reconnectJitter: 100,
+    reconnectJitterTLS: 1000,
+    reconnectBufSize: 8 * 1024 * 1024,
+    waitOnFirstConnect: false,
+    ignoreClusterUpdates: false,
+    noRandomize: false,
+    debug: false,
+    transport: options.transport,
+  };
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined) (resolved as unknown as Record<string, unknown>)[key] = value;
+  }
+  if (resolved.noResponders && !resolved.headers) {
+    throw new InvalidArgumentError('noResponders requires headers');
+  }
+  if (!isValidPublishSubject(resolved.inboxPrefix)) {
+    throw new InvalidArgumentError(
+      `inboxPrefix must be a valid subject: '${resolved.inboxPrefix}'`,
+    );
+  }
+  return resolved;
+}
+
+const nextTurn: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
+/**
+ * One client connection: it owns the socket of the moment, the protocol state on it, the
+ * subscriptions that outlive sockets, and the reconnect loop.
+ */
+export class NatsConnectionImpl implements NatsConnection {
+  info: ServerInfo | undefined;
+
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #pool: ServerPool;
+  #server: ServerEntry | undefined;
+  #conn: TransportConnection | undefined;
+  #parser: ClientSideParser | undefined;
+  #handshake: Handshake | undefined;
+  #state = State.Connecting;
+  #draining = false;
+
+  /** Outbound frames not yet handed to the socket; also the reconnect buffer while disconnected. */
+  readonly #writer = new FrameWriter(64 * 1024);
+  #writeScheduled = false;
+  #lastValidSubject = '';
+  #maxPayload = 1024 * 1024;
+  #headersOn: boolean;
+
+  readonly #subs = new Map<string, SubscriptionImpl>();
+  #nextSid = 1;
+  #mux: RequestMux | undefined;
+
+  /** One entry per PING on the current socket, in order; null for keep-alive pings. */
+  #pongs: Array<PongWaiter | null> = [];
+  /** flush() calls made while disconnected, sent once a socket is up again. */
+  #deferredPongs: PongWaiter[] = [];
+  #pingsOut = 0;
+  #pingTimer: ReturnType<typeof setInterval> | undefined;
+  #wakeSleeper: (() => void) | undefined;
+
+  readonly #stats: Stats = { inBytes: 0, outBytes: 0, inMsgs: 0, outMsgs: 0, reconnects: 0 };
+  readonly #statusListeners = new Set<QueuedIterator<Status>>();
+  readonly #closed: Promise<Error | undefined>;
+  #resolveClosed!: (value: Error | undefined) => void;
+
+  private constructor(options: ConnectionOptions & { transport: Transport }) {
+    this.#options = resolveOptions(options);
+    this.#transport = this.#options.transport;
+    this.#headersOn = this.#options.headers;
+    const servers = this.#options.servers ?? `127.0.0.1:${this.#options.port ?? 4222}`;
+    this.#pool = new ServerPool(
+      Array.isArray(servers) ? servers : [servers],
+      this.#transport,
+      !this.#options.noRandomize,
+    );
+    this.#closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+  }
+
+  /** Connects to the first server that accepts; rejects if none does (unless waitOnFirstConnect). */
+  static async connect(
+    options: ConnectionOptions & { transport: Transport },
+  ): Promise<NatsConnectionImpl> {
+    const nc = new NatsConnectionImpl(options);
+    await nc.#firstConnect();
+    return nc;
+  }
+
+  // ---- publishing -------------------------------------------------------------------------
+
+  publish(subject: string, payload?: Payload, options?: PublishOptions): void {
+    if (this.#state !== State.Connected && this.#state !== State.Reconnecting) this.#assertOpen();
+    const data =
+      payload === undefined ? Empty : typeof payload === 'string' ? encodeUtf8(payload) : payload;
+    if (subject !== this.#lastValidSubject) {
+      if (!isValidPublishSubject(subject)) throw new InvalidSubjectError(subject);
+      this.#lastValidSubject = subject;
+    }
+    let reply: string | undefined;
+    let headers: Uint8Array | undefined;
+    if (options !== undefined) {
+      reply = options.reply || undefined;
+      if (reply !== undefined && !isValidPublishSubject(reply))
+        throw new InvalidSubjectError(reply);
+      if (options.headers !== undefined) {
+        if (!this.#headersOn)
+          throw new InvalidArgumentError('headers are not enabled on this connection');
+        headers = (options.headers as MsgHdrsImpl).encode();
+      }
+    }
+    const size = headers === undefined ? data.length : data.length + headers.length;
+    if (size > this.#maxPayload) throw new MaxPayloadExceededError(size, this.#maxPayload);
+    if (
+      this.#state !== State.Connected &&
+      this.#writer.length + size > this.#options.reconnectBufSize
+    ) {
+      throw new ReconnectBufferFullError(this.#options.reconnectBufSize);
+    }
+    this.#writer.pub(subject, reply, data, headers);
+    this.#stats.outMsgs++;
+    this.#stats.outBytes += size;
+    if (this.#writer.length >= WRITE_THRESHOLD) {
+      if (this.#state === State.Connected) this.#writeNow();
+    } else if (!this.#writeScheduled) {
+      this.#scheduleWrite();
+    }
+  }
+
+  publishMessage(msg: Msg): void {
+    this.publish(msg.subject, msg.data, { reply: msg.reply, headers: msg.headers });
+  }
+
+  respondMessage(msg: Msg): boolean {
+    if (!msg.reply) return false;
+    this.publish(msg.reply, msg.data, { headers: msg.headers });
+    return true;
+  }
+
+  // ---- subscribing ------------------------------------------------------------------------
+
+  subscribe(subject: string, options: SubscriptionOptions = {}): Subscription {
+    this.#assertOpen();
+    if (this.#draining) throw new DrainingConnectionError();
+    return this.#subscribe(subject, options);
+  }
+
+  #subscribe(subject: string, options: SubscriptionOptions): SubscriptionImpl {
+    if (!isValidSubscribeSubject(subject)) throw new InvalidSubjectError(subject);
+    if (options.queue !== undefined && !isValidQueueName(options.queue)) {
+      throw new InvalidArgumentError(`invalid queue name: '${options.queue}'`);
+    }
+    const sub = new SubscriptionImpl(this.#subscriptionHost, this.#nextSid++, subject, options);
+    this.#subs.set(sub.sidKey, sub);
+    if (this.#state === State.Connected) {
+      this.#writer.sub(subject, sub.sid, options.queue);
+      if (options.max !== undefined && options.max > 0) this.#writer.unsub(sub.sid, options.max);
+      this.#scheduleWrite();
+    }
+    return sub;
+  }
+
+  /** The connection as its subscriptions and messages see it. */
+  readonly #subscriptionHost = {
+    publish: (subject: string, payload?: Payload, options?: PublishOptions) =>
+      this.publish(subject, payload, options),
+    unsubscribeWire: (sid: number, max?: number) => {
+      if (this.#state !== State.Connected) return; // resubscription after reconnect covers it
+      this.#writer.unsub(sid, max);
+      this.#scheduleWrite();
+    },
+    forget: (sub: SubscriptionImpl) => {
+      this.#subs.delete(sub.sidKey);
+    },
+    flush: () => this.flush(),
+    callbackFailed: (error: unknown) => {
+      this.#emit({
+        type: 'error',
+        error: error instanceof Error ? error : new Error(String(error)),
+      });
+    },
+    slowConsumer: (sub: SubscriptionImpl, _error: SlowConsumerError) => {
+      this.#emit({ type: 'slowConsumer', sub, pending: sub.getPending() });
+    },
+  };
+
+  // ---- request / reply --------------------------------------------------------------------
+
+  request(subject: string, payload?: Payload, options: Partial<RequestOptions> = {}): Promise<Msg> {
+    try {
+      this.#assertOpen();
+      if (this.#draining) throw new DrainingConnectionError();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const timeout = options.timeout ?? DEFAULT_REQUEST_TIMEOUT;
+    if (options.noMux) return this.#requestNoMux(subject, payload, timeout, options);
+    const mux = this.#requestMux();
+    return new Promise<Msg>((resolve, reject) => {
+      const { token, reply } = mux.add({
+        deliver: (msg) => {
+          clearTimeout(timer);
+          mux.remove(token);
+          if (isNoResponders(msg)) reject(new NoRespondersError(subject));
+          else resolve(msg);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      const timer = setTimeout(() => {
+        mux.remove(token);
+        reject(new TimeoutError());
+      }, timeout);
+      try {
+        this.publish(subject, payload, { reply, headers: options.headers });
+      } catch (error) {
+        clearTimeout(timer);
+        mux.remove(token);
+        reject(error);
+      }
+    });
+  }
+
+  async #requestNoMux(
+    subject: string,
+    payload: Payload | undefined,
+    timeout: number,
+    options: Partial<RequestOptions>,
+  ) {
+    const reply = options.reply ?? createInbox(this.#options.inboxPrefix);
+    const sub = this.#subscribe(reply, { max: 1, timeout });
+    this.publish(subject, payload, { reply, headers: options.headers });
+    for await (const msg of sub) {
+      if (isNoResponders(msg as MsgImpl)) throw new NoRespondersError(subject);
+      return msg;
+    }
+    throw new ClosedConnectionError();
+  }
+
+  requestMany(
+    subject: string,
+    payload?: Payload,
+    options: Partial<RequestManyOptions> = {},
+  ): Promise<AsyncIterable<Msg>> {
+    try {
+      this.#assertOpen();
+      if (this.#draining) throw new DrainingConnectionError();
+      const iterator = requestMany(
+        this.#requestMux(),
+        subject,
+        options,
+        this.#options.timeout,
+        (reply) => this.publish(subject, payload, { reply, headers: options.headers }),
+      );
+      return Promise.resolve(iterator);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #requestMux(): RequestMux {
+    if (this.#mux) return this.#mux;
+    const mux = new RequestMux(this.#options.inboxPrefix);
+    this.#subscribe(mux.subject, {
+      callback: (error, msg) => {
+        if (error) mux.failAll(error);
+        else mux.dispatch(msg as MsgImpl);
+      },
+    });
+    this.#mux = mux;
+    return mux;
+  }
+
+  // ---- flush, rtt, stats, status ----------------------------------------------------------
+
+  flush(): Promise<void> {
+    if (this.#state === State.Closed) return Promise.reject(new ClosedConnectionError());
+    return new Promise((resolve, reject) => {
+      const waiter: PongWaiter = (error) => (error ? reject(error) : resolve());
+      if (this.#state === State.Connected) {
+        this.#pongs.push(waiter);
+        this.#writer.ping();
+        this.#writeNow();
+      } else {
+        this.#deferredPongs.push(waiter);
+      }
+    });
+  }
+
+  async rtt(): Promise<number> {
+    const start = performance.now();
+    await this.flush();
+    return performance.now() - start;
+  }
+
+  stats(): Stats {
+    return { ...this.#stats };
+  }
+
+  status(): AsyncIterable<Status> {
+    const listener = new QueuedIterator<Status>();
+    if (this.#state === State.Closed) {
+      listener.stop();
+      return listener;
+    }
+    listener.onFinished = () => this.#statusListeners.delete(listener);
+    this.#statusListeners.add(listener);
+    return listener;
+  }
+
+  #emit(status: Status): void {
+    if (this.#options.debug) console.debug('[nats] status', status.type);
+    for (const listener of this.#statusListeners) {
+      if (listener.length >= STATUS_BACKLOG) listener.dropOldest();
+      listener.push(status);
+    }
+  }
+
+  getServer(): string {
+    return this.#server?.hostport ?? '';
+  }
+
+  isClosed(): boolean {
+    return this.#state === State.Closed;
+  }
+
+  isDraining(): boolean {
+    return this.#draining;
+  }
+
+  closed(): Promise<Error | undefined> {
+    return this.#closed;
+  }
+
+  // ---- shutdown ---------------------------------------------------------------------------
+
+  async drain(): Promise<void> {
+    this.#assertOpen();
+    if (this.#draining) throw new DrainingConnectionError();
+    this.#draining = true;
+    const subs = [...this.#subs.values()];
+    await Promise.all(subs.map((sub) => sub.drain()));
+    await this.flush().catch(() => undefined);
+    await this.#close(undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.#close(undefined);
+  }
+
+  async reconnect(): Promise<void> {
+    this.#assertOpen();
+    if (this.#draining) throw new DrainingConnectionError();
+    if (this.#state !== State.Connected) return;
+    this.#emit({ type: 'forceReconnect' });
+    await this.#conn?.close();
+  }
+
+  async #close(error: Error | undefined): Promise<void> {
+    if (this.#state === State.Closed) {
+      await this.#closed;
+      return;
+    }
+    const wasConnected = this.#state === State.Connected;
+    this.#state = State.Closed;
+    this.#stopPings();
+    this.#wakeSleeper?.();
+    this.#handshake?.reject(new ClosedConnectionError());
+    const conn = this.#conn;
+    this.#conn = undefined;
+    if (conn) {
+      if (wasConnected && this.#writer.length > 0) conn.send(this.#writer.take());
+      await conn.close();
+    }
+    const closedError = new ClosedConnectionError();
+    const waiters = [...this.#pongs, ...this.#deferredPongs];
+    this.#pongs = [];
+    this.#deferredPongs = [];
+    for (const waiter of waiters) waiter?.(closedError);
+    this.#mux?.failAll(closedError);
+    for (const sub of [...this.#subs.values()]) sub.fail(undefined);
+    this.#emit(error ? { type: 'close', error } : { type: 'close' });
+    for (const listener of this.#statusListeners) listener.stop();
+    this.#statusListeners.clear();
+    this.#resolveClosed(error);
+  }
+
+  /** Re-reads the state after an await (a close may have happened meanwhile). */
+  #isClosedNow(): boolean {
+    return this.#state === State.Closed;
+  }
+
+  #assertOpen(): void {
+    if (this.#state === State.Closed) throw new ClosedConnectionError();
+  }
+
+  // ---- connecting -------------------------------------------------------------------------
+
+  async #firstConnect(): Promise<void> {
+    let lastError: unknown;
+    for (let tried = 0; tried < this.#pool.size; tried++) {
+      const entry = this.#pool.next(-1)!;
+      try {
+        await this.#attempt(entry);
+        return;
+      } catch (error) {
+        entry.failures++;
+        lastError = error;
+      }
+    }
+    if (this.#options.waitOnFirstConnect) {
+      this.#state = State.Reconnecting;
+      const connected = new Promise<void>((resolve, reject) => {
+        void this.#reconnectLoop(lastError, resolve, reject);
+      });
+      await connected;
+      return;
+    }
+    this.#state = State.Closed;
+    this.#resolveClosed(asError(lastError));
+    throw lastError instanceof NatsError
+      ? lastError
+      : new ConnectionError(`could not connect to ${this.#options.servers ?? 'the server'}`, {
+          cause: lastError,
+        });
+  }
+
+  /** Opens a socket to `entry` and runs the INFO / CONNECT / PING / PONG handshake on it. */
+  async #attempt(entry: ServerEntry): Promise<void> {
+    entry.lastAttempt = Date.now();
+    const { timeout, tls } = this.#options;
+    const conn = await this.#transport.connect(entry.url, { timeout, tls });
+    if (this.#state === State.Closed) {
+      await conn.close();
+      throw new ClosedConnectionError();
+    }
+    const parser = new ClientSideParser(this.#sink, {
+      maxControlLine: SERVER_CONTROL_LINE,
+      maxPayload: this.#maxPayload + PAYLOAD_SLACK,
+    });
+    this.#parser = parser;
+    this.#conn = conn;
+    this.#server = entry;
+    this.#pongs = [];
+    this.#pingsOut = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const handshake: Handshake = {
+          connectSent: false,
+          settled: false,
+          resolve: () => {
+            if (handshake.settled) return;
+            handshake.settled = true;
+            resolve();
+          },
+          reject: (error) => {
+            if (handshake.settled) return;
+            handshake.settled = true;
+            reject(error);
+          },
+        };
+        this.#handshake = handshake;
+        timer = setTimeout(() => handshake.reject(new TimeoutError()), timeout);
+        conn.listen({
+          data: (chunk) => parser.parse(chunk),
+          closed: (error) => this.#onSocketClosed(conn, error),
+        });
+      });
+    } catch (error) {
+      if (this.#conn === conn) this.#conn = undefined;
+      await conn.close(asError(error));
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.#handshake = undefined;
+    }
+    this.#onConnected(entry, conn);
+  }
+
+  #onConnected(entry: ServerEntry, conn: TransportConnection): void {
+    this.#state = State.Connected;
+    entry.failures = 0;
+    entry.didConnect = true;
+    // Subscriptions first, then what was published while disconnected, then deferred flushes.
+    const resubscribe = new FrameWriter(1024);
+    for (const sub of this.#subs.values()) {
+      resubscribe.sub(sub.subject, sub.sid, sub.queue);
+      const remaining = sub.remaining();
+      if (remaining !== undefined) resubscribe.unsub(sub.sid, remaining);
+    }
+    if (resubscribe.length > 0) conn.send(resubscribe.take());
+    for (const waiter of this.#deferredPongs) {
+      this.#pongs.push(waiter);
+      this.#writer.ping();
+    }
+    this.#deferredPongs = [];
+    this.#writeNow();
+    this.#startPings();
+  }
+
+  async #sendConnect(
+    conn: TransportConnection,
+    info: ServerInfo,
+    handshake: Handshake,
+  ): Promise<void> {
+    try {
+      const auth = await authenticate(this.#options, info.nonce);
+      if (handshake.settled || this.#conn !== conn) return;
+      const o = this.#options;
+      const connect = {
+        verbose: o.verbose,
+        pedantic: o.pedantic,
+        tls_required: conn.encrypted,
+        lang: LANG,
+        version: VERSION,
+        protocol: 1,
+        echo: !o.noEcho,
+        headers: this.#headersOn,
+        no_responders: this.#headersOn && o.noResponders,
+        ...(o.name === undefined ? {} : { name: o.name }),
+        ...auth,
+      } as ConnectInfo;
+      const w = new FrameWriter(512);
+      w.connect(connect);
+      w.ping();
+      this.#pongs.push((error) => (error ? handshake.reject(error) : handshake.resolve()));
+      if (o.debug)
+        console.debug(
+          '[nats] > CONNECT',
+          JSON.stringify({ ...connect, pass: undefined, auth_token: undefined }),
+        );
+      conn.send(w.take());
+    } catch (error) {
+      handshake.reject(asError(error) ?? new ConnectionError('authentication failed'));
+    }
+  }
+
+  // ---- incoming frames --------------------------------------------------------------------
+
+  readonly #sink = {
+    frame: (frame: ServerFrame) => {
+      if (frame.op === 'MSG') {
+        this.#stats.inMsgs++;
+        this.#stats.inBytes +=
+          frame.headers === undefined
+            ? frame.payload.length
+            : frame.payload.length + frame.headers.length;
+        this.#subs
+          .get(frame.sid)
+          ?.deliver(frame.subject, frame.reply, frame.headers, frame.payload);
+        return;
+      }
+      if (this.#options.debug)
+        console.debug(
+          '[nats] <',
+          frame.op,
+          'json' in frame ? frame.json : 'message' in frame ? frame.message : '',
+        );
+      switch (frame.op) {
+        case 'PING':
+          if (this.#state === State.Connected) {
+            this.#writer.pong();
+            this.#writeNow();
+          } else {
+            // Mid-handshake the shared writer holds publishes that must wait: answer on the side.
+            const w = new FrameWriter(8);
+            w.pong();
+            this.#conn?.send(w.take());
+          }
+          break;
+        case 'PONG': {
+          this.#pingsOut = 0;
+          this.#pongs.shift()?.();
+          break;
+        }
+        case 'INFO':
+          this.#onInfo(frame.json);
+          break;
+        case 'ERR':
+          this.#onServerError(frame.message);
+          break;
+        case 'OK':
+          break;
+      }
+    },
+    error: (error: ProtocolError) => {
+      void this.#conn?.close(
+        new ProtocolViolationError(`bad data from the server: ${error.message}`, { cause: error }),
+      );
+    },
+  };
+
+  #onInfo(json: string): void {
+    let info: ServerInfo;
+    try {
+      info = JSON.parse(json) as ServerInfo;
+    } catch (error) {
+      void this.#conn?.close(
+        new ProtocolViolationError('the server sent an INFO that is not JSON', { cause: error }),
+      );
+      return;
+    }
+    this.info = info;
+    if (typeof info.max_payload === 'number' && info.max_payload > 0) {
+      this.#maxPayload = info.max_payload;
+      if (this.#parser) this.#parser.maxPayload = info.max_payload + PAYLOAD_SLACK;
+    }
+    if (info.headers === false) this.#headersOn = false;
+    const handshake = this.#handshake;
+    if (handshake && !handshake.connectSent && this.#conn) {
+      handshake.connectSent = true;
+      void this.#sendConnect(this.#conn, info, handshake);
+    }
+    if (!this.#options.ignoreClusterUpdates) {
+      const info2 = info as ServerInfo & { connect_urls?: string[]; ws_connect_urls?: string[] };
+      const urls =
+        this.#transport.name === 'websocket' ? info2.ws_connect_urls : info2.connect_urls;
+      if (urls && urls.length > 0) {
+        const { added, deleted } = this.#pool.update(urls, this.#server);
+        if (added.length > 0 || deleted.length > 0) this.#emit({ type: 'update', added, deleted });
+      }
+    }
+    if ((info as { ldm?: boolean }).ldm && !handshake)
+      this.#emit({ type: 'ldm', server: this.getServer() });
+  }
+
+  #onServerError(text: string): void {
+    const error = errorFromServer(text);
+    if (this.#handshake) {
+      this.#handshake.reject(error);
+      return;
+    }
+    if (error instanceof PermissionViolationError && error.operation === 'subscription') {
+      for (const sub of this.#subs.values()) {
+        if (
+          sub.subject === error.subject &&
+          (error.queue === undefined || sub.queue === error.queue)
+        )
+          sub.fail(error);
+      }
+    }
+    this.#emit({ type: 'error', error });
+  }
+
+  // ---- writing ----------------------------------------------------------------------------
+
+  #scheduleWrite(): void {
+    if (this.#writeScheduled) return;
+    this.#writeScheduled = true;
+    nextTurn(this.#writeTurn);
+  }
+
+  readonly #writeTurn = () => {
+    this.#writeScheduled = false;
+    if (this.#state === State.Connected) this.#writeNow();
+  };
+
+  #writeNow(): void {
+    if (this.#writer.length === 0 || !this.#conn) return;
+    this.#conn.send(this.#writer.take());
+  }
+
+  // ---- keep-alive -------------------------------------------------------------------------
+
+  #startPings(): void {
+    this.#stopPings();
+    if (this.#options.pingInterval <= 0) return;
+    this.#pingTimer = setInterval(() => {
+      if (this.#state !== State.Connected) return;
+      if (this.#pingsOut >= this.#options.maxPingOut) {
+        this.#emit({ type: 'staleConnection' });
+        void this.#conn?.close(new StaleConnectionError());
+        return;
+      }
+      this.#pingsOut++;
+      this.#emit({ type: 'ping', pendingPings: this.#pingsOut });
+      this.#pongs.push(null);
+      this.#writer.ping();
+      this.#writeNow();
+    }, this.#options.pingInterval);
+    (this.#pingTimer as { unref?: () => void }).unref?.();
+  }
+
+  #stopPings(): void {
+    if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
+    this.#pingTimer = undefined;
+  }
+
+  // ---- losing and regaining the server ----------------------------------------------------
+
+  #onSocketClosed(conn: TransportConnection, error: Error | undefined): void {
+    if (this.#handshake && this.#conn === conn) {
+      this.#handshake.reject(
+        error ?? new ConnectionError('the server closed the connection during the handshake'),
+      );
+      return;
+    }
+    if (this.#conn !== conn || this.#state !== State.Connected) return;
+    this.#conn = undefined;
+    this.#parser = undefined;
+    this.#stopPings();
+    // User flushes wait for the next socket; keep-alive pings die with this one.
+    for (const waiter of this.#pongs) if (waiter) this.#deferredPongs.push(waiter);
+    this.#pongs = [];
+    const server = this.getServer();
+    this.#emit({ type: 'disconnect', server });
+    if (!this.#options.reconnect || this.#draining) {
+      void this.#close(error ?? new ConnectionError(`disconnected from ${server}`));
+      return;
+    }
+    this.#state = State.Reconnecting;
+    void this.#reconnectLoop(error);
+  }
+
+  async #reconnectLoop(
+    firstError: unknown,
+    onConnected?: () => void,
+    onGiveUp?: (error: unknown) => void,
+  ): Promise<void> {
+    let lastError = firstError;
+    let attempt = 0;
+    for (;;) {
+      if (this.#state === State.Closed) return;
+      const entry = this.#pool.next(this.#options.maxReconnectAttempts);
+      if (!entry) {
+        const error = new ConnectionError('no server left to reconnect to', { cause: lastError });
+        onGiveUp?.(error);
+        await this.#close(error);
+        return;
+      }
+      await this.#sleep(this.#reconnectDelay(entry));
+      if (this.#isClosedNow()) return;
+      attempt++;
+      if (!onConnected) this.#emit({ type: 'reconnecting', server: entry.hostport, attempt });
+      try {
+        await this.#attempt(entry);
+      } catch (error) {
+        entry.failures++;
+        lastError = error;
+        this.#pool.prune(this.#options.maxReconnectAttempts);
+        continue;
+      }
+      if (onConnected) {
+        onConnected();
+      } else {
+        this.#stats.reconnects++;
+        this.#emit({ type: 'reconnect', server: entry.hostport });
+      }
+      return;
+    }
+  }
+
+  #reconnectDelay(entry: ServerEntry): number {
+    if (entry.lastAttempt === 0) return 0;
+    const o = this.#options;
+    const jitter =
+      entry.url.protocol === 'tls:' || entry.url.protocol === 'wss:'
+        ? o.reconnectJitterTLS
+        : o.reconnectJitter;
+    const wait = o.reconnectDelayHandler
+      ? o.reconnectDelayHandler()
+      : o.reconnectTimeWait + Math.random() * jitter;
+    return Math.max(0, entry.lastAttempt + wait - Date.now());
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakeSleeper = done;
+    });
+  }
+}
+
+function isNoResponders(msg: MsgImpl): boolean {
+  return msg.isStatus && msg.headers?.code === 503;
+}
+
+function asError(error: unknown): Error | undefined {
+  if (error === undefined) return undefined;
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,37 @@
+export {
+  canonicalMIMEHeaderKey,
+  createInbox,
+  headers,
+  Match,
+  type MsgHdrs,
+  MsgHdrsImpl,
+  nuid,
+  type ServerInfo,
+} from '@slipstream/protocol';
+export type { TlsOptions, Transport } from '@slipstream/transport';
+export {
+  credsAuthenticator,
+  jwtAuthenticator,
+  nkeyAuthenticator,
+  tokenAuthenticator,
+  usernamePasswordAuthenticator,
+} from './authenticator.js';
+export { Empty } from './connection.js';
+export * from './errors.js';
+export {
+  type Auth,
+  type Authenticator,
+  type ConnectionOptions,
+  type Msg,
+  type MsgCallback,
+  type NatsConnection,
+  type Payload,
+  type PublishOptions,
+  type RequestManyOptions,
+  type RequestOptions,
+  RequestStrategy,
+  type Stats,
+  type Status,
+  type Subscription,
+  type SubscriptionOptions,
+} from './types.js';

@@ -1,0 +1,276 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ClosedConnectionError,
+  connect,
+  createInbox,
+  Empty,
+  errors,
+  headers,
+  InvalidSubjectError,
+  MaxPayloadExceededError,
+  type Msg,
+  type NatsConnection,
+  NoRespondersError,
+  RequestError,
+  RequestStrategy,
+  TimeoutError,
+} from '../src/node.js';
+import { type SuiteServer, serverKinds } from './servers.js';
+
+describe.each(serverKinds)('core client against $name', (kind) => {
+  let server: SuiteServer;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    server = await kind.start();
+    nc = await connect({ servers: server.url });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it('connects and exposes the server INFO', () => {
+    expect(nc.info?.max_payload).toBeGreaterThan(0);
+    expect(nc.getServer()).toBe(server.url.replace('nats://', ''));
+    expect(nc.isClosed()).toBe(false);
+  });
+
+  it('delivers to a callback subscription', async () => {
+    const subject = createInbox();
+    const got: string[] = [];
+    const sub = nc.subscribe(subject, { callback: (_err, msg) => void got.push(msg.string()) });
+    for (let i = 0; i < 5; i++) nc.publish(subject, `m${i}`);
+    await nc.flush();
+    expect(got).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    expect(sub.getReceived()).toBe(5);
+    sub.unsubscribe();
+    expect(sub.isClosed()).toBe(true);
+  });
+
+  it('delivers to an async iterator and ends at max', async () => {
+    const subject = createInbox();
+    const sub = nc.subscribe(subject, { max: 3 });
+    for (let i = 0; i < 5; i++) nc.publish(subject, new Uint8Array([i]));
+    const got: number[] = [];
+    for await (const msg of sub) got.push(msg.data[0]!);
+    expect(got).toEqual([0, 1, 2]);
+    expect(sub.getMax()).toBe(3);
+    expect(await sub.closed).toBeUndefined();
+  });
+
+  it('unsubscribe(max) stops after that many messages', async () => {
+    const subject = createInbox();
+    const sub = nc.subscribe(subject);
+    sub.unsubscribe(2);
+    for (let i = 0; i < 4; i++) nc.publish(subject);
+    let n = 0;
+    for await (const _ of sub) n++;
+    expect(n).toBe(2);
+  });
+
+  it('spreads a queue group over its members', async () => {
+    const subject = createInbox();
+    const counts = [0, 0];
+    const a = nc.subscribe(subject, { queue: 'q', callback: () => void counts[0]!++ });
+    const b = nc.subscribe(subject, { queue: 'q', callback: () => void counts[1]!++ });
+    for (let i = 0; i < 100; i++) nc.publish(subject);
+    await nc.flush();
+    expect(counts[0]! + counts[1]!).toBe(100);
+    a.unsubscribe();
+    b.unsubscribe();
+  });
+
+  it('carries headers both ways, decoded on demand', async () => {
+    const subject = createInbox();
+    const sub = nc.subscribe(subject, { max: 1 });
+    const h = headers();
+    h.set('X-Trace', 'abc');
+    h.append('X-Multi', '1');
+    h.append('X-Multi', '2');
+    nc.publish(subject, 'body', { headers: h });
+    for await (const msg of sub) {
+      expect(msg.string()).toBe('body');
+      expect(msg.headers?.get('X-Trace')).toBe('abc');
+      expect(msg.headers?.values('X-Multi')).toEqual(['1', '2']);
+    }
+  });
+
+  it('does request/reply over the shared inbox', async () => {
+    const subject = createInbox();
+    const service = nc.subscribe(subject, {
+      callback: (_e, msg) => void msg.respond(`re:${msg.string()}`),
+    });
+    const replies = await Promise.all(
+      [1, 2, 3].map((i) => nc.request(subject, `q${i}`, { timeout: 5000 })),
+    );
+    expect(replies.map((m) => m.string())).toEqual(['re:q1', 're:q2', 're:q3']);
+    const noMux = await nc.request(subject, 'x', { timeout: 5000, noMux: true });
+    expect(noMux.string()).toBe('re:x');
+    service.unsubscribe();
+  });
+
+  it('fails a request with no responders as a typed RequestError', async () => {
+    const error = await nc.request(createInbox(), 'x', { timeout: 5000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(NoRespondersError);
+    expect(error).toBeInstanceOf(RequestError);
+    expect(error.isNoResponders()).toBe(true);
+    expect(error.code).toBe('NO_RESPONDERS');
+  });
+
+  it('times out a request nobody answers', async () => {
+    const subject = createInbox();
+    const silent = nc.subscribe(subject, { callback: () => {} });
+    const error = await nc.request(subject, 'x', { timeout: 100 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.code).toBe('TIMEOUT');
+    silent.unsubscribe();
+  });
+
+  it('collects many replies with each requestMany strategy', async () => {
+    const subject = createInbox();
+    const responders = [1, 2, 3].map((i) =>
+      nc.subscribe(subject, {
+        callback: (_e, msg) => {
+          msg.respond(`r${i}`);
+          if (msg.string() === 'sentinel' && i === 3) setTimeout(() => msg.respond(Empty), 50);
+        },
+      }),
+    );
+    const collect = async (it: AsyncIterable<Msg>) => {
+      const out: string[] = [];
+      for await (const m of it) out.push(m.string());
+      return out;
+    };
+    expect(
+      await collect(
+        await nc.requestMany(subject, 'x', {
+          strategy: RequestStrategy.Count,
+          maxMessages: 2,
+          maxWait: 5000,
+        }),
+      ),
+    ).toHaveLength(2);
+    expect(
+      await collect(
+        await nc.requestMany(subject, 'x', { strategy: RequestStrategy.Timer, maxWait: 300 }),
+      ),
+    ).toHaveLength(3);
+    expect(
+      await collect(
+        await nc.requestMany(subject, 'x', {
+          strategy: RequestStrategy.JitterTimer,
+          jitter: 200,
+          maxWait: 5000,
+        }),
+      ),
+    ).toHaveLength(3);
+    expect(
+      await collect(
+        await nc.requestMany(subject, 'sentinel', {
+          strategy: RequestStrategy.SentinelMsg,
+          maxWait: 5000,
+        }),
+      ),
+    ).toHaveLength(3);
+    for (const r of responders) r.unsubscribe();
+    await expect(
+      collect(await nc.requestMany(subject, 'x', { maxWait: 5000 })),
+    ).rejects.toBeInstanceOf(NoRespondersError);
+  });
+
+  it('fails a subscription that sees nothing within its timeout', async () => {
+    const sub = nc.subscribe(createInbox(), { timeout: 100 });
+    const iterate = async () => {
+      for await (const _ of sub) {
+      }
+    };
+    await expect(iterate()).rejects.toBeInstanceOf(TimeoutError);
+    const viaCallback = await new Promise<Error | null>((resolve) =>
+      nc.subscribe(createInbox(), { timeout: 100, callback: (err) => resolve(err) }),
+    );
+    expect(viaCallback).toBeInstanceOf(errors.TimeoutError);
+  });
+
+  it('checks subjects and payload size before writing anything', () => {
+    expect(() => nc.publish('foo..bar')).toThrow(InvalidSubjectError);
+    expect(() => nc.publish('foo.*')).toThrow(InvalidSubjectError);
+    expect(() => nc.subscribe('foo.>.bar')).toThrow(InvalidSubjectError);
+    const max = nc.info!.max_payload;
+    expect(() => nc.publish('big', new Uint8Array(max + 1))).toThrow(MaxPayloadExceededError);
+  });
+
+  it('counts messages and bytes, and measures rtt', async () => {
+    const before = nc.stats();
+    const subject = createInbox();
+    const sub = nc.subscribe(subject, { callback: () => {} });
+    nc.publish(subject, 'hello');
+    await nc.flush();
+    const after = nc.stats();
+    expect(after.outMsgs - before.outMsgs).toBe(1);
+    expect(after.outBytes - before.outBytes).toBe(5);
+    expect(after.inMsgs - before.inMsgs).toBe(1);
+    expect(after.inBytes - before.inBytes).toBe(5);
+    expect(await nc.rtt()).toBeGreaterThanOrEqual(0);
+    sub.unsubscribe();
+  });
+
+  it('does not echo to itself with noEcho', async () => {
+    const quiet = await connect({ servers: server.url, noEcho: true });
+    const subject = createInbox();
+    let own = 0;
+    quiet.subscribe(subject, { callback: () => void own++ });
+    let fromOthers = 0;
+    nc.subscribe(subject, { callback: () => void fromOthers++ });
+    await quiet.flush();
+    await nc.flush();
+    quiet.publish(subject);
+    nc.publish(subject);
+    await quiet.flush();
+    await nc.flush();
+    await quiet.flush();
+    expect(own).toBe(1);
+    expect(fromOthers).toBe(2);
+    await quiet.close();
+  });
+
+  it('drains: pending messages are processed, then the connection closes', async () => {
+    const other = await connect({ servers: server.url });
+    const subject = createInbox();
+    const sub = other.subscribe(subject);
+    await other.flush();
+    for (let i = 0; i < 50; i++) nc.publish(subject, String(i));
+    await nc.flush();
+    await other.flush();
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const m of sub) seen.push(m.string());
+    })();
+    await other.drain();
+    await reading;
+    expect(seen).toHaveLength(50);
+    expect(other.isClosed()).toBe(true);
+    expect(await other.closed()).toBeUndefined();
+  });
+
+  it('close ends iterators and rejects later calls with ClosedConnectionError', async () => {
+    const other = await connect({ servers: server.url });
+    const sub = other.subscribe(createInbox());
+    const statuses: string[] = [];
+    const watching = (async () => {
+      for await (const s of other.status()) statuses.push(s.type);
+    })();
+    await other.close();
+    for await (const _ of sub) {
+    }
+    await watching;
+    expect(statuses).toEqual(['close']);
+    expect(() => other.publish('x')).toThrow(ClosedConnectionError);
+    await expect(other.request('x')).rejects.toBeInstanceOf(ClosedConnectionError);
+    await expect(other.flush()).rejects.toBeInstanceOf(ClosedConnectionError);
+  });
+
+  it('rejects connect with a ConnectionError when nothing listens', async () => {
+    const error = await connect({ servers: '127.0.0.1:1', timeout: 2000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(errors.ConnectionError);
+  });
+});
