@@ -66,9 +66,10 @@ import type { ApiOperationName } from './subjects.js';
  * - `none`: must be empty (a body is rejected with 10038),
  * - `ignored`: anything goes, nothing is read,
  * - `optional`: may be empty; otherwise the request schema applies,
- * - `json`: the request schema applies (an empty body is a bad request).
+ * - `required`: must not be empty (an empty body or `{}` is a bad request, 10003),
+ * - `json`: always decoded (an empty body is invalid JSON, 10025).
  */
-export type PayloadRule = 'none' | 'ignored' | 'optional' | 'json';
+export type PayloadRule = 'none' | 'ignored' | 'optional' | 'required' | 'json';
 
 /** One `$JS.API` operation: its body rule and the schemas of its request and response. */
 export interface ApiOperation {
@@ -95,17 +96,17 @@ export const apiOperations = {
   streamInfo: op('optional', streamInfoRequestSchema, streamInfoResponseSchema),
   streamDelete: op('none', undefined, streamDeleteResponseSchema),
   streamPurge: op('optional', streamPurgeRequestSchema, streamPurgeResponseSchema),
-  streamMsgDelete: op('json', streamMsgDeleteRequestSchema, streamMsgDeleteResponseSchema),
-  streamMsgGet: op('json', msgGetRequestSchema, streamMsgGetResponseSchema),
-  streamSnapshot: op('json', streamSnapshotRequestSchema, streamSnapshotResponseSchema),
-  streamRestore: op('json', streamRestoreRequestSchema, streamRestoreResponseSchema),
+  streamMsgDelete: op('required', streamMsgDeleteRequestSchema, streamMsgDeleteResponseSchema),
+  streamMsgGet: op('required', msgGetRequestSchema, streamMsgGetResponseSchema),
+  streamSnapshot: op('required', streamSnapshotRequestSchema, streamSnapshotResponseSchema),
+  streamRestore: op('required', streamRestoreRequestSchema, streamRestoreResponseSchema),
   streamLeaderStepdown: op(
     'optional',
     leaderStepdownRequestSchema,
     streamLeaderStepdownResponseSchema,
   ),
-  streamPeerRemove: op('json', streamPeerRemoveRequestSchema, streamRemovePeerResponseSchema),
-  streamPeerEvacuate: op('json', streamPeerRemoveRequestSchema, streamRemovePeerResponseSchema),
+  streamPeerRemove: op('required', streamPeerRemoveRequestSchema, streamRemovePeerResponseSchema),
+  streamPeerEvacuate: op('required', streamPeerRemoveRequestSchema, streamRemovePeerResponseSchema),
   streamCancelMove: op('none', undefined, streamUpdateResponseSchema),
   streamTemplateCreate: op('json', streamTemplateConfigSchema, streamTemplateCreateResponseSchema),
   streamTemplateDelete: op('none', undefined, streamTemplateDeleteResponseSchema),
@@ -124,7 +125,7 @@ export const apiOperations = {
   consumerInfo: op('none', undefined, consumerInfoResponseSchema),
   consumerDelete: op('none', undefined, consumerDeleteResponseSchema),
   consumerPause: op('optional', consumerPauseRequestSchema, consumerPauseResponseSchema),
-  consumerUnpin: op('json', consumerUnpinRequestSchema, consumerUnpinResponseSchema),
+  consumerUnpin: op('required', consumerUnpinRequestSchema, consumerUnpinResponseSchema),
   consumerReset: op('optional', consumerResetRequestSchema, consumerResetResponseSchema),
   consumerNext: op('optional', pullRequestSchema, undefined),
   consumerLeaderStepdown: op(
@@ -132,12 +133,12 @@ export const apiOperations = {
     leaderStepdownRequestSchema,
     consumerLeaderStepdownResponseSchema,
   ),
-  directGet: op('json', msgGetRequestSchema, undefined),
+  directGet: op('required', msgGetRequestSchema, undefined),
   directGetLastBySubject: op('optional', msgGetRequestSchema, undefined),
   metaLeaderStepdown: op('optional', leaderStepdownRequestSchema, metaLeaderStepdownResponseSchema),
-  metaRescue: op('json', metaRescueRequestSchema, metaRescueResponseSchema),
-  serverRemove: op('json', serverRemoveRequestSchema, metaServerRemoveResponseSchema),
-  serverEvacuate: op('json', serverRemoveRequestSchema, metaServerRemoveResponseSchema),
+  metaRescue: op('required', metaRescueRequestSchema, metaRescueResponseSchema),
+  serverRemove: op('required', serverRemoveRequestSchema, metaServerRemoveResponseSchema),
+  serverEvacuate: op('required', serverRemoveRequestSchema, metaServerRemoveResponseSchema),
   accountPurge: op('ignored', undefined, accountPurgeResponseSchema),
   accountStreamMove: op('json', streamMoveRequestSchema, streamUpdateResponseSchema),
   accountStreamCancelMove: op('none', undefined, streamUpdateResponseSchema),

@@ -56,6 +56,19 @@ export function decodeJson<S extends z.ZodType>(
   return result.success ? { ok: true, value: result.data } : invalid(schemaIssues(result.error));
 }
 
+/** nats-server's notion of an empty request: no bytes, or a JSON object without keys (`{}`). */
+export function isEmptyRequest(text: string): boolean {
+  const trimmed = text.trim();
+  if (trimmed.length === 0) return true;
+  if (!trimmed.startsWith('{')) return false;
+  try {
+    const json: unknown = JSON.parse(trimmed);
+    return typeof json === 'object' && json !== null && Object.keys(json).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Decodes an API request body by the rules of its operation, answering as nats-server does:
  * a body where none is allowed is 10038, a missing required body 10003, a bad one 10025.
@@ -70,7 +83,7 @@ export function decodeApiRequest<Op extends ApiOperationName>(
     request: z.ZodType | undefined;
   };
   const text = asText(body);
-  const empty = text.trim().length === 0;
+  const empty = isEmptyRequest(text);
   if (payload === 'ignored') return { ok: true, value: undefined };
   if (payload === 'none') {
     if (empty) return { ok: true, value: undefined };
@@ -81,8 +94,8 @@ export function decodeApiRequest<Op extends ApiOperationName>(
       issues: [{ path: '(body)', rule: 'empty', message: error.message }],
     };
   }
-  if (empty || !request) {
-    if (payload === 'optional') return { ok: true, value: undefined };
+  if (payload === 'optional' && empty) return { ok: true, value: undefined };
+  if (payload === 'required' && empty) {
     const error = ApiError.of(jsErrors.JSBadRequestErr);
     return {
       ok: false,
@@ -90,6 +103,7 @@ export function decodeApiRequest<Op extends ApiOperationName>(
       issues: [{ path: '(body)', rule: 'required', message: 'a JSON body is required' }],
     };
   }
+  if (!request) return { ok: true, value: undefined };
   return decodeJson(request, text) as Decoded<ApiRequest<Op>>;
 }
 

@@ -110,7 +110,7 @@ export interface ParsedApiSubject {
 
 const compiled = Object.entries(apiSubjectPatterns).map(([operation, pattern]) => ({
   operation: operation as ApiOperationName,
-  tokens: pattern.split('.').map((token) => {
+  tokens: (pattern.match(/\{\w+(?:\.\.\.)?\}|[^.]+/g) ?? []).map((token) => {
     const m = /^\{(\w+)(\.\.\.)?\}$/.exec(token);
     return m ? { param: m[1]!, rest: m[2] !== undefined } : { literal: token };
   }),
