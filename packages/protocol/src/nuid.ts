@@ -94,10 +94,11 @@ export class InvalidInboxPrefixError extends Error {
   }
 }
 
-/** A fresh reply subject, `<prefix>.<nuid>`. */
+/** A fresh reply subject, `<prefix>.<nuid>`; an empty prefix means `_INBOX`, as in nats.js. */
 export function createInbox(prefix = '_INBOX'): string {
-  if (!isValidPublishSubject(prefix)) throw new InvalidInboxPrefixError(prefix);
-  return `${prefix}.${nuid.next()}`;
+  const base = prefix === '' ? '_INBOX' : prefix;
+  if (!isValidPublishSubject(base)) throw new InvalidInboxPrefixError(prefix);
+  return `${base}.${nuid.next()}`;
 }
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -73,7 +73,11 @@ describe('createInbox', () => {
     expect(isValidPublishSubject(inbox)).toBe(true);
   });
 
-  it.each(['', 'foo.*', '>', 'a..b', 'has space'])('rejects prefix %j with a typed error', (p) => {
+  it('treats an empty prefix as _INBOX, like nats.js', () => {
+    expect(createInbox('')).toMatch(/^_INBOX\.[0-9A-Za-z]{22}$/);
+  });
+
+  it.each(['foo.*', '>', 'a..b', 'has space', '.'])('rejects prefix %j with a typed error', (p) => {
     let caught: unknown;
     try {
       createInbox(p);
