@@ -1,0 +1,122 @@
+import { createUser } from '@nats-io/nkeys';
+import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  AuthorizationError,
+  connect,
+  nkeyAuthenticator,
+  PermissionViolationError,
+  type Status,
+  tokenAuthenticator,
+  usernamePasswordAuthenticator,
+} from '../src/node.js';
+import { waitFor } from './servers.js';
+
+describe('authentication against nats-server 2.9.10', () => {
+  const servers: RunningNatsServer[] = [];
+  const start = async (config: string) => {
+    const server = await startNatsServer({ config });
+    servers.push(server);
+    return server;
+  };
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
+  });
+
+  it('user and password', async () => {
+    const server = await start('authorization { user: a, password: b }');
+    const nc = await connect({ servers: server.url, user: 'a', pass: 'b' });
+    await nc.flush();
+    await nc.close();
+    const refused = await connect({ servers: server.url, user: 'a', pass: 'wrong' }).catch(
+      (e) => e,
+    );
+    expect(refused).toBeInstanceOf(AuthorizationError);
+    expect(refused.code).toBe('AUTHORIZATION_VIOLATION');
+    const anonymous = await connect({ servers: server.url }).catch((e) => e);
+    expect(anonymous).toBeInstanceOf(AuthorizationError);
+  });
+
+  it('token', async () => {
+    const server = await start('authorization { token: s3cret }');
+    const nc = await connect({ servers: server.url, token: 's3cret' });
+    await nc.flush();
+    await nc.close();
+    const viaAuthenticator = await connect({
+      servers: server.url,
+      authenticator: tokenAuthenticator(() => 's3cret'),
+    });
+    await viaAuthenticator.close();
+    await expect(connect({ servers: server.url, token: 'nope' })).rejects.toBeInstanceOf(
+      AuthorizationError,
+    );
+  });
+
+  it('nkey: signs the server nonce', async () => {
+    const user = createUser();
+    const server = await start(`authorization { users = [ { nkey: ${user.getPublicKey()} } ] }`);
+    const nc = await connect({
+      servers: server.url,
+      authenticator: nkeyAuthenticator(user.getSeed()),
+    });
+    await nc.flush();
+    await nc.close();
+    const stranger = createUser();
+    await expect(
+      connect({ servers: server.url, authenticator: nkeyAuthenticator(stranger.getSeed()) }),
+    ).rejects.toBeInstanceOf(AuthorizationError);
+  });
+
+  it('evaluates the authenticator again at every reconnect', async () => {
+    const server = await start(
+      'authorization { users = [ { user: a, password: one }, { user: b, password: two } ] }',
+    );
+    const calls: string[] = [];
+    let user = 'a';
+    const authenticator = (nonce?: string) => {
+      calls.push(user);
+      return usernamePasswordAuthenticator(user, user === 'a' ? 'one' : 'two')(nonce);
+    };
+    const nc = await connect({ servers: server.url, authenticator, reconnectTimeWait: 50 });
+    const statuses: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) statuses.push(s.type);
+    })();
+    user = 'b';
+    const restarted = await server.restart();
+    servers.push(restarted);
+    await waitFor(() => statuses.includes('reconnect'), 'reconnect');
+    expect(calls[0]).toBe('a');
+    expect(calls.at(-1)).toBe('b');
+    await nc.close();
+  });
+
+  it('reports permission violations as typed errors and ends the denied subscription', async () => {
+    const server = await start(
+      'authorization { users = [ { user: a, password: b, permissions: { publish: { deny: "secret" }, subscribe: { deny: "hidden" } } } ] }',
+    );
+    const nc = await connect({ servers: server.url, user: 'a', pass: 'b' });
+    const events: Status[] = [];
+    void (async () => {
+      for await (const s of nc.status()) events.push(s);
+    })();
+    const sub = nc.subscribe('hidden');
+    const ended = (async () => {
+      for await (const _ of sub) {
+      }
+    })();
+    await expect(ended).rejects.toBeInstanceOf(PermissionViolationError);
+    nc.publish('secret');
+    await nc.flush();
+    await waitFor(() => events.filter((e) => e.type === 'error').length >= 2, 'two error statuses');
+    const errors = events.flatMap((e) =>
+      e.type === 'error' ? [e.error as PermissionViolationError] : [],
+    );
+    expect(errors.map((e) => [e.operation, e.subject])).toEqual([
+      ['subscription', 'hidden'],
+      ['publish', 'secret'],
+    ]);
+    expect(nc.isClosed()).toBe(false);
+    await nc.close();
+  });
+});
