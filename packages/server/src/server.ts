@@ -79,6 +79,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #monitoring: MonitoringServer | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
+  #inLameDuck = false;
   #closing: Promise<void> | undefined;
   #resolveClosed!: () => void;
 
@@ -160,7 +161,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       ...this.info,
       client_id: client.cid,
       client_ip: client.ip,
-      ...(this.#lameDuck ? { ldm: true } : {}),
+      ...(this.#inLameDuck ? { ldm: true } : {}),
     });
   }
 
@@ -215,9 +216,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   async #runLameDuck(): Promise<void> {
     const { lameDuckDuration, lameDuckGracePeriod } = this.options;
     this.logger.info('Entering lame duck mode, stop accepting new clients');
+    this.#inLameDuck = true;
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
-    const ldmInfo = JSON.stringify({ ...this.info, ldm: true });
-    for (const client of this.clients.values()) client.sendInfo(ldmInfo);
+    for (const client of this.clients.values()) client.sendInfo(this.infoFor(client));
     await sleep(lameDuckGracePeriod);
     const clients = [...this.clients.values()];
     if (clients.length > 0) this.logger.info('Closing existing clients');

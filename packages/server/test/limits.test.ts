@@ -1,0 +1,188 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { delay, RawClient } from './raw-client.js';
+import { bothServers, type RunningTarget, type TargetOptions } from './targets.js';
+
+const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
+
+describe.each(bothServers)('limits and keepalive against $name', (target) => {
+  const servers: RunningTarget[] = [];
+  const clients: RawClient[] = [];
+  const start = async (options: TargetOptions) => {
+    const server = await target.start(options);
+    servers.push(server);
+    return server;
+  };
+  const connect = async (server: RunningTarget) => {
+    const client = await RawClient.connectAndGreet(server.port);
+    clients.push(client);
+    return client;
+  };
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+
+  it('advertises max_payload and closes a PUB above it with Maximum Payload Violation', async () => {
+    const server = await start({ maxPayload: 1024 });
+    const client = await connect(server);
+    expect(client.info().max_payload).toBe(1024);
+    await client.send(`${QUIET}PUB fits 1024\r\n${'x'.repeat(1024)}\r\n`);
+    await client.sync();
+    await client.send('PUB big 1025\r\n');
+    expect(await client.waitClosed()).toContain("-ERR 'Maximum Payload Violation'\r\n");
+  });
+
+  it('applies a configured max_control_line', async () => {
+    const server = await start({ maxControlLine: 1024 });
+    const ok = await connect(server);
+    await ok.send(`${QUIET}SUB ${'s'.repeat(1022)} 1\r\n`);
+    await ok.sync();
+    expect(ok.afterInfo()).toBe('PONG\r\n');
+    const tooLong = await connect(server);
+    await tooLong.send(`${QUIET}SUB ${'s'.repeat(1023)} 1\r\n`);
+    expect(await tooLong.waitClosed()).toContain("-ERR 'maximum control line exceeded'\r\n");
+  });
+
+  it('sends INFO then maximum connections exceeded to the connection over the limit', async () => {
+    const server = await start({ maxConnections: 2 });
+    const first = await connect(server);
+    const second = await connect(server);
+    await first.sync();
+    await second.sync();
+    const third = await RawClient.connect(server.port);
+    clients.push(third);
+    const text = await third.waitClosed();
+    expect(text).toMatch(/^INFO \{.*\} \r\n-ERR 'maximum connections exceeded'\r\n$/);
+    // The others are untouched.
+    await first.send(`${QUIET}`);
+    await first.sync();
+    expect(first.isClosed).toBe(false);
+  });
+
+  it('rejects a SUB over max_subscriptions without closing', async () => {
+    const server = await start({ maxSubscriptions: 2 });
+    const client = await connect(server);
+    await client.send(`${QUIET}SUB a 1\r\nSUB b 2\r\nSUB c 3\r\nPUB b 1\r\nx\r\nPUB c 1\r\ny\r\n`);
+    await client.sync();
+    expect(client.afterInfo()).toBe(
+      "-ERR 'maximum subscriptions exceeded'\r\nMSG b 2 1\r\nx\r\nPONG\r\n",
+    );
+  });
+
+  it('closes a stale connection after ping_max unanswered PINGs', async () => {
+    const server = await start({ pingInterval: 200, pingMax: 2 });
+    const client = await connect(server);
+    await client.send(QUIET);
+    const text = await client.waitClosed(10_000);
+    expect(client.afterInfo()).toBe("PING\r\nPING\r\n-ERR 'Stale Connection'\r\n");
+    expect(text).not.toContain('PONG');
+  });
+
+  it('keeps a connection that answers PINGs', async () => {
+    const server = await start({ pingInterval: 100, pingMax: 1 });
+    const client = await connect(server);
+    await client.send(QUIET);
+    client.socket.on('data', () => {
+      if (client.text.endsWith('PING\r\n')) void client.send('PONG\r\n');
+    });
+    // Three PINGs answered: the server would have closed after the second without answers.
+    await client.waitFor(/(PING\r\n.*){3}/s, 10_000);
+    expect(client.isClosed).toBe(false);
+  });
+
+  it('cuts off a slow consumer while serving everyone else', async () => {
+    const maxPending = 256 * 1024;
+    const server = await start({
+      maxPending,
+      maxPayload: 64 * 1024,
+      writeDeadline: 1_000,
+      monitoring: true,
+    });
+    const slow = await connect(server);
+    const healthy = await connect(server);
+    const publisher = await connect(server);
+    await slow.send(`${QUIET}SUB flood 1\r\n`);
+    await healthy.send(`${QUIET}SUB other 1\r\n`);
+    await slow.sync();
+    await healthy.sync();
+    // The slow consumer stops reading; the kernel's socket buffers fill, then the server's.
+    slow.socket.pause();
+    const payload = 'x'.repeat(64 * 1024);
+    await publisher.send(QUIET);
+    // nats-server stalls a publisher feeding a consumer past half its max_pending and may only
+    // notice at the write deadline, so the publisher gets time; ours cuts off on pending bytes.
+    for (let i = 0; i < 800 && !slow.isClosed; i++) {
+      await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
+      if (i % 10 === 0) await publisher.sync(25_000);
+    }
+    await publisher.send('PUB other 5\r\nstill\r\n');
+    await healthy.waitFor('MSG other 1 5\r\nstill\r\n');
+    slow.socket.resume();
+    const text = await slow.waitClosed(20_000);
+    // nats-server sends no -ERR to a slow consumer: it just closes (reference §7).
+    expect(text).not.toContain('-ERR');
+    expect(publisher.isClosed).toBe(false);
+    const varz = (await (await fetch(`${server.httpUrl}/varz`)).json()) as {
+      slow_consumers: number;
+    };
+    expect(varz.slow_consumers).toBeGreaterThanOrEqual(1);
+    const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
+      connections: { reason: string }[];
+    };
+    const reasons: string[] = closed.connections.map((c) => c.reason);
+    expect(reasons.some((reason) => reason.startsWith('Slow Consumer ('))).toBe(true);
+  });
+
+  it('requires CONNECT credentials when authorization is on', async () => {
+    const server = await start({ authorization: { user: 'alice', pass: 's3cret' } });
+    const good = await connect(server);
+    expect(good.info().auth_required).toBe(true);
+    await good.send('CONNECT {"verbose":false,"user":"alice","pass":"s3cret"}\r\n');
+    await good.sync();
+    expect(good.afterInfo()).toBe('PONG\r\n');
+
+    const wrong = await connect(server);
+    await wrong.send('CONNECT {"verbose":false,"user":"alice","pass":"nope"}\r\n');
+    expect(await wrong.waitClosed()).toContain("-ERR 'Authorization Violation'\r\n");
+
+    const early = await connect(server);
+    await early.send('PING\r\n');
+    const text = await early.waitClosed();
+    expect(text).toContain("-ERR 'Authorization Violation'\r\n");
+    expect(text).not.toContain('PONG');
+  });
+
+  it('closes with Authentication Timeout when CONNECT does not come in time', async () => {
+    const server = await start({ authorization: { user: 'a', pass: 'b' }, authTimeout: 300 });
+    const client = await connect(server);
+    expect(await client.waitClosed()).toContain("-ERR 'Authentication Timeout'\r\n");
+  });
+
+  it('sends INFO with ldm to protocol-1 clients and stops accepting in lame duck mode', async () => {
+    const server = await start({ lameDuckDuration: 30_000, lameDuckGracePeriod: 10_000 });
+    const modern = await connect(server);
+    const legacy = await connect(server);
+    await modern.send('CONNECT {"verbose":false,"protocol":1}\r\n');
+    await legacy.send('CONNECT {"verbose":false,"protocol":0}\r\n');
+    await modern.sync();
+    await legacy.sync();
+    server.lameDuck();
+    await modern.waitFor(/INFO \{.*"ldm":true.*\} \r\n/);
+    const ldmInfo = JSON.parse(/INFO (\{.*"ldm":true.*\}) \r\n/.exec(modern.text)![1]!);
+    expect(ldmInfo).toMatchObject({ ldm: true, client_id: modern.info().client_id });
+    await legacy.sync();
+    expect(legacy.afterInfo()).toBe('PONG\r\nPONG\r\n');
+    // New connections are refused once the listener is closed.
+    let refused = false;
+    for (let i = 0; i < 50 && !refused; i++) {
+      try {
+        (await RawClient.connect(server.port)).close();
+      } catch {
+        refused = true;
+      }
+      if (!refused) await delay(50);
+    }
+    expect(refused).toBe(true);
+  });
+});

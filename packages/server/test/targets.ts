@@ -1,0 +1,102 @@
+import { startNatsServer } from '@slipstream/test-servers';
+import { silentLogger, startServer } from '../src/index.js';
+
+/** Settings a test needs, in our option names; translated to a config file for nats-server. */
+export interface TargetOptions {
+  maxPayload?: number;
+  maxPending?: number;
+  maxControlLine?: number;
+  maxConnections?: number;
+  maxSubscriptions?: number;
+  writeDeadline?: number;
+  pingInterval?: number;
+  pingMax?: number;
+  authTimeout?: number;
+  authorization?: { user: string; pass: string };
+  lameDuckDuration?: number;
+  lameDuckGracePeriod?: number;
+  monitoring?: boolean;
+}
+
+export interface RunningTarget {
+  readonly port: number;
+  readonly httpUrl: string | undefined;
+  /** Starts lame duck mode (nats-server: SIGUSR2). */
+  lameDuck(): void;
+  stop(): Promise<void>;
+}
+
+export interface Target {
+  readonly name: string;
+  start(options?: TargetOptions): Promise<RunningTarget>;
+}
+
+export const ours: Target = {
+  name: 'slipstream',
+  async start(options = {}) {
+    const { monitoring, ...rest } = options;
+    const server = await startServer({
+      ...rest,
+      host: '127.0.0.1',
+      port: 0,
+      httpPort: monitoring ? 0 : undefined,
+      logger: silentLogger,
+    });
+    return {
+      port: server.port,
+      httpUrl: server.httpUrl,
+      lameDuck: () => void server.lameDuck(),
+      stop: () => server.close(),
+    };
+  },
+};
+
+const ms = (value: number) => `"${value}ms"`;
+
+export const natsServer: Target = {
+  name: 'nats-server',
+  async start(options = {}) {
+    const lines: string[] = [];
+    const set = (key: string, value: string | number | undefined) => {
+      if (value !== undefined) lines.push(`${key}: ${value}`);
+    };
+    set('max_payload', options.maxPayload);
+    set('max_pending', options.maxPending);
+    set('max_control_line', options.maxControlLine);
+    set('max_connections', options.maxConnections);
+    set('max_subscriptions', options.maxSubscriptions);
+    set('ping_interval', options.pingInterval === undefined ? undefined : ms(options.pingInterval));
+    set('ping_max', options.pingMax);
+    set(
+      'write_deadline',
+      options.writeDeadline === undefined ? undefined : ms(options.writeDeadline),
+    );
+    set(
+      'lame_duck_duration',
+      options.lameDuckDuration === undefined ? undefined : ms(options.lameDuckDuration),
+    );
+    set(
+      'lame_duck_grace_period',
+      options.lameDuckGracePeriod === undefined ? undefined : ms(options.lameDuckGracePeriod),
+    );
+    if (options.authorization) {
+      const { user, pass } = options.authorization;
+      const timeout =
+        options.authTimeout === undefined ? '' : `, timeout: ${options.authTimeout / 1000}`;
+      lines.push(`authorization { user: "${user}", password: "${pass}"${timeout} }`);
+    }
+    const server = await startNatsServer({
+      config: lines.join('\n'),
+      monitoring: options.monitoring,
+    });
+    return {
+      port: server.port,
+      httpUrl: server.httpPort === undefined ? undefined : `http://127.0.0.1:${server.httpPort}`,
+      lameDuck: () => server.process.kill('SIGUSR2'),
+      stop: () => server.stop(),
+    };
+  },
+};
+
+/** Both servers: a test written once runs against ours and the reference, so a difference fails. */
+export const bothServers = [ours, natsServer];
