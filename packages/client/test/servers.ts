@@ -1,8 +1,16 @@
-import { startNatsServer } from '@slipstream/test-servers';
+import { startServer } from '@slipstream/server';
+import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 
-/** A server the shared suite runs against. */
+/** A server the shared suite runs against; kill/restart keep its port. */
 export interface SuiteServer {
   readonly url: string;
+  /** Stops serving without forgetting the port. */
+  kill(): Promise<void>;
+  /** Serves again on the same port. */
+  restart(): Promise<void>;
+  /** Freezes the server so it stops answering (only for a server in its own process). */
+  freeze?(): void;
+  thaw?(): void;
   stop(): Promise<void>;
 }
 
@@ -11,9 +19,47 @@ export interface ServerKind {
   start(): Promise<SuiteServer>;
 }
 
-/** Every server the client suite runs against: the real nats-server, and ours once it serves. */
+async function natsServer(): Promise<SuiteServer> {
+  let server: RunningNatsServer = await startNatsServer();
+  return {
+    url: server.url,
+    kill: () => server.kill(),
+    restart: async () => {
+      server = await server.restart();
+    },
+    freeze: () => server.process.kill('SIGSTOP'),
+    thaw: () => server.process.kill('SIGCONT'),
+    stop: () => server.stop(),
+  };
+}
+
+async function slipstreamServer(): Promise<SuiteServer> {
+  let server = await startServer({ port: 0, host: '127.0.0.1' });
+  const url = server.url;
+  const port = Number(new URL(url).port);
+  let running = true;
+  return {
+    url,
+    kill: async () => {
+      running = false;
+      await server.close();
+    },
+    restart: async () => {
+      if (running) await server.close();
+      server = await startServer({ port, host: '127.0.0.1' });
+      running = true;
+    },
+    stop: async () => {
+      if (running) await server.close();
+      running = false;
+    },
+  };
+}
+
+/** Every server the client suite runs against: the real nats-server and ours. */
 export const serverKinds: ServerKind[] = [
-  { name: 'nats-server 2.9.10', start: () => startNatsServer() },
+  { name: 'nats-server 2.9.10', start: natsServer },
+  { name: '@slipstream/server', start: slipstreamServer },
 ];
 
 /** Bounded wait for a condition that other events make true. */
