@@ -7,6 +7,7 @@ import {
   type ServerFrame,
   ServerSideParser,
 } from '../src/index.js';
+import { acceptedInputs, rejectedCases } from './protocol-cases.js';
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);
@@ -166,85 +167,18 @@ describe('ServerSideParser: what a client sends', () => {
   });
 
   describe('rejects what nats-server rejects, with its -ERR text or none', () => {
-    const cases: [string, string, ProtocolErrorCode, string | undefined][] = [
-      ['an unknown op', 'XYZ\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      ['an empty line', '\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      ['a truncated verb', 'PU\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      ['PUB without a separator', 'PUB\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      ['PUBX', 'PUBX foo 1\r\nx\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      ['UNSUB without arguments', 'UNSUB\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      [
-        'MSG from a client',
-        'MSG foo 1 1\r\nx\r\n',
-        'UNKNOWN_OPERATION',
-        'Unknown Protocol Operation',
-      ],
-      [
-        'HMSG from a client',
-        'HMSG foo 1 0 1\r\nx\r\n',
-        'UNKNOWN_OPERATION',
-        'Unknown Protocol Operation',
-      ],
-      ['a route op', 'RS+ foo 1\r\n', 'UNKNOWN_OPERATION', 'Unknown Protocol Operation'],
-      [
-        'a route message',
-        'RMSG $G foo 1\r\nx\r\n',
-        'UNKNOWN_OPERATION',
-        'Unknown Protocol Operation',
-      ],
-      ['-ERR from a client', "-ERR 'x'\r\n", 'UNKNOWN_OPERATION', undefined],
-      ['PUB with one argument', 'PUB foo\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['PUB with four arguments', 'PUB foo a b 1\r\nx\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['PUB with only blanks', 'PUB  \r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['HPUB with two arguments', 'HPUB foo 1\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['HPUB with five arguments', 'HPUB foo a b 0 1\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['SUB with one argument', 'SUB foo\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['SUB with four arguments', 'SUB foo 1 2 3\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['UNSUB with three arguments', 'UNSUB 1 2 3\r\n', 'MALFORMED_ARGUMENTS', undefined],
-      ['a negative size', 'PUB foo -1\r\n', 'INVALID_SIZE', undefined],
-      ['a signed size', 'PUB foo +1\r\n', 'INVALID_SIZE', undefined],
-      ['a non-numeric size', 'PUB foo bar\r\n', 'INVALID_SIZE', undefined],
-      ['a ten-digit size', 'PUB foo 0000000001\r\nx\r\n', 'INVALID_SIZE', undefined],
-      ['a bad header size', 'HPUB foo x 1\r\n', 'INVALID_SIZE', undefined],
-      ['a bad total size', 'HPUB foo 0 x\r\n', 'INVALID_SIZE', undefined],
-      ['header size > total size', 'HPUB foo 12 11\r\n', 'HEADER_SIZE', undefined],
-      [
-        'a payload longer than declared',
-        'PUB foo 2\r\nhiX\r\n',
-        'PAYLOAD_TERMINATOR',
-        'Unknown Protocol Operation',
-      ],
-      [
-        'a payload shorter than declared',
-        'PUB foo 5\r\nhi\r\nPING\r\n',
-        'PAYLOAD_TERMINATOR',
-        'Unknown Protocol Operation',
-      ],
-      [
-        'a bare LF after the payload',
-        'PUB foo 2\nhi\nPING\r\n',
-        'PAYLOAD_TERMINATOR',
-        'Unknown Protocol Operation',
-      ],
-      [
-        'a size over max payload',
-        'PUB foo 1048577\r\n',
-        'MAX_PAYLOAD',
-        'Maximum Payload Violation',
-      ],
-      [
-        'an HPUB total over max payload',
-        'HPUB foo 12 1048577\r\n',
-        'MAX_PAYLOAD',
-        'Maximum Payload Violation',
-      ],
-    ];
-    for (const [what, input, code, serverErrorText] of cases) {
+    for (const { what, input, code, serverErrorText } of rejectedCases) {
       it(what, () => {
         expectError(fromClient(input), code, serverErrorText);
         // The same verdict however the input is cut.
         expectError(fromClient(...input.split('')), code, serverErrorText);
       });
+    }
+  });
+
+  it('accepts everything nats-server accepts', () => {
+    for (const input of acceptedInputs) {
+      expect(fromClient(input).filter((r) => r instanceof ProtocolError)).toEqual([]);
     }
   });
 
