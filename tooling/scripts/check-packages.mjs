@@ -6,7 +6,7 @@ import { publicPackages } from './public-packages.mjs';
 let failures = 0;
 for (const { dir, manifest } of publicPackages()) {
   for (const [tool, args] of [
-    ['publint', ['publint', '--strict', dir]],
+    ['publint', ['publint', '--strict', '--pack', 'npm', dir]],
     ['attw', ['attw', '--pack', dir, '--profile', 'esm-only', '--format', 'table-flipped']],
   ]) {
     try {

@@ -1,7 +1,7 @@
 // Rehearses a release without touching the working tree: applies the pending changesets to a
-// scratch copy of the workspace (`changeset version`), packs every public package there
-// (`pnpm pack` turns workspace: ranges into real versions), then installs each tarball into an
-// empty project on its own, with only its own dependencies, and imports it.
+// scratch copy of the workspace (`changeset version`), turns workspace: ranges into the real
+// versions as `pnpm publish` does, packs every public package there, then installs each tarball
+// into an empty project on its own, with only its own dependencies, and imports it.
 import { execFileSync } from 'node:child_process';
 import {
   cpSync,
@@ -9,6 +9,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -42,12 +43,15 @@ try {
   const tarballs = join(scratch, 'tarballs');
   mkdirSync(tarballs);
   const packed = new Map();
-  for (const { dir, manifest } of publicPackages(scratch)) {
-    run('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], dir);
-    const file = readdirSync(tarballs).find((f) =>
-      f.startsWith(`${manifest.name.replace('@', '').replace('/', '-')}-${manifest.version}`),
-    );
-    packed.set(manifest.name, { file: join(tarballs, file), manifest });
+  const versioned = publicPackages(scratch);
+  const versions = new Map(versioned.map(({ manifest }) => [manifest.name, manifest.version]));
+  for (const { dir, manifest } of versioned) {
+    resolveWorkspaceRanges(join(dir, 'package.json'), versions);
+    // One folder a package: @slipstream/server and slipstream-server pack to the same file name.
+    const destination = join(tarballs, manifest.name.replace('/', '__'));
+    mkdirSync(destination);
+    const file = run('npm', ['pack', '--silent', '--pack-destination', destination], dir).trim();
+    packed.set(manifest.name, { file: join(destination, file), manifest });
     console.log(`packed ${manifest.name}@${manifest.version}`);
   }
 
@@ -62,15 +66,46 @@ try {
     );
     const ours = closure(name, packed).map((n) => packed.get(n).file);
     run('npm', ['install', '--no-audit', '--no-fund', '--silent', file, ...ours], app);
-    const probe = manifest.bin
-      ? `ok`
-      : `import(${JSON.stringify(name)}).then(m => console.log(Object.keys(m).length + ' exports'))`;
-    const result = manifest.bin ? 'installed (app)' : run('node', ['-e', probe], app).trim();
+    const probe = `import(${JSON.stringify(name)}).then(m => console.log(Object.keys(m).length + ' exports'))`;
+    const result = manifest.bin ? binProbe(app, manifest) : run('node', ['-e', probe], app).trim();
     console.log(`installs alone: ${name} -> ${result}`);
   }
   console.log('release dry run ok');
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+}
+
+/** An app is checked by running its first bin with --version. */
+function binProbe(app, manifest) {
+  const bin = typeof manifest.bin === 'string' ? manifest.name : Object.keys(manifest.bin)[0];
+  return run(join(app, 'node_modules/.bin', bin), ['--version'], app)
+    .trim()
+    .split('\n')[0];
+}
+
+/** `workspace:^` becomes `^1.2.3` (and `*`, `~` likewise), as pnpm does when it publishes. */
+function resolveWorkspaceRanges(manifestPath, versions) {
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  for (const field of [
+    'dependencies',
+    'peerDependencies',
+    'optionalDependencies',
+    'devDependencies',
+  ]) {
+    for (const [dep, range] of Object.entries(manifest[field] ?? {})) {
+      if (!range.startsWith('workspace:')) continue;
+      const version = versions.get(dep);
+      if (!version) {
+        // A private tooling package: only ever a devDependency, never installed by users.
+        delete manifest[field][dep];
+        continue;
+      }
+      const wanted = range.slice('workspace:'.length);
+      manifest[field][dep] =
+        wanted === '*' ? version : wanted === '^' || wanted === '~' ? wanted + version : wanted;
+    }
+  }
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 }
 
 /** Our packages that `name` needs at run time, transitively. */
