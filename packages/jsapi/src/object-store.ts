@@ -38,13 +38,16 @@ export const objectMetaSchema = z.looseObject({
 });
 export type ObjectMeta = z.infer<typeof objectMetaSchema>;
 
-/** The metadata message of an object: its meta plus where and how it is stored. */
+/**
+ * The metadata message of an object: its meta plus where and how it is stored. nuid, size,
+ * mtime and chunks are optional because nats.js writes links (`options.link` set) without them.
+ */
 export const objectInfoSchema = objectMetaSchema.extend({
   bucket: z.string(),
-  nuid: z.string(),
-  size: uint(),
-  mtime: timestamp(),
-  chunks: uint(),
+  nuid: z.string().optional(),
+  size: uint().optional(),
+  mtime: timestamp().optional(),
+  chunks: uint().optional(),
   digest: z.string().optional(),
   deleted: z.boolean().optional(),
 });

@@ -2,12 +2,15 @@
 // 2.9.10 and writes request/response pairs to packages/jsapi/test/fixtures:
 //   api/<nn>-<case>.json       {name, subject, operation, request, replies: [{headers?, data, reply?}]}
 //   events/<type>-<n>.json     advisories and metrics seen on $JS.EVENT.> meanwhile
+//   official/*.json            API requests of the official nats.js KV/object store clients
+//                              (from the audit advisories) and the object metadata they wrote
 // Run: pnpm --filter @slipstream/jsapi-fixtures record (needs @slipstream/jsapi built).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kvStreamConfig, objectStoreStreamConfig, parseApiSubject } from '@slipstream/jsapi';
 import { startNatsServer } from '@slipstream/test-servers';
+import { recordOfficialClients } from './official-clients.mjs';
 import { rawConnect } from './raw-nats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -453,6 +456,7 @@ await call('stream-delete-with-body', `${API}.STREAM.DELETE.FULL`, '{}');
 await call('stream-delete', `${API}.STREAM.DELETE.FULL`);
 await call('stream-delete-missing', `${API}.STREAM.DELETE.FULL`);
 await call('account-info-after', `${API}.INFO`);
+const official = await recordOfficialClients(server.port, nc);
 // Last: 2.9.10 lets any account purge itself (all its streams go).
 await call('account-purge', `${API}.ACCOUNT.PURGE.$G`);
 
@@ -463,8 +467,18 @@ await server.stop();
 
 rmSync(join(out, 'api'), { recursive: true, force: true });
 rmSync(join(out, 'events'), { recursive: true, force: true });
+rmSync(join(out, 'official'), { recursive: true, force: true });
 mkdirSync(join(out, 'api'), { recursive: true });
 mkdirSync(join(out, 'events'), { recursive: true });
+mkdirSync(join(out, 'official'), { recursive: true });
+writeFileSync(
+  join(out, 'official', 'api-audit.json'),
+  `${JSON.stringify(official.audits, null, 2)}\n`,
+);
+writeFileSync(
+  join(out, 'official', 'object-meta.json'),
+  `${JSON.stringify(official.objectMeta, null, 2)}\n`,
+);
 recorded.forEach((entry, i) => {
   const file = join(out, 'api', `${String(i + 1).padStart(3, '0')}-${entry.name}.json`);
   writeFileSync(file, `${JSON.stringify(entry, null, 2)}\n`);
@@ -477,4 +491,6 @@ for (const [type, list] of events) {
     writeFileSync(file, `${JSON.stringify(event, null, 2)}\n`);
   });
 }
-console.log(`recorded ${recorded.length} API calls and ${eventCount} events into ${out}`);
+console.log(
+  `recorded ${recorded.length} API calls, ${eventCount} events, ${official.audits.length} official client requests and ${official.objectMeta.length} object metas into ${out}`,
+);
