@@ -68,6 +68,7 @@ export interface ClientHost {
  */
 export class ClientConnection implements FrameSink<ClientFrame> {
   readonly startedAt = Date.now();
+  readonly #acceptedAt = performance.now();
   lastActivity = this.startedAt;
   readonly ip: string;
   readonly port: number;
@@ -302,6 +303,8 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       this.close('Protocol Violation');
       return;
     }
+    // Until a PING measures it, estimate the round trip as accept-to-CONNECT, as nats-server does.
+    this.#keepalive.rtt ??= performance.now() - this.#acceptedAt;
     this.verbose = connect.verbose ?? this.verbose;
     this.pedantic = connect.pedantic ?? this.pedantic;
     this.echo = connect.echo ?? this.echo;

@@ -224,7 +224,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (clients.length > 0) this.logger.info('Closing existing clients');
     // Spread the closes over what is left of the duration, as nats-server does: at least one
     // interval per client up to 1 s, each wait random between half and all of it.
-    const spread = Math.max(lameDuckDuration - lameDuckGracePeriod, 1_000);
+    const rest = lameDuckDuration - lameDuckGracePeriod;
+    const spread = rest > 0 ? rest : 1_000;
     const interval = Math.min(spread / Math.max(clients.length, 1), 1_000);
     const batch = interval < 1 ? Math.ceil(clients.length / spread) : 1;
     for (let i = 0; i < clients.length; i++) {

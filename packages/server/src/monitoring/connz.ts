@@ -49,31 +49,29 @@ export function connz(server: MonitoredServer, query: Query) {
   if (limit <= 0) limit = DEFAULT_LIMIT;
   const now = Date.now();
 
-  let candidates: ConnectionState[];
+  let candidates: ConnectionState[] = [];
+  if (state !== 'closed') {
+    for (const client of server.clients.values()) candidates.push(snapshotConnection(client));
+  }
+  if (state !== 'open') candidates.push(...server.closedConnections);
+  // nats-server reports the state's total even when one cid is asked for.
+  let total = candidates.length;
   if (cid !== undefined) {
-    const open = server.clients.get(cid);
-    const found = open
-      ? snapshotConnection(open)
-      : server.closedConnections.find((c) => c.cid === cid);
+    const found = candidates.find((c) => c.cid === cid);
     candidates = found ? [found] : [];
     offset = 0;
     limit = 1;
-  } else {
-    candidates = [];
-    if (state !== 'closed') {
-      for (const client of server.clients.values()) candidates.push(snapshotConnection(client));
-    }
-    if (state !== 'open') candidates.push(...server.closedConnections);
   }
   if (user !== undefined) candidates = candidates.filter((c) => c.user === user);
   if (account !== undefined && account !== GLOBAL_ACCOUNT) candidates = [];
+  if (cid === undefined) total = candidates.length;
   candidates.sort(sort(now));
   const page = candidates.slice(offset, offset + limit);
   return {
     server_id: server.serverId,
     now: rfc3339(now),
     num_connections: page.length,
-    total: candidates.length,
+    total,
     offset,
     limit,
     connections: page.map((c) => connInfo(c, now, subs, auth)),
@@ -123,8 +121,7 @@ function connInfo(
     ...(c.name ? { name: c.name } : {}),
     ...(c.lang ? { lang: c.lang } : {}),
     ...(c.version ? { version: c.version } : {}),
-    ...(auth && c.user !== undefined ? { authorized_user: c.user } : {}),
-    ...(auth ? { account: GLOBAL_ACCOUNT } : {}),
+    ...(auth && c.user !== undefined ? { authorized_user: c.user, account: GLOBAL_ACCOUNT } : {}),
     ...(subs === 'list' && c.subscriptions.length > 0
       ? { subscriptions_list: c.subscriptions.map((s) => s.subject) }
       : {}),
