@@ -19,6 +19,25 @@ export {
 export { Empty } from './connection.js';
 export * from './errors.js';
 export {
+  addService,
+  type EndpointInfo,
+  type EndpointOptions,
+  type NamedEndpointStats,
+  type Service,
+  type ServiceConfig,
+  ServiceError,
+  ServiceErrorCodeHeader,
+  ServiceErrorHeader,
+  type ServiceGroup,
+  type ServiceHandler,
+  type ServiceIdentity,
+  type ServiceInfo,
+  type ServiceMsg,
+  ServiceResponseType,
+  type ServiceStats,
+  ServiceVerb,
+} from './service.js';
+export {
   type Auth,
   type Authenticator,
   type ConnectionOptions,
