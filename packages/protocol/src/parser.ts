@@ -77,6 +77,8 @@ const VERB_WINDOW = 8;
 const LINE_SLACK = VERB_WINDOW + 8;
 const INITIAL_LINE_CAPACITY = 128;
 const MAX_ARGS = 5;
+/** Longest subject worth remembering for the next message. */
+const MAX_RECENT_SUBJECT = 128;
 /** Longest size nats-server accepts: 9 digits. */
 const MAX_SIZE_DIGITS = 9;
 
@@ -206,6 +208,12 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   private body: Uint8Array | undefined = undefined;
   private bodyFilled = 0;
   private terminatorSeen = 0;
+
+  // The last message subject, as bytes and string: streams often repeat one subject, and
+  // comparing bytes is cheaper than decoding them again.
+  private recentSubjectBytes: Uint8Array = EMPTY;
+  private recentSubjectLength = -1;
+  private recentSubject = '';
 
   // Argument boundaries of the control line being decoded.
   private readonly argStart = new Int32Array(MAX_ARGS + 1);
@@ -456,13 +464,31 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
       );
       return FAILED;
     }
-    this.subject = this.arg(bytes, 0);
+    this.subject = this.messageSubject(bytes, this.argStart[0], this.argEnd[0]);
     let next = 1;
     if (op === MSG || op === HMSG) this.sid = this.arg(bytes, next++);
     this.reply = count > fixed ? this.arg(bytes, next) : undefined;
     this.headerSize = headerSize;
     this.totalSize = totalSize;
     return NEEDS_BODY;
+  }
+
+  private messageSubject(bytes: Uint8Array, start: number, end: number): string {
+    const length = end - start;
+    const recent = this.recentSubjectBytes;
+    if (length === this.recentSubjectLength) {
+      let i = 0;
+      while (i < length && recent[i] === bytes[start + i]) i++;
+      if (i === length) return this.recentSubject;
+    }
+    const subject = decodeUtf8(bytes, start, end, this.argsAscii);
+    if (length <= MAX_RECENT_SUBJECT) {
+      if (length > recent.length) this.recentSubjectBytes = new Uint8Array(MAX_RECENT_SUBJECT);
+      this.recentSubjectBytes.set(bytes.subarray(start, end));
+      this.recentSubjectLength = length;
+      this.recentSubject = subject;
+    }
+    return subject;
   }
 
   private subLine(bytes: Uint8Array, start: number, end: number): number {

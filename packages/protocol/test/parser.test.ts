@@ -427,6 +427,22 @@ describe('ClientSideParser: what a server sends', () => {
     ]);
   });
 
+  it('gives each message its own subject when subjects repeat or differ by a byte', () => {
+    const subjects = [
+      'foo.a',
+      'foo.a',
+      'foo.b',
+      'foo.a',
+      'föo',
+      'fö.o',
+      'föo',
+      'x'.repeat(200),
+      'x',
+    ];
+    const frames = fromServer(...subjects.map((s) => `MSG ${s} 1 0\r\n\r\n`));
+    expect(frames.map((f) => (f as { subject: string }).subject)).toEqual(subjects);
+  });
+
   it('keeps sids verbatim', () => {
     const [msg] = fromServer('MSG foo 007 0\r\n\r\n') as Extract<ServerFrame, { op: 'MSG' }>[];
     expect(msg.sid).toBe('007');
