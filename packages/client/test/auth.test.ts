@@ -4,12 +4,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   AuthorizationError,
   connect,
+  credsAuthenticator,
+  jwtAuthenticator,
   nkeyAuthenticator,
   PermissionViolationError,
   type Status,
   tokenAuthenticator,
   usernamePasswordAuthenticator,
 } from '../src/node.js';
+import { operatorSetup } from './jwt-fixtures.js';
 import { waitFor } from './servers.js';
 
 describe('authentication against nats-server 2.9.10', () => {
@@ -64,6 +67,27 @@ describe('authentication against nats-server 2.9.10', () => {
     const stranger = createUser();
     await expect(
       connect({ servers: server.url, authenticator: nkeyAuthenticator(stranger.getSeed()) }),
+    ).rejects.toBeInstanceOf(AuthorizationError);
+  });
+
+  it('JWT signed with the user seed, and creds files (operator mode)', async () => {
+    const setup = operatorSetup();
+    const server = await start(setup.config);
+    const viaJwt = await connect({
+      servers: server.url,
+      authenticator: jwtAuthenticator(setup.userJwt, setup.userSeed),
+    });
+    await viaJwt.flush();
+    await viaJwt.close();
+    const viaCreds = await connect({
+      servers: server.url,
+      authenticator: credsAuthenticator(setup.creds),
+    });
+    await viaCreds.flush();
+    await viaCreds.close();
+    const otherSeed = createUser().getSeed();
+    await expect(
+      connect({ servers: server.url, authenticator: jwtAuthenticator(setup.userJwt, otherSeed) }),
     ).rejects.toBeInstanceOf(AuthorizationError);
   });
 

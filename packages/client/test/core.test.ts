@@ -191,6 +191,31 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(viaCallback).toBeInstanceOf(errors.TimeoutError);
   });
 
+  it('bounds an unread iterator, drops the overflow and reports a slow consumer', async () => {
+    const other = await connect({ servers: server.url });
+    const events: string[] = [];
+    void (async () => {
+      for await (const s of other.status()) events.push(s.type);
+    })();
+    const subject = createInbox();
+    const sub = other.subscribe(subject, { maxPendingMsgs: 10 });
+    await other.flush();
+    for (let i = 0; i < 100; i++) nc.publish(subject, String(i));
+    await nc.flush();
+    await other.flush();
+    expect(sub.getPending()).toBe(10);
+    expect(sub.getDropped()).toBe(90);
+    expect(sub.getReceived()).toBe(100);
+    const got: string[] = [];
+    for await (const m of sub) {
+      got.push(m.string());
+      if (got.length === 10) break;
+    }
+    expect(got[0]).toBe('0');
+    expect(events).toContain('slowConsumer');
+    await other.close();
+  });
+
   it('checks subjects and payload size before writing anything', () => {
     expect(() => nc.publish('foo..bar')).toThrow(InvalidSubjectError);
     expect(() => nc.publish('foo.*')).toThrow(InvalidSubjectError);

@@ -165,6 +165,16 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
     await nc.flush();
   });
 
+  it('reports lame duck mode', async (context) => {
+    server = await kind.start();
+    if (!server.lameDuck) context.skip();
+    const nc = await open();
+    const statuses = watch(nc);
+    await nc.flush();
+    server.lameDuck!();
+    await waitFor(() => statuses.includes('ldm'), 'ldm');
+  });
+
   it('reconnects on demand with reconnect()', async () => {
     server = await kind.start();
     const nc = await open();

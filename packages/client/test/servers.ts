@@ -11,6 +11,8 @@ export interface SuiteServer {
   /** Freezes the server so it stops answering (only for a server in its own process). */
   freeze?(): void;
   thaw?(): void;
+  /** Puts the server in lame duck mode (nats-server: SIGUSR2). */
+  lameDuck?(): void;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ async function natsServer(): Promise<SuiteServer> {
     },
     freeze: () => server.process.kill('SIGSTOP'),
     thaw: () => server.process.kill('SIGCONT'),
+    lameDuck: () => server.process.kill('SIGUSR2'),
     stop: () => server.stop(),
   };
 }
@@ -53,6 +56,7 @@ async function slipstreamServer(): Promise<SuiteServer> {
       if (running) await server.close();
       running = false;
     },
+    lameDuck: () => void server.lameDuck(),
   };
 }
 
