@@ -1,0 +1,62 @@
+import { freePort, type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, createInbox, type Status } from '../src/node.js';
+import { waitFor } from './servers.js';
+
+describe('a two-node nats-server 2.9.10 cluster', () => {
+  let a: RunningNatsServer;
+  let b: RunningNatsServer;
+  beforeAll(async () => {
+    const [routeA, routeB] = [await freePort(), await freePort()];
+    const cluster = (own: number, peer: number) =>
+      `cluster { name: c, listen: "127.0.0.1:${own}", routes: ["nats-route://127.0.0.1:${peer}"] }`;
+    a = await startNatsServer({ config: cluster(routeA, routeB) });
+    b = await startNatsServer({ config: cluster(routeB, routeA) });
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it('learns the other node from INFO connect_urls and fails over to it', async () => {
+    const nc = await connect({ servers: a.url, reconnectTimeWait: 50 });
+    const events: Status[] = [];
+    void (async () => {
+      for await (const s of nc.status()) events.push(s);
+    })();
+    // nats-server announces peers once the route is up, in an async INFO.
+    await waitFor(
+      () =>
+        events.some((e) => e.type === 'update' && e.added?.includes(`127.0.0.1:${b.port}`)) ||
+        nc.info?.connect_urls?.length === 2,
+      'cluster update',
+    );
+    const subject = createInbox();
+    let n = 0;
+    nc.subscribe(subject, { callback: () => void n++ });
+    await nc.flush();
+    await a.kill();
+    await waitFor(() => events.some((e) => e.type === 'reconnect'), 'reconnect');
+    expect(nc.getServer()).toBe(`127.0.0.1:${b.port}`);
+    nc.publish(subject);
+    await nc.flush();
+    expect(n).toBe(1);
+    await nc.close();
+  });
+
+  it('ignores announced servers with ignoreClusterUpdates', async () => {
+    const nc = await connect({
+      servers: b.url,
+      ignoreClusterUpdates: true,
+      maxReconnectAttempts: 1,
+      reconnectTimeWait: 50,
+    });
+    const events: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) events.push(s.type);
+    })();
+    await nc.flush();
+    expect(events).not.toContain('update');
+    await nc.close();
+  });
+});

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionError, connect, createInbox } from '../src/node.js';
+
+describe('client over TLS against nats-server 2.9.10', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'slipstream-client-tls-'));
+  const certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  let server: RunningNatsServer;
+  let ca: string;
+  beforeAll(async () => {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    ca = readFileSync(certFile, 'utf8');
+    server = await startNatsServer({
+      config: `tls { cert_file: "${certFile}", key_file: "${keyFile}" }`,
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('upgrades when the server requires TLS, with tls:// URLs too', async () => {
+    for (const servers of [server.url, server.url.replace('nats://', 'tls://')]) {
+      const nc = await connect({ servers, tls: { ca } });
+      const subject = createInbox();
+      const sub = nc.subscribe(subject, { max: 1 });
+      nc.publish(subject, 'secret');
+      for await (const m of sub) expect(m.string()).toBe('secret');
+      await nc.close();
+    }
+  });
+
+  it('fails to connect when the certificate is not trusted', async () => {
+    const error = await connect({ servers: server.url, timeout: 5000 }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error.cause as { code?: string }).code).toBe('TLS_FAILED');
+  });
+});
