@@ -60,6 +60,8 @@ export const consumerConfigSchema = z.looseObject({
   mem_storage: z.boolean().optional(),
   /** Internal consumers of mirrors and sources; not for clients. */
   direct: z.boolean().optional(),
+  /** Internal: the consumer feeds a stream source (newer servers). */
+  sourcing: z.boolean().optional(),
   metadata: metadata().optional(),
   pause_until: timestamp().optional(),
   priority_groups: z.array(z.string()).optional(),
@@ -76,13 +78,16 @@ export const consumerDefaults = {
   maxWaiting: 512,
   ephemeralInactiveThresholdNanos: 5_000_000_000,
   priorityTimeoutNanos: 120_000_000_000,
+  /** Heartbeat forced on `flow_control` ack policy consumers (newer servers). */
+  flowControlHeartbeatNanos: 1_000_000_000,
 } as const;
 
 /**
  * The config as nats-server stores it after its defaults (consumer.go setConsumerConfigDefaults):
  * deliver all, instant replay, max_deliver -1; with acks, a 30 s ack_wait (or backoff[0]) and
  * max_ack_pending 1000; pull consumers wait for 512 requests; ephemerals (no durable_name) are
- * removed after 5 s of inactivity; a stream's consumer_limits supply missing values.
+ * removed after 5 s of inactivity; a stream's consumer_limits supply missing values; the
+ * `flow_control` ack policy turns on flow control with a 1 s heartbeat.
  */
 export function consumerConfigWithDefaults(
   config: ConsumerConfig,
@@ -97,9 +102,10 @@ export function consumerConfigWithDefaults(
   if (acks && !out.ack_wait) {
     out.ack_wait = out.backoff?.length ? out.backoff[0] : consumerDefaults.ackWaitNanos;
   }
-  if (acks && !out.max_ack_pending) {
-    out.max_ack_pending = streamLimits.max_ack_pending || consumerDefaults.maxAckPending;
+  if (!out.max_ack_pending && streamLimits.max_ack_pending) {
+    out.max_ack_pending = streamLimits.max_ack_pending;
   }
+  if (acks && !out.max_ack_pending) out.max_ack_pending = consumerDefaults.maxAckPending;
   const pull = !out.deliver_subject;
   if (pull && !out.max_waiting) out.max_waiting = consumerDefaults.maxWaiting;
   if (!out.inactive_threshold) {
@@ -110,6 +116,10 @@ export function consumerConfigWithDefaults(
   }
   if (out.priority_policy === 'pinned_client' && !out.priority_timeout) {
     out.priority_timeout = consumerDefaults.priorityTimeoutNanos;
+  }
+  if (out.ack_policy === 'flow_control') {
+    out.flow_control = true;
+    out.idle_heartbeat = consumerDefaults.flowControlHeartbeatNanos;
   }
   out.num_replicas ??= 0;
   return out;

@@ -37,7 +37,8 @@ export type SubjectTransform = z.infer<typeof subjectTransformSchema>;
 
 /** Republish stored messages to another subject. */
 export const republishSchema = z.looseObject({
-  src: z.string(),
+  /** Omitted (empty) means every subject of the stream. */
+  src: z.string().optional(),
   dest: z.string(),
   headers_only: z.boolean().optional(),
 });
@@ -59,8 +60,10 @@ export const streamSourceSchema = z.looseObject({
   filter_subject: z.string().optional(),
   subject_transforms: z.array(subjectTransformSchema).nullable().optional(),
   external: externalStreamSchema.optional(),
-  /** Newer servers: a durable consumer that feeds this source. */
-  consumer: z.looseObject({ name: z.string().optional() }).optional(),
+  /** Newer servers: a named durable consumer (and its deliver subject) feeds this source. */
+  consumer: z
+    .looseObject({ name: z.string().optional(), deliver_subject: z.string().optional() })
+    .optional(),
   /** Older servers echo the resolved domain of an external source. */
   domain: z.string().optional(),
 });
@@ -125,7 +128,8 @@ export const DEFAULT_DUPLICATE_WINDOW_NANOS = 120_000_000_000;
  * unlimited limits as -1, limits retention, old discard, file storage, one replica, a two-minute
  * duplicate window (shortened to max_age when that is smaller; none for mirrors), the stream's
  * own name as its subject when it has no subjects, mirror or sources, and the boolean flags the
- * server always echoes. Fields already set are kept.
+ * server always echoes. Fields already set are kept. As in nats-server 2.9.10, sourcing streams
+ * get the duplicate window too (newer servers leave it unset for them).
  */
 export function streamConfigWithDefaults(config: StreamConfig): StreamConfig {
   const out: StreamConfig = { ...config };
