@@ -12,7 +12,11 @@ export interface ParserOptions {
   maxPayload?: number;
 }
 
-/** Receives what a parser finds, in input order. After `error` nothing more is delivered. */
+/**
+ * Receives what a parser finds, in input order. After `error` nothing more is delivered.
+ * A sink should not throw: an exception propagates out of `parse()` and the rest of that chunk
+ * is lost, so the stream position is too; treat the connection as broken.
+ */
 export interface FrameSink<F> {
   frame(frame: F): void;
   error(error: ProtocolError): void;
@@ -656,10 +660,7 @@ export class ServerSideParser extends ProtocolParser<ClientFrame> {
     chunks: Iterable<Uint8Array>,
     options?: ParserOptions,
   ): (ClientFrame | ProtocolError)[] {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser(collector(out), options);
-    for (const chunk of chunks) parser.parse(chunk);
-    return out;
+    return parseAllWith((sink) => new ServerSideParser(sink, options), chunks);
   }
 }
 
@@ -674,13 +675,16 @@ export class ClientSideParser extends ProtocolParser<ServerFrame> {
     chunks: Iterable<Uint8Array>,
     options?: ParserOptions,
   ): (ServerFrame | ProtocolError)[] {
-    const out: (ServerFrame | ProtocolError)[] = [];
-    const parser = new ClientSideParser(collector(out), options);
-    for (const chunk of chunks) parser.parse(chunk);
-    return out;
+    return parseAllWith((sink) => new ClientSideParser(sink, options), chunks);
   }
 }
 
-function collector<F>(out: (F | ProtocolError)[]): FrameSink<F> {
-  return { frame: (frame) => out.push(frame), error: (error) => out.push(error) };
+function parseAllWith<F extends ClientFrame | ServerFrame>(
+  create: (sink: FrameSink<F>) => ProtocolParser<F>,
+  chunks: Iterable<Uint8Array>,
+): (F | ProtocolError)[] {
+  const out: (F | ProtocolError)[] = [];
+  const parser = create({ frame: (frame) => out.push(frame), error: (error) => out.push(error) });
+  for (const chunk of chunks) parser.parse(chunk);
+  return out;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ClientFrame,
   ClientSideParser,
+  type ParserOptions,
   ProtocolError,
   type ProtocolErrorCode,
   type ServerFrame,
@@ -18,6 +19,24 @@ const text = (data: Uint8Array | undefined) =>
 const fromClient = (...chunks: string[]) => ServerSideParser.parseAll(chunks.map(bytes));
 /** What a client would read from these chunks. */
 const fromServer = (...chunks: string[]) => ClientSideParser.parseAll(chunks.map(bytes));
+
+/** A parser of each side that collects what it finds in `out`. */
+function collectingServerSide(options?: ParserOptions) {
+  const out: (ClientFrame | ProtocolError)[] = [];
+  const parser = new ServerSideParser(
+    { frame: (f) => out.push(f), error: (e) => out.push(e) },
+    options,
+  );
+  return { parser, out };
+}
+function collectingClientSide(options?: ParserOptions) {
+  const out: (ServerFrame | ProtocolError)[] = [];
+  const parser = new ClientSideParser(
+    { frame: (f) => out.push(f), error: (e) => out.push(e) },
+    options,
+  );
+  return { parser, out };
+}
 
 /** Frames with payloads shown as text, so expectations read like the wire. */
 function readable(results: (ClientFrame | ServerFrame | ProtocolError)[]) {
@@ -183,8 +202,7 @@ describe('ServerSideParser: what a client sends', () => {
   });
 
   it('delivers the frames before an error and nothing after it', () => {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    const { parser, out } = collectingServerSide();
     parser.parse(bytes('PING\r\nXYZ\r\nPING\r\n'));
     parser.parse(bytes('PING\r\n'));
     expect(parser.failed).toBe(true);
@@ -257,8 +275,7 @@ describe('max control line', () => {
   });
 
   it('rejects a line without LF as soon as it is too long', () => {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    const { parser, out } = collectingServerSide();
     parser.parse(bytes(`PUB ${a(4096)}`));
     expect(out).toEqual([]);
     expect(parser.bufferedBytes).toBeLessThanOrEqual(4096 + 16);
@@ -267,35 +284,28 @@ describe('max control line', () => {
   });
 
   it('does not hoard the blanks after a verb or the tail of a PING line', () => {
-    const subs: ClientFrame[] = [];
-    const parser = new ServerSideParser({ frame: (f) => subs.push(f), error: () => {} });
-    parser.parse(bytes('SUB'));
-    for (let i = 0; i < 100; i++) parser.parse(new Uint8Array(100).fill(i % 2 ? 9 : 32));
-    expect(parser.bufferedBytes).toBeLessThanOrEqual(4);
-    parser.parse(bytes('foo 1\r\n'));
-    expect(subs).toEqual([{ op: 'SUB', subject: 'foo', queue: undefined, sid: '1' }]);
-    const pings: ClientFrame[] = [];
-    const pinger = new ServerSideParser({ frame: (f) => pings.push(f), error: () => {} });
-    pinger.parse(bytes('PING'));
-    for (let i = 0; i < 100; i++) pinger.parse(bytes('x'.repeat(100)));
-    expect(pinger.bufferedBytes).toBe(0);
-    pinger.parse(bytes('\r\n'));
-    expect(pings).toEqual([{ op: 'PING' }]);
+    const subscriber = collectingServerSide();
+    subscriber.parser.parse(bytes('SUB'));
+    for (let i = 0; i < 100; i++) subscriber.parser.parse(new Uint8Array(100).fill(i % 2 ? 9 : 32));
+    expect(subscriber.parser.bufferedBytes).toBeLessThanOrEqual(4);
+    subscriber.parser.parse(bytes('foo 1\r\n'));
+    expect(subscriber.out).toEqual([{ op: 'SUB', subject: 'foo', queue: undefined, sid: '1' }]);
+    const pinger = collectingServerSide();
+    pinger.parser.parse(bytes('PING'));
+    for (let i = 0; i < 100; i++) pinger.parser.parse(bytes('x'.repeat(100)));
+    expect(pinger.parser.bufferedBytes).toBe(0);
+    pinger.parser.parse(bytes('\r\n'));
+    expect(pinger.out).toEqual([{ op: 'PING' }]);
   });
 
   it('rejects an unknown op before its line ends', () => {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    const { parser, out } = collectingServerSide();
     parser.parse(bytes('XY'));
     expectError(out, 'UNKNOWN_OPERATION', 'Unknown Protocol Operation');
   });
 
   it('is configurable, also after construction', () => {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser(
-      { frame: (f) => out.push(f), error: (e) => out.push(e) },
-      { maxControlLine: 10 },
-    );
+    const { parser, out } = collectingServerSide({ maxControlLine: 10 });
     parser.parse(bytes('SUB 12345678 1\r\n'));
     expect(out).toHaveLength(1);
     parser.maxControlLine = 9;
@@ -306,11 +316,7 @@ describe('max control line', () => {
 
 describe('max payload', () => {
   it('is configurable, also after construction', () => {
-    const out: (ClientFrame | ProtocolError)[] = [];
-    const parser = new ServerSideParser(
-      { frame: (f) => out.push(f), error: (e) => out.push(e) },
-      { maxPayload: 4 },
-    );
+    const { parser, out } = collectingServerSide({ maxPayload: 4 });
     parser.parse(bytes('PUB foo 4\r\nabcd\r\nHPUB foo 2 4\r\nabcd\r\n'));
     expect(out).toHaveLength(2);
     parser.maxPayload = 3;
@@ -355,15 +361,14 @@ describe('payload handling', () => {
   });
 
   it('reports a bad terminator as soon as its first byte arrives', () => {
-    const out: (ServerFrame | ProtocolError)[] = [];
-    const parser = new ClientSideParser({ frame: (f) => out.push(f), error: (e) => out.push(e) });
+    const { parser, out } = collectingClientSide();
     parser.parse(bytes('MSG foo 1 3\r\nab'));
     parser.parse(bytes('cd'));
     expectError(out, 'PAYLOAD_TERMINATOR', 'Unknown Protocol Operation');
   });
 
   it('counts a pending payload in bufferedBytes', () => {
-    const parser = new ClientSideParser({ frame: () => {}, error: () => {} });
+    const { parser } = collectingClientSide();
     parser.parse(bytes('MSG foo 1 1000\r\nabc'));
     expect(parser.bufferedBytes).toBe(1000);
     parser.parse(new Uint8Array(997));
