@@ -37,7 +37,7 @@ for (const [name, [schema, io]] of Object.entries(schemas)) {
   const file = join(root, `${name}.json`);
   mkdirSync(dirname(file), { recursive: true });
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  json.$id = `https://slipstream.dev/schemas/jsapi/${name}.json`;
+  json.$id = `https://unpkg.com/@slipstream/jsapi/dist/schemas/${name}.json`;
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   index[name] = `${name}.json`;
 }

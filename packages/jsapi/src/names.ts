@@ -41,12 +41,17 @@ export function bucketNameProblem(name: string): string | undefined {
   return bucketName.test(name) ? undefined : 'bucket name must match ^[a-zA-Z0-9_-]+$';
 }
 
-/** Why a KV key is invalid: `^[-/_=.a-zA-Z0-9]+$`, no leading or trailing `.`, no `..`. */
-export function keyProblem(key: string): string | undefined {
-  if (!keyName.test(key)) return 'key must match ^[-/_=.a-zA-Z0-9]+$';
+// Keys are subject tokens: an empty token (leading, trailing or doubled dot) is never valid.
+function emptyTokenProblem(key: string): string | undefined {
   if (key.startsWith('.') || key.endsWith('.')) return 'key can not start or end with "."';
   if (key.includes('..')) return 'key can not contain ".."';
   return undefined;
+}
+
+/** Why a KV key is invalid: `^[-/_=.a-zA-Z0-9]+$`, no leading or trailing `.`, no `..`. */
+export function keyProblem(key: string): string | undefined {
+  if (!keyName.test(key)) return 'key must match ^[-/_=.a-zA-Z0-9]+$';
+  return emptyTokenProblem(key);
 }
 
 /** Why a KV watch/search key is invalid: like a key, plus `*` tokens and a trailing `>`. */
@@ -54,9 +59,7 @@ export function searchKeyProblem(key: string): string | undefined {
   if (key.length === 0 || !searchKey.test(key)) {
     return 'search key must match ^[-/_=.a-zA-Z0-9*]*>?$';
   }
-  if (key.startsWith('.') || key.endsWith('.')) return 'key can not start or end with "."';
-  if (key.includes('..')) return 'key can not contain ".."';
-  return undefined;
+  return emptyTokenProblem(key);
 }
 
 /** Why an object store object name is invalid: any non-empty text (it is base64-encoded). */
