@@ -24,6 +24,7 @@ import {
   MaxPayloadExceededError,
   NatsError,
   NoRespondersError,
+  OutboundBufferFullError,
   PermissionViolationError,
   ProtocolViolationError,
   ReconnectBufferFullError,
@@ -99,6 +100,7 @@ export type ResolvedOptions = Required<
     | 'reconnectJitter'
     | 'reconnectJitterTLS'
     | 'reconnectBufSize'
+    | 'outboundBufSize'
     | 'waitOnFirstConnect'
     | 'ignoreClusterUpdates'
     | 'noRandomize'
@@ -124,6 +126,7 @@ function resolveOptions(options: ConnectionOptions & { transport: Transport }): 
     reconnectJitter: 100,
     reconnectJitterTLS: 1000,
     reconnectBufSize: 8 * 1024 * 1024,
+    outboundBufSize: 64 * 1024 * 1024,
     waitOnFirstConnect: false,
     ignoreClusterUpdates: false,
     noRandomize: false,
@@ -167,6 +170,10 @@ export class NatsConnectionImpl implements NatsConnection {
   /** Outbound frames not yet handed to the socket; also the reconnect buffer while disconnected. */
   readonly #writer = new FrameWriter(64 * 1024);
   #writeScheduled = false;
+  /** The socket reported back-pressure; writes wait for it to drain. */
+  #blocked = false;
+  /** Most bytes the writer may hold: outboundBufSize while connected, reconnectBufSize otherwise. */
+  #writerLimit: number;
   #lastValidSubject = '';
   #maxPayload = 1024 * 1024;
   #headersOn: boolean;
@@ -192,6 +199,7 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#options = resolveOptions(options);
     this.#transport = this.#options.transport;
     this.#headersOn = this.#options.headers;
+    this.#writerLimit = this.#options.reconnectBufSize;
     const servers = this.#options.servers ?? `127.0.0.1:${this.#options.port ?? 4222}`;
     this.#pool = new ServerPool(
       Array.isArray(servers) ? servers : [servers],
@@ -236,12 +244,7 @@ export class NatsConnectionImpl implements NatsConnection {
     }
     const size = headers === undefined ? data.length : data.length + headers.length;
     if (size > this.#maxPayload) throw new MaxPayloadExceededError(size, this.#maxPayload);
-    if (
-      this.#state !== State.Connected &&
-      this.#writer.length + size > this.#options.reconnectBufSize
-    ) {
-      throw new ReconnectBufferFullError(this.#options.reconnectBufSize);
-    }
+    if (this.#writer.length + size > this.#writerLimit) this.#bufferFull();
     this.#writer.pub(subject, reply, data, headers);
     this.#stats.outMsgs++;
     this.#stats.outBytes += size;
@@ -607,6 +610,8 @@ export class NatsConnectionImpl implements NatsConnection {
 
   #onConnected(entry: ServerEntry, conn: TransportConnection): void {
     this.#state = State.Connected;
+    this.#blocked = false;
+    this.#writerLimit = this.#options.outboundBufSize;
     entry.failures = 0;
     entry.didConnect = true;
     // Subscriptions first, then what was published while disconnected, then deferred flushes.
@@ -783,9 +788,25 @@ export class NatsConnectionImpl implements NatsConnection {
     if (this.#state === State.Connected) this.#writeNow();
   };
 
+  /**
+   * Hands pending frames to the socket unless it pushed back; while it does, frames keep
+   * accumulating in the writer (bounded by outboundBufSize) and go out as one write on drain.
+   */
   #writeNow(): void {
-    if (this.#writer.length === 0 || !this.#conn) return;
-    this.#conn.send(this.#writer.take());
+    const conn = this.#conn;
+    if (this.#writer.length === 0 || !conn || this.#blocked) return;
+    if (conn.send(this.#writer.take())) return;
+    this.#blocked = true;
+    void conn.drained().then(() => {
+      if (this.#conn !== conn) return;
+      this.#blocked = false;
+      if (this.#state === State.Connected) this.#writeNow();
+    });
+  }
+
+  #bufferFull(): never {
+    if (this.#state === State.Connected) throw new OutboundBufferFullError(this.#writerLimit);
+    throw new ReconnectBufferFullError(this.#writerLimit);
   }
 
   // ---- keep-alive -------------------------------------------------------------------------
@@ -826,6 +847,7 @@ export class NatsConnectionImpl implements NatsConnection {
     if (this.#conn !== conn || this.#state !== State.Connected) return;
     this.#conn = undefined;
     this.#parser = undefined;
+    this.#writerLimit = this.#options.reconnectBufSize;
     this.#stopPings();
     // User flushes wait for the next socket; keep-alive pings die with this one.
     for (const waiter of this.#pongs) if (waiter) this.#deferredPongs.push(waiter);

@@ -16,6 +16,7 @@ export type NatsErrorCode =
   | 'SLOW_CONSUMER'
   | 'STALE_CONNECTION'
   | 'RECONNECT_BUFFER_FULL'
+  | 'OUTBOUND_BUFFER_FULL'
   | 'INVALID_SUBJECT'
   | 'INVALID_ARGUMENT'
   | 'INVALID_OPERATION'
@@ -145,6 +146,16 @@ export class ReconnectBufferFullError extends NatsError {
   }
 }
 
+/** The socket cannot keep up and `outboundBufSize` bytes are already waiting: message not published. */
+export class OutboundBufferFullError extends NatsError {
+  constructor(limit: number) {
+    super(
+      'OUTBOUND_BUFFER_FULL',
+      `outbound buffer full (${limit} bytes waiting for the socket): message not published`,
+    );
+  }
+}
+
 export class InvalidSubjectError extends NatsError {
   constructor(subject: string) {
     super('INVALID_SUBJECT', `illegal subject: '${subject}'`);
@@ -220,6 +231,7 @@ export const errors = {
   MaxPayloadExceededError,
   NatsError,
   NoRespondersError,
+  OutboundBufferFullError,
   PermissionViolationError,
   ProtocolViolationError,
   ReconnectBufferFullError,

@@ -60,6 +60,11 @@ export interface ConnectionOptions {
   reconnectDelayHandler?: () => number;
   /** Bytes of publishes kept while disconnected (default 8 MiB); beyond it publish throws. */
   reconnectBufSize?: number;
+  /**
+   * Bytes of frames kept while the socket pushes back (default 64 MiB); beyond it publish throws
+   * OutboundBufferFullError instead of growing memory without end.
+   */
+  outboundBufSize?: number;
   /** Keep trying when the first connection fails, instead of rejecting `connect`. */
   waitOnFirstConnect?: boolean;
   /** Do not add servers the cluster announces in INFO connect_urls. */

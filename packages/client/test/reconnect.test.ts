@@ -4,6 +4,7 @@ import {
   connect,
   createInbox,
   type NatsConnection,
+  OutboundBufferFullError,
   ReconnectBufferFullError,
   type Status,
 } from '../src/node.js';
@@ -162,6 +163,27 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
     await waitFor(() => events.some((e) => e.type === 'reconnect'), 'reconnect');
     const types = events.map((e) => e.type).filter((t) => t !== 'ping' && t !== 'reconnecting');
     expect(types.slice(0, 3)).toEqual(['staleConnection', 'disconnect', 'reconnect']);
+    await nc.flush();
+  });
+
+  it('bounds what waits for a socket that pushes back', async (context) => {
+    server = await kind.start();
+    if (!server.freeze) context.skip();
+    const nc = await open({ outboundBufSize: 2 * 1024 * 1024, pingInterval: 0 });
+    server.freeze!();
+    const chunk = new Uint8Array(1024);
+    let error: unknown;
+    // The kernel and socket buffers fill first; then the client must refuse rather than grow.
+    for (let i = 0; i < 200_000 && !error; i++) {
+      try {
+        nc.publish('bulk', chunk);
+      } catch (e) {
+        error = e;
+      }
+      if (i % 256 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(error).toBeInstanceOf(OutboundBufferFullError);
+    server.thaw!();
     await nc.flush();
   });
 
