@@ -370,6 +370,28 @@ await call('consumer-next-max-bytes', `${API}.CONSUMER.MSG.NEXT.ORDERS.LIMITS`, 
   expires: 500000000,
 });
 
+// Acknowledgements, to cause the ack metric (EV samples 100%), NAK, TERM and MAX_DELIVERIES events.
+const ackNext = async (consumer, body) => {
+  const [msg] = await nc.request(
+    `${API}.CONSUMER.MSG.NEXT.ORDERS.${consumer}`,
+    '{"batch":1,"expires":1000000000}',
+  );
+  if (msg?.reply?.startsWith('$JS.ACK.')) await nc.request(msg.reply, body, { timeoutMs: 500 });
+};
+await call('consumer-create-sampled', `${API}.CONSUMER.CREATE.ORDERS.EV`, {
+  stream_name: 'ORDERS',
+  config: { name: 'EV', durable_name: 'EV', ...explicit, sample_freq: '100%' },
+});
+await ackNext('EV', '+ACK');
+await ackNext('EV', '-NAK');
+await ackNext('EV', '+TERM');
+await call('consumer-create-max-deliver-1', `${API}.CONSUMER.CREATE.ORDERS.MD`, {
+  stream_name: 'ORDERS',
+  config: { name: 'MD', durable_name: 'MD', ...explicit, max_deliver: 1 },
+});
+await ackNext('MD', '-NAK');
+await ackNext('MD', '+ACK');
+
 await call(
   'consumer-pause',
   `${API}.CONSUMER.PAUSE.ORDERS.D1`,
