@@ -12,6 +12,7 @@ import {
   type NatsConnection,
   NoRespondersError,
   RequestError,
+  type RequestManyOptions,
   RequestStrategy,
   TimeoutError,
 } from '../src/node.js';
@@ -141,37 +142,18 @@ describe.each(serverKinds)('core client against $name', (kind) => {
       for await (const m of it) out.push(m.string());
       return out;
     };
+    const count = async (payload: string, options: Partial<RequestManyOptions>) =>
+      (await collect(await nc.requestMany(subject, payload, options))).length;
     expect(
-      await collect(
-        await nc.requestMany(subject, 'x', {
-          strategy: RequestStrategy.Count,
-          maxMessages: 2,
-          maxWait: 5000,
-        }),
-      ),
-    ).toHaveLength(2);
+      await count('x', { strategy: RequestStrategy.Count, maxMessages: 2, maxWait: 5000 }),
+    ).toBe(2);
+    expect(await count('x', { strategy: RequestStrategy.Timer, maxWait: 300 })).toBe(3);
     expect(
-      await collect(
-        await nc.requestMany(subject, 'x', { strategy: RequestStrategy.Timer, maxWait: 300 }),
-      ),
-    ).toHaveLength(3);
-    expect(
-      await collect(
-        await nc.requestMany(subject, 'x', {
-          strategy: RequestStrategy.JitterTimer,
-          jitter: 200,
-          maxWait: 5000,
-        }),
-      ),
-    ).toHaveLength(3);
-    expect(
-      await collect(
-        await nc.requestMany(subject, 'sentinel', {
-          strategy: RequestStrategy.SentinelMsg,
-          maxWait: 5000,
-        }),
-      ),
-    ).toHaveLength(3);
+      await count('x', { strategy: RequestStrategy.JitterTimer, jitter: 200, maxWait: 5000 }),
+    ).toBe(3);
+    expect(await count('sentinel', { strategy: RequestStrategy.SentinelMsg, maxWait: 5000 })).toBe(
+      3,
+    );
     for (const r of responders) r.unsubscribe();
     await expect(
       collect(await nc.requestMany(subject, 'x', { maxWait: 5000 })),
