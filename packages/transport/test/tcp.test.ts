@@ -113,3 +113,32 @@ describe('tcp transport, TLS driven by INFO', () => {
     expect(error.code).toBe('TLS_REQUIRED');
   });
 });
+
+describe('tcp transport, TLS handshake first', () => {
+  it('starts TLS before reading the INFO line', async () => {
+    const { createServer } = await import('node:tls');
+    const { readFileSync } = await import('node:fs');
+    const tls = selfSignedCert();
+    // nats-server 2.9.10 has no handshake_first, so a small TLS server plays its part.
+    const server = createServer({ cert: tls.cert, key: readFileSync(tls.keyFile) }, (socket) => {
+      socket.write('INFO {"tls_required":true} \r\n');
+      socket.on('data', (d) => {
+        if (d.toString().includes('PING')) socket.write('PONG\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const conn = await tcpTransport().connect(new URL(`nats://127.0.0.1:${port}`), {
+        tls: { ca: tls.cert, handshakeFirst: true },
+      });
+      expect(conn.encrypted).toBe(true);
+      const pong = readUntil(conn, 'PONG\r\n');
+      conn.send(bytes('CONNECT {}\r\nPING\r\n'));
+      expect(await pong).toMatch(/^INFO .*PONG\r\n$/s);
+      await conn.close(new Error('done'));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
