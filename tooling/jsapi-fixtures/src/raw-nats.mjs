@@ -30,6 +30,7 @@ export async function rawConnect(port) {
           reply,
           headers: headerBytes ? body.subarray(0, headerBytes).toString() : undefined,
           data: body.subarray(headerBytes).toString(),
+          bytes: Buffer.from(body.subarray(headerBytes)),
         };
         buffer = buffer.subarray(end + 2 + total + 2);
         listeners.get(args[1])?.(msg);

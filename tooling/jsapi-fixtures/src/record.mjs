@@ -37,10 +37,11 @@ async function call(name, subject, body = '', options = {}) {
   recorded.push({
     name,
     subject,
-    operation: parsed?.operation ?? null,
+    // responseOf: the operation whose response schema a reply on a non-API subject follows.
+    operation: parsed?.operation ?? options.responseOf ?? null,
     request,
     ...(options.headers ? { requestHeaders: options.headers } : {}),
-    replies: replies.map(({ subject: _, ...msg }) => msg),
+    replies: replies.map(({ subject: _, bytes: __, ...msg }) => msg),
   });
   const first = replies[0];
   return first && !first.headers ? safeJson(first.data) : undefined;
@@ -405,32 +406,40 @@ await call('consumer-delete', `${API}.CONSUMER.DELETE.ORDERS.C3`);
 await call('consumer-delete-missing', `${API}.CONSUMER.DELETE.ORDERS.NOPE`);
 await call('consumer-delete-missing-stream', `${API}.CONSUMER.DELETE.MISSING.NOPE`);
 
-// --- snapshot (chunks are acked so the snapshot completes and its advisories are sent)
+// --- snapshot and restore: the chunks are acked, kept and uploaded again, so both complete
+// (and their advisories are sent). Chunks are kept as bytes: they are binary (a tar stream).
 const snapshotInbox = '_INBOX.fx.snapshot';
+const chunks = [];
 let snapshotDone;
 const snapshotFinished = new Promise((resolve) => {
   snapshotDone = resolve;
 });
 const unsubscribeSnapshot = await nc.subscribe(snapshotInbox, (msg) => {
   if (msg.reply) nc.publish(msg.reply, '');
-  if (msg.data.length === 0 && !msg.headers) snapshotDone();
+  if (msg.bytes.length === 0 && !msg.headers) snapshotDone();
+  else if (!msg.headers) chunks.push(msg.bytes);
 });
-await call('stream-snapshot', `${API}.STREAM.SNAPSHOT.ORDERS`, {
+const snapshot = await call('stream-snapshot', `${API}.STREAM.SNAPSHOT.ORDERS`, {
   deliver_subject: snapshotInbox,
   chunk_size: 1024,
 });
 await Promise.race([snapshotFinished, new Promise((r) => setTimeout(r, 3000))]);
 unsubscribeSnapshot();
 await call('stream-snapshot-missing-deliver', `${API}.STREAM.SNAPSHOT.ORDERS`, {});
-const snapshotInfo = await call('stream-info-for-restore', `${API}.STREAM.INFO.NOSUBJ`);
-await call('stream-delete-for-restore', `${API}.STREAM.DELETE.NOSUBJ`);
-await call('stream-restore', `${API}.STREAM.RESTORE.NOSUBJ`, {
-  config: snapshotInfo.config,
-  state: snapshotInfo.state,
-});
 await call('stream-restore-existing', `${API}.STREAM.RESTORE.ORDERS`, {
-  config: { ...orders },
-  state: snapshotInfo.state,
+  config: snapshot.config,
+  state: snapshot.state,
+});
+await call('stream-delete-for-restore', `${API}.STREAM.DELETE.ORDERS`);
+const restore = await call('stream-restore', `${API}.STREAM.RESTORE.ORDERS`, {
+  config: snapshot.config,
+  state: snapshot.state,
+});
+for (const chunk of chunks) await nc.request(restore.deliver_subject, chunk, { timeoutMs: 2000 });
+// The empty message ends the upload; its reply reports the restored stream.
+await call('stream-restore-complete', restore.deliver_subject, '', {
+  timeoutMs: 5000,
+  responseOf: 'streamCreate',
 });
 
 // --- clustering-only and system calls on a standalone server
