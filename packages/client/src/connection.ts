@@ -239,7 +239,11 @@ export class NatsConnectionImpl implements NatsConnection {
       if (options.headers !== undefined) {
         if (!this.#headersOn)
           throw new InvalidArgumentError('headers are not enabled on this connection');
-        headers = (options.headers as MsgHdrsImpl).encode();
+        const encode = (options.headers as Partial<MsgHdrsImpl>).encode;
+        if (typeof encode !== 'function') {
+          throw new InvalidArgumentError('headers must come from headers() of this package');
+        }
+        headers = encode.call(options.headers);
       }
     }
     const size = headers === undefined ? data.length : data.length + headers.length;
@@ -307,8 +311,8 @@ export class NatsConnectionImpl implements NatsConnection {
         error: error instanceof Error ? error : new Error(String(error)),
       });
     },
-    slowConsumer: (sub: SubscriptionImpl, _error: SlowConsumerError) => {
-      this.#emit({ type: 'slowConsumer', sub, pending: sub.getPending() });
+    slowConsumer: (sub: SubscriptionImpl, error: SlowConsumerError) => {
+      this.#emit({ type: 'slowConsumer', sub, pending: sub.getPending(), error });
     },
   };
 
@@ -359,7 +363,12 @@ export class NatsConnectionImpl implements NatsConnection {
   ) {
     const reply = options.reply ?? createInbox(this.#options.inboxPrefix);
     const sub = this.#subscribe(reply, { max: 1, timeout });
-    this.publish(subject, payload, { reply, headers: options.headers });
+    try {
+      this.publish(subject, payload, { reply, headers: options.headers });
+    } catch (error) {
+      sub.unsubscribe();
+      throw error;
+    }
     for await (const msg of sub) {
       if (isNoResponders(msg as MsgImpl)) throw new NoRespondersError(subject);
       return msg;
@@ -393,8 +402,13 @@ export class NatsConnectionImpl implements NatsConnection {
     const mux = new RequestMux(this.#options.inboxPrefix);
     this.#subscribe(mux.subject, {
       callback: (error, msg) => {
-        if (error) mux.failAll(error);
-        else mux.dispatch(msg as MsgImpl);
+        if (error) {
+          // The inbox subscription is gone (e.g. denied): the next request starts a new one.
+          if (this.#mux === mux) this.#mux = undefined;
+          mux.failAll(error);
+        } else {
+          mux.dispatch(msg as MsgImpl);
+        }
       },
     });
     this.#mux = mux;
@@ -660,7 +674,13 @@ export class NatsConnectionImpl implements NatsConnection {
       if (o.debug)
         console.debug(
           '[nats] > CONNECT',
-          JSON.stringify({ ...connect, pass: undefined, auth_token: undefined }),
+          JSON.stringify({
+            ...connect,
+            pass: undefined,
+            auth_token: undefined,
+            jwt: undefined,
+            sig: undefined,
+          }),
         );
       conn.send(w.take());
     } catch (error) {

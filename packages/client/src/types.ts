@@ -1,5 +1,6 @@
 import type { MsgHdrs, ServerInfo } from '@slipstream/protocol';
 import type { TlsOptions, Transport } from '@slipstream/transport';
+import type { SlowConsumerError } from './errors.js';
 
 export type Payload = Uint8Array | string;
 
@@ -91,7 +92,8 @@ export type Status =
   | { type: 'error'; error: Error }
   | { type: 'ping'; pendingPings: number }
   | { type: 'staleConnection' }
-  | { type: 'slowConsumer'; sub: Subscription; pending: number }
+  /** An iterator hit its pending limit; `error` counts what was dropped so far. */
+  | { type: 'slowConsumer'; sub: Subscription; pending: number; error: SlowConsumerError }
   | { type: 'close'; error?: Error };
 
 export interface Stats {
