@@ -1,5 +1,6 @@
 export * from './account-api.js';
 export * from './account-info.js';
+export * from './ack-body.js';
 export * from './ack-subject.js';
 export * from './advisories.js';
 export * from './api-error.js';
