@@ -15,6 +15,7 @@ import {
 import type { Transport, TransportConnection } from '@slipstream/transport';
 import { authenticate } from './authenticator.js';
 import {
+  AuthorizationError,
   ClosedConnectionError,
   ConnectionError,
   DrainingConnectionError,
@@ -31,6 +32,7 @@ import {
   type SlowConsumerError,
   StaleConnectionError,
   TimeoutError,
+  UserAuthenticationExpiredError,
 } from './errors.js';
 import type { MsgImpl } from './msg.js';
 import { QueuedIterator } from './queued-iterator.js';
@@ -104,6 +106,7 @@ export type ResolvedOptions = Required<
     | 'waitOnFirstConnect'
     | 'ignoreClusterUpdates'
     | 'noRandomize'
+    | 'ignoreAuthErrorAbort'
     | 'debug'
   >
 > &
@@ -130,6 +133,7 @@ function resolveOptions(options: ConnectionOptions & { transport: Transport }): 
     waitOnFirstConnect: false,
     ignoreClusterUpdates: false,
     noRandomize: false,
+    ignoreAuthErrorAbort: false,
     debug: false,
     transport: options.transport,
   };
@@ -906,6 +910,12 @@ export class NatsConnectionImpl implements NatsConnection {
         await this.#attempt(entry);
       } catch (error) {
         entry.failures++;
+        // The same credentials refused twice in a row will not start working: stop, like nats.js.
+        if (!this.#options.ignoreAuthErrorAbort && sameAuthError(lastError, error)) {
+          onGiveUp?.(error);
+          await this.#close(error as Error);
+          return;
+        }
         lastError = error;
         this.#pool.prune(this.#options.maxReconnectAttempts);
         continue;
@@ -948,6 +958,12 @@ export class NatsConnectionImpl implements NatsConnection {
 
 function isNoResponders(msg: MsgImpl): boolean {
   return msg.isStatus && msg.headers?.code === 503;
+}
+
+function sameAuthError(previous: unknown, current: unknown): boolean {
+  const isAuth = (e: unknown): e is NatsError =>
+    e instanceof AuthorizationError || e instanceof UserAuthenticationExpiredError;
+  return isAuth(previous) && isAuth(current) && previous.message === current.message;
 }
 
 function asError(error: unknown): Error | undefined {

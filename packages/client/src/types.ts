@@ -70,6 +70,11 @@ export interface ConnectionOptions {
   waitOnFirstConnect?: boolean;
   /** Do not add servers the cluster announces in INFO connect_urls. */
   ignoreClusterUpdates?: boolean;
+  /**
+   * Keep reconnecting when the server refuses the credentials twice in a row with the same
+   * error (by default the connection then closes with that error).
+   */
+  ignoreAuthErrorAbort?: boolean;
   /** Try servers in the given order instead of shuffling them. */
   noRandomize?: boolean;
   /** Log every protocol operation to the console. */

@@ -115,6 +115,19 @@ describe('authentication against nats-server 2.9.10', () => {
     await nc.close();
   });
 
+  it('stops reconnecting when the same credentials are refused twice', async () => {
+    const server = await start('authorization { user: a, password: b }');
+    let pass = 'b';
+    const nc = await connect({
+      servers: server.url,
+      authenticator: usernamePasswordAuthenticator('a', () => pass),
+      reconnectTimeWait: 20,
+    });
+    pass = 'revoked';
+    servers.push(await server.restart());
+    expect(await nc.closed()).toBeInstanceOf(AuthorizationError);
+  });
+
   it('reports permission violations as typed errors and ends the denied subscription', async () => {
     const server = await start(
       'authorization { users = [ { user: a, password: b, permissions: { publish: { deny: "secret" }, subscribe: { deny: "hidden" } } } ] }',
