@@ -357,7 +357,7 @@ export function usage(bin: string): string {
       lines.push('', `${section} Options:`);
     }
     const names = spec.names
-      .map((n) => (n.length <= 3 && n !== 'tls' ? `-${n}` : `--${n}`))
+      .map((n) => (n.length <= 2 || /^[A-Z]+$/.test(n) ? `-${n}` : `--${n}`))
       .join(', ');
     const left = spec.valueName ? `${names} <${spec.valueName}>` : names;
     lines.push(`    ${left.padEnd(36)} ${spec.help}`);

@@ -76,7 +76,11 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
   it('stays up, keeps answering a well-behaved client, and keeps memory bounded', async () => {
     const rand = seededRandom(seed);
     const nc = await connect({ servers: server.url, reconnect: false });
-    nc.subscribe('svc.echo', { callback: (_e, m) => m.respond(m.data) });
+    nc.subscribe('svc.echo', {
+      callback: (_e, m) => {
+        m.respond(m.data);
+      },
+    });
     await nc.flush();
 
     let peakRss = server.rss();

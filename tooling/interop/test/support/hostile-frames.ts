@@ -95,7 +95,7 @@ export function hostileFrame(rand: () => number): Uint8Array {
   const roll = rand();
   if (roll < 0.15) return encoder.encode(pick(templates, rand));
   if (roll < 0.3) return pick(specials, rand)(rand);
-  let bytes = encoder.encode(pick(templates, rand));
+  let bytes: Uint8Array = encoder.encode(pick(templates, rand));
   const rounds = 1 + Math.floor(rand() * 3);
   for (let i = 0; i < rounds; i++) bytes = pick(mutations, rand)(bytes, rand);
   return bytes;

@@ -1,0 +1,165 @@
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createConsoleLogger,
+  type Logger,
+  NATS_COMPATIBLE_VERSION,
+  type NatsServer,
+  ServerError,
+  type ServerOptions,
+  startServer,
+} from '@slipstream/server';
+import { ConfigError } from './conf/errors.js';
+import { loadConfigFile } from './config.js';
+import { FlagError, parseCommandLine, usage } from './flags.js';
+import { defaultSettings, mergeSettings, type Settings } from './settings.js';
+import { appVersion } from './version.js';
+
+const bin = 'slipstream-server';
+
+/** Runs the server as nats-server would with these arguments; resolves with the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const stderr = createConsoleLogger();
+  let command: ReturnType<typeof parseCommandLine>;
+  try {
+    command = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof FlagError)) throw error;
+    process.stderr.write(`${bin}: ${error.message}\n${usage(bin)}\n`);
+    return 1;
+  }
+  if (command.action === 'help') {
+    process.stdout.write(`${usage(bin)}\n`);
+    return 0;
+  }
+  if (command.action === 'version') {
+    process.stdout.write(`${versionLine()}\n`);
+    return 0;
+  }
+
+  let fromFile: Settings = {};
+  const warnings = [...command.warnings];
+  if (command.configFile) {
+    try {
+      const loaded = loadConfigFile(command.configFile);
+      fromFile = loaded.settings;
+      warnings.unshift(...loaded.warnings);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      stderr.error(error.message);
+      return 1;
+    }
+  }
+  if (command.action === 'test') {
+    for (const warning of warnings) stderr.warn(warning);
+    process.stdout.write(
+      `${bin}: configuration file ${command.configFile ?? '(none)'} test is successful\n`,
+    );
+    return 0;
+  }
+
+  const given = mergeSettings(fromFile, command.settings);
+  const settings = mergeSettings(defaultSettings, given);
+  const logFile = settings.logFile;
+  const log = createConsoleLogger(
+    logFile ? { write: (line) => appendFileSync(logFile, line) } : {},
+  );
+  if (command.configFile) log.info(`  Using configuration file: ${command.configFile}`);
+  for (const warning of warnings) log.warn(warning);
+
+  let server: NatsServer;
+  try {
+    server = await startWithMonitoringFallback(settings, given.httpPort === undefined, log);
+  } catch (error) {
+    log.error(`could not start: ${(error as Error).message}`);
+    return 1;
+  }
+  if (settings.pidFile) writeFileSync(settings.pidFile, String(process.pid));
+  return waitForStopSignal(server, settings, log);
+}
+
+export function versionLine(): string {
+  return `${bin}: v${appVersion} (compatible with nats-server v${NATS_COMPATIBLE_VERSION})`;
+}
+
+// The default monitoring port may be taken (another server on this machine); only an explicit one must bind.
+async function startWithMonitoringFallback(
+  settings: Settings,
+  monitoringPortDefaulted: boolean,
+  log: Logger,
+): Promise<NatsServer> {
+  try {
+    return await startServer(toServerOptions(settings, log));
+  } catch (error) {
+    if (!monitoringPortDefaulted || !isPortTaken(error, settings.httpPort)) throw error;
+    log.warn(
+      `monitoring port ${settings.httpPort} is in use: starting without monitoring (set -m to choose a port)`,
+    );
+    return startServer(toServerOptions({ ...settings, httpPort: undefined }, log));
+  }
+}
+
+function isPortTaken(error: unknown, port: number | undefined): boolean {
+  if (!(error instanceof ServerError) || error.code !== 'LISTEN_FAILED') return false;
+  const cause = error.cause as (NodeJS.ErrnoException & { port?: number }) | undefined;
+  return cause?.code === 'EADDRINUSE' && cause.port === port;
+}
+
+/** Maps settings to the library's options; -1 ports mean "any free port" as in nats-server. */
+export function toServerOptions(settings: Settings, log: Logger): ServerOptions {
+  const anyPort = (port: number | undefined) => (port === -1 ? 0 : port);
+  const httpPort = anyPort(settings.httpPort);
+  const options: ServerOptions = {
+    host: settings.host,
+    port: anyPort(settings.port),
+    serverName: settings.serverName,
+    httpHost: settings.httpHost,
+    httpPort: httpPort === 0 && settings.httpPort !== -1 ? undefined : httpPort,
+    maxPayload: settings.maxPayload,
+    maxPending: settings.maxPending,
+    maxControlLine: settings.maxControlLine,
+    maxConnections: settings.maxConnections,
+    maxSubscriptions: settings.maxSubscriptions,
+    pingInterval: settings.pingInterval,
+    pingMax: settings.pingMax,
+    writeDeadline: settings.writeDeadline,
+    authTimeout: settings.authTimeout,
+    lameDuckDuration: settings.lameDuckDuration,
+    lameDuckGracePeriod: settings.lameDuckGracePeriod,
+    authorization: settings.authorization,
+    debug: settings.debug,
+    trace: settings.trace,
+    logger: log,
+  };
+  return Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as ServerOptions;
+}
+
+function waitForStopSignal(server: NatsServer, settings: Settings, log: Logger): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const finish = async (how: () => Promise<void>, what: string) => {
+      if (stopping) {
+        log.warn('second signal: exiting now');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      log.info(what);
+      try {
+        await how();
+        resolve(0);
+      } catch (error) {
+        log.error(`shutdown failed: ${(error as Error).message}`);
+        resolve(1);
+      } finally {
+        if (settings.pidFile) rmSync(settings.pidFile, { force: true });
+      }
+    };
+    process.on('SIGINT', () => finish(() => server.close(), 'Trapped "interrupt" signal'));
+    process.on('SIGTERM', () => finish(() => server.close(), 'Trapped "terminated" signal'));
+    process.on('SIGUSR2', () =>
+      finish(() => server.lameDuck(), 'Entering lame duck mode, stop accepting new clients'),
+    );
+  });
+}

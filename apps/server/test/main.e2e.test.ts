@@ -1,0 +1,171 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, waitForPort } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const main = join(import.meta.dirname, '..', 'dist', 'main.js');
+
+interface Run {
+  child: ChildProcess;
+  output(): string;
+  exit: Promise<number | null>;
+}
+
+function run(args: readonly string[]): Run {
+  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+/** Reads the INFO line a NATS server sends first on a new connection. */
+function readInfo(port: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      text += chunk;
+      const end = text.indexOf('\r\n');
+      if (end < 0) return;
+      socket.destroy();
+      const line = text.slice(0, end);
+      if (!line.startsWith('INFO ')) reject(new Error(`expected INFO, got ${line}`));
+      else resolve(JSON.parse(line.slice(5)));
+    });
+  });
+}
+
+describe('slipstream-server process', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-server-e2e-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('serves clients and monitoring, then exits cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const httpPort = await freePort();
+    const pidFile = join(dir, 'server.pid');
+    const server = run([
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      String(httpPort),
+      '-n',
+      'e2e',
+      '-P',
+      pidFile,
+    ]);
+    try {
+      await waitForPort(port, server.child, server.output);
+      const info = await readInfo(port);
+      expect(info).toMatchObject({
+        port,
+        server_name: 'e2e',
+        version: '2.9.10',
+        proto: 1,
+        headers: true,
+      });
+      await waitForPort(httpPort, server.child, server.output);
+      const varz = (await (await fetch(`http://127.0.0.1:${httpPort}/varz`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(varz).toMatchObject({ port, server_name: 'e2e', http_port: httpPort });
+      expect(await readFile(pidFile, 'utf8')).toBe(String(server.child.pid));
+      expect(server.output()).toContain('Server is ready');
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+    await expect(readFile(pidFile, 'utf8')).rejects.toThrow();
+  });
+
+  it('reads a config file and lets flags override it', async () => {
+    const port = await freePort();
+    const config = join(dir, 'server.conf');
+    await writeFile(
+      config,
+      `port: 1\nserver_name: from-file\nmax_payload: 2KB\ncluster { port: 6222 }\n`,
+    );
+    const server = run(['-config', config, '-port', String(port), '-a', '127.0.0.1', '-m', '0']);
+    try {
+      await waitForPort(port, server.child, server.output);
+      expect(await readInfo(port)).toMatchObject({
+        port,
+        server_name: 'from-file',
+        max_payload: 2048,
+      });
+      expect(server.output()).toContain('single-node');
+    } finally {
+      server.child.kill('SIGINT');
+    }
+    expect(await server.exit).toBe(0);
+  });
+
+  it('starts with JetStream and TLS flags, warning that they are not supported yet', async () => {
+    const port = await freePort();
+    const server = run([
+      '-js',
+      '-sd',
+      dir,
+      '--tls',
+      '-p',
+      String(port),
+      '-a',
+      '127.0.0.1',
+      '-m',
+      '0',
+    ]);
+    try {
+      await waitForPort(port, server.child, server.output);
+      expect(server.output()).toContain('JetStream is not supported yet');
+      expect(server.output()).toContain('TLS is not supported yet');
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+  });
+
+  it('exits 1 with a clear message on an unknown flag', async () => {
+    const server = run(['--no-such-flag']);
+    expect(await server.exit).toBe(1);
+    expect(server.output()).toContain('unknown flag: --no-such-flag');
+  });
+
+  it('exits 1 naming file, line and key for a bad config', async () => {
+    const config = join(dir, 'bad.conf');
+    await writeFile(config, 'port: 4222\nmax_payload: lots\n');
+    const server = run(['-c', config]);
+    expect(await server.exit).toBe(1);
+    expect(server.output()).toContain(`${config}:2: max_payload: expected a size`);
+  });
+
+  it('prints its version and the nats-server version it is compatible with', async () => {
+    const server = run(['--version']);
+    expect(await server.exit).toBe(0);
+    expect(server.output()).toMatch(
+      /^slipstream-server: v\d+\.\d+\.\d+\S* \(compatible with nats-server v2\.9\.10\)\n$/,
+    );
+  });
+
+  it('prints help', async () => {
+    const server = run(['-h']);
+    expect(await server.exit).toBe(0);
+    expect(server.output()).toContain('Usage: slipstream-server [options]');
+  });
+});
