@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { peakRssBytes } from './harness/proc.js';
-import { alternateRounds, pick, type Side } from './harness/rounds.js';
+import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
 import { type ServerProcess, startServerProcess } from './harness/server-process.js';
 import { RatioTable } from './harness/table.js';
 import {
@@ -25,34 +25,39 @@ const ourServerMain = fileURLToPath(new URL('../../../apps/server/dist/main.js',
 const officialClient = (url: string) => connect({ servers: url }) as Promise<BenchConnection>;
 const MiB = 1024 * 1024;
 
+/** Both servers of one phase of the benchmark; `ours` is a reason when it cannot run. */
+interface Servers {
+  readonly reference: ServerProcess;
+  readonly ours: ServerProcess | { readonly skipped: string };
+}
+
 export async function serverBenchmark(options: { rounds: number }): Promise<RatioTable> {
   const table = new RatioTable(
     'Server: slipstream-server vs nats-server 2.9.10, both driven by @nats-io/transport-node',
     'nats-server',
     'slipstream',
   );
-  const reference = await startServerProcess('nats-server', (port) => [
-    '-p',
-    String(port),
-    '-a',
-    '127.0.0.1',
-  ]);
-  const ours = await startOurServer(table);
-  try {
-    const sides = (workload: (target: Target) => Promise<Record<string, number>>): [Side, Side] => [
-      { name: 'nats-server', measure: () => workload(targetOf(reference)) },
-      ours
-        ? { name: 'slipstream', measure: () => workload(targetOf(ours)) }
-        : { name: 'slipstream', skipped: 'not running' },
-    ];
-    const throughput = async (
-      label: string,
-      workload: (target: Target) => Promise<Record<string, number>>,
-    ) => {
-      const result = await alternateRounds(
-        { rounds: options.rounds, label, warmup: true },
-        ...sides(workload),
-      );
+  const rounds = (
+    servers: Servers,
+    label: string,
+    workload: (target: Target) => Promise<Sample>,
+    warmup = true,
+  ) => {
+    const ours = servers.ours;
+    const oursSide: Side =
+      'skipped' in ours
+        ? { name: 'slipstream', skipped: ours.skipped }
+        : { name: 'slipstream', measure: () => workload(targetOf(ours)) };
+    return alternateRounds(
+      { rounds: options.rounds, label, warmup },
+      { name: 'nats-server', measure: () => workload(targetOf(servers.reference)) },
+      oursSide,
+    );
+  };
+
+  const skipped = await withServers(async (servers) => {
+    const throughput = async (label: string, workload: (target: Target) => Promise<Sample>) => {
+      const result = await rounds(servers, label, workload);
       table.add({
         name: label,
         unit: 'msgs/s',
@@ -68,7 +73,6 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
         ...pick(result, 'serverCpuSecondsPerMillion'),
       });
     };
-
     await throughput('publish-only 16 B', (t) => publishOnly(t, COUNTS.publishOnly, 16));
     await throughput('pub→sub 16 B', (t) =>
       pubSub(t, { count: COUNTS.pubSub16, size: 16, subscribers: 1 }),
@@ -83,9 +87,8 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
       pubSub(t, { count: COUNTS.queueGroup, size: 16, subscribers: 4, queue: 'workers' }),
     );
 
-    const latency = await alternateRounds(
-      { rounds: options.rounds, label: 'request/reply 16 B', warmup: true },
-      ...sides((t) => requestReply(t, COUNTS.requests, 16)),
+    const latency = await rounds(servers, 'request/reply 16 B', (t) =>
+      requestReply(t, COUNTS.requests, 16),
     );
     table.add({
       name: 'request/reply p50',
@@ -101,51 +104,77 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
       ...pick(latency, 'p99Micros'),
     });
 
-    // Peak before the idle-connection test, which would otherwise dominate it.
     table.add({
       name: 'peak RSS over the workloads above',
       unit: 'MiB',
       better: 'lower',
-      reference: peakRssBytes(reference.pid) / MiB,
-      ours: ours ? peakRssBytes(ours.pid) / MiB : undefined,
+      reference: peakRssBytes(servers.reference.pid) / MiB,
+      ours: 'pid' in servers.ours ? peakRssBytes(servers.ours.pid) / MiB : undefined,
     });
-    const idle = await alternateRounds(
-      { rounds: options.rounds, label: '1,000 idle connections' },
-      ...sides((t) => idleConnections(t, COUNTS.idleConnections)),
+  });
+
+  // Fresh processes: memory the traffic above left behind must not count as connection memory.
+  await withServers(async (servers) => {
+    // Memory, not speed: a warm-up round would only leave garbage behind.
+    const idle = await rounds(
+      servers,
+      IDLE_LABEL,
+      (t) => idleConnections(t, COUNTS.idleConnections),
+      false,
     );
     table.add({
-      name: 'RSS with 1,000 idle connections',
+      name: `RSS with ${IDLE_LABEL}`,
       unit: 'MiB',
       better: 'lower',
       reference: idle.reference.rssBytes / MiB,
       ours: idle.ours === undefined ? undefined : idle.ours.rssBytes / MiB,
     });
-    table.note(
-      describeCounts([
-        'publishOnly',
-        'pubSub16',
-        'pubSub1k',
-        'fanOut',
-        'queueGroup',
-        'requests',
-        'idleConnections',
-      ]),
-    );
-    table.note(
-      'Client and servers share the 2 cores, and the official client is usually the bottleneck: msgs/s ratios near 1.0 say little; the server CPU rows show the servers’ own cost. Peak RSS is one reading (VmHWM) after the throughput and latency rounds. Issue #3 target for idle connections: under 100 MiB RSS (absolute, not a ratio).',
-    );
-  } finally {
-    await Promise.all([reference.stop(), ours?.stop()]);
-  }
+  });
+
+  if (skipped) table.note(`slipstream side skipped: ${skipped}`);
+  table.note(
+    describeCounts([
+      'publishOnly',
+      'pubSub16',
+      'pubSub1k',
+      'fanOut',
+      'queueGroup',
+      'requests',
+      'idleConnections',
+    ]),
+  );
+  table.note(
+    'Client and servers share the 2 cores, and the official client is usually the bottleneck: msgs/s ratios near 1.0 say little; the server CPU rows show the servers’ own cost. Peak RSS is one reading (VmHWM) after the throughput and latency rounds; idle-connection RSS (VmRSS) is measured on freshly started servers. Issue #3 target for idle connections: under 100 MiB RSS (absolute, not a ratio).',
+  );
   return table;
 }
 
-async function startOurServer(table: RatioTable): Promise<ServerProcess | undefined> {
+const IDLE_LABEL = '1,000 idle connections';
+
+/** Starts nats-server and ours, runs `phase`, stops both; returns why ours was skipped, if it was. */
+async function withServers(
+  phase: (servers: Servers) => Promise<void>,
+): Promise<string | undefined> {
+  const reference = await startServerProcess('nats-server', (port) => [
+    '-p',
+    String(port),
+    '-a',
+    '127.0.0.1',
+  ]);
+  const ours = await startOurServer();
+  try {
+    await phase({ reference, ours });
+  } finally {
+    await Promise.all([reference.stop(), 'stop' in ours ? ours.stop() : undefined]);
+  }
+  return 'skipped' in ours ? ours.skipped : undefined;
+}
+
+async function startOurServer(): Promise<ServerProcess | { skipped: string }> {
   if (!existsSync(ourServerMain)) {
-    table.note(
-      `slipstream side skipped: @slipstream/server not built yet (${ourServerMain} missing; run \`pnpm build\` first)`,
-    );
-    return undefined;
+    return {
+      skipped: `@slipstream/server not built yet (${ourServerMain} missing; run \`pnpm build\` first)`,
+    };
   }
   try {
     return await startServerProcess(process.execPath, (port) => [
@@ -156,10 +185,7 @@ async function startOurServer(table: RatioTable): Promise<ServerProcess | undefi
       '127.0.0.1',
     ]);
   } catch (error) {
-    table.note(
-      `slipstream side skipped: slipstream-server did not start: ${String(error).slice(0, 300)}`,
-    );
-    return undefined;
+    return { skipped: `slipstream-server did not start: ${String(error).slice(0, 300)}` };
   }
 }
 
