@@ -13,21 +13,21 @@ import {
   usernamePasswordAuthenticator,
 } from '../src/node.js';
 import { operatorSetup } from './jwt-fixtures.js';
-import { waitFor } from './servers.js';
+import { type SimpleAuth, type SuiteServer, serverKinds, waitFor } from './servers.js';
 
-describe('authentication against nats-server 2.9.10', () => {
-  const servers: RunningNatsServer[] = [];
-  const start = async (config: string) => {
-    const server = await startNatsServer({ config });
-    servers.push(server);
+describe.each(serverKinds)('user/password and token authentication against $name', (kind) => {
+  const running: SuiteServer[] = [];
+  afterAll(async () => {
+    for (const s of running) await s.stop();
+  });
+  const start = async (auth: SimpleAuth) => {
+    const server = await kind.start(auth);
+    running.push(server);
     return server;
   };
-  afterAll(async () => {
-    for (const s of servers) await s.stop();
-  });
 
   it('user and password', async () => {
-    const server = await start('authorization { user: a, password: b }');
+    const server = await start({ user: 'a', pass: 'b' });
     const nc = await connect({ servers: server.url, user: 'a', pass: 'b' });
     await nc.flush();
     await nc.close();
@@ -41,7 +41,7 @@ describe('authentication against nats-server 2.9.10', () => {
   });
 
   it('token', async () => {
-    const server = await start('authorization { token: s3cret }');
+    const server = await start({ token: 's3cret' });
     const nc = await connect({ servers: server.url, token: 's3cret' });
     await nc.flush();
     await nc.close();
@@ -53,6 +53,18 @@ describe('authentication against nats-server 2.9.10', () => {
     await expect(connect({ servers: server.url, token: 'nope' })).rejects.toBeInstanceOf(
       AuthorizationError,
     );
+  });
+});
+
+describe('NKey, JWT, creds, permissions and re-authentication against nats-server 2.9.10', () => {
+  const servers: RunningNatsServer[] = [];
+  const start = async (config: string) => {
+    const server = await startNatsServer({ config });
+    servers.push(server);
+    return server;
+  };
+  afterAll(async () => {
+    for (const s of servers) await s.stop();
   });
 
   it('nkey: signs the server nonce', async () => {

@@ -16,13 +16,23 @@ export interface SuiteServer {
   stop(): Promise<void>;
 }
 
+/** Single-user authorization both servers understand. */
+export type SimpleAuth = { user: string; pass: string } | { token: string };
+
 export interface ServerKind {
   readonly name: string;
-  start(): Promise<SuiteServer>;
+  start(auth?: SimpleAuth): Promise<SuiteServer>;
 }
 
-async function natsServer(): Promise<SuiteServer> {
-  let server: RunningNatsServer = await startNatsServer();
+function natsServerAuthConfig(auth: SimpleAuth | undefined): string | undefined {
+  if (!auth) return undefined;
+  return 'token' in auth
+    ? `authorization { token: "${auth.token}" }`
+    : `authorization { user: "${auth.user}", password: "${auth.pass}" }`;
+}
+
+async function natsServer(auth?: SimpleAuth): Promise<SuiteServer> {
+  let server: RunningNatsServer = await startNatsServer({ config: natsServerAuthConfig(auth) });
   return {
     url: server.url,
     kill: () => server.kill(),
@@ -36,8 +46,8 @@ async function natsServer(): Promise<SuiteServer> {
   };
 }
 
-async function slipstreamServer(): Promise<SuiteServer> {
-  let server = await startServer({ port: 0, host: '127.0.0.1' });
+async function slipstreamServer(auth?: SimpleAuth): Promise<SuiteServer> {
+  let server = await startServer({ port: 0, host: '127.0.0.1', authorization: auth });
   const url = server.url;
   const port = Number(new URL(url).port);
   let running = true;
@@ -49,7 +59,7 @@ async function slipstreamServer(): Promise<SuiteServer> {
     },
     restart: async () => {
       if (running) await server.close();
-      server = await startServer({ port, host: '127.0.0.1' });
+      server = await startServer({ port, host: '127.0.0.1', authorization: auth });
       running = true;
     },
     stop: async () => {
