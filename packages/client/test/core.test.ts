@@ -204,6 +204,12 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(() => nc.subscribe('foo.>.bar')).toThrow(InvalidSubjectError);
     const max = nc.info!.max_payload;
     expect(() => nc.publish('big', new Uint8Array(max + 1))).toThrow(MaxPayloadExceededError);
+    const h = headers();
+    h.set('k', 'v');
+    // The payload alone fits; with its headers it does not.
+    expect(() => nc.publish('big', new Uint8Array(max - 4), { headers: h })).toThrow(
+      MaxPayloadExceededError,
+    );
   });
 
   it('counts messages and bytes, and measures rtt', async () => {
@@ -257,6 +263,18 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(seen).toHaveLength(50);
     expect(other.isClosed()).toBe(true);
     expect(await other.closed()).toBeUndefined();
+  });
+
+  it('refuses new subscriptions and requests while draining', async () => {
+    const other = await connect({ servers: server.url });
+    other.subscribe(createInbox());
+    const draining = other.drain();
+    expect(other.isDraining()).toBe(true);
+    expect(() => other.subscribe(createInbox())).toThrow(errors.DrainingConnectionError);
+    await expect(other.request('x')).rejects.toBeInstanceOf(errors.DrainingConnectionError);
+    await expect(other.drain()).rejects.toBeInstanceOf(errors.DrainingConnectionError);
+    await draining;
+    expect(other.isClosed()).toBe(true);
   });
 
   it('close ends iterators and rejects later calls with ClosedConnectionError', async () => {
