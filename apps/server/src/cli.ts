@@ -9,7 +9,6 @@ import {
   startServer,
 } from '@slipstream/server';
 import { ConfigError } from './conf/errors.js';
-import { loadConfigFile } from './config.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 import { appVersion } from './version.js';
@@ -40,6 +39,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   const warnings = [...command.warnings];
   if (command.configFile) {
     try {
+      // Loaded on demand: zod and the parser are only worth their start-up cost with a config file.
+      const { loadConfigFile } = await import('./config.js');
       const loaded = loadConfigFile(command.configFile);
       fromFile = loaded.settings;
       warnings.unshift(...loaded.warnings);

@@ -141,6 +141,53 @@ describe('slipstream-server process', () => {
     expect(await server.exit).toBe(0);
   });
 
+  it('requires the credentials given by --user and --pass', async () => {
+    const port = await freePort();
+    const server = run([
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-m',
+      '0',
+      '--user=app',
+      '-pass',
+      'secret',
+    ]);
+    try {
+      await waitForPort(port, server.child, server.output);
+      expect(await readInfo(port)).toMatchObject({ auth_required: true });
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+  });
+
+  it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
+    const port = await freePort();
+    const config = join(dir, 'ldm.conf');
+    await writeFile(config, 'lame_duck_duration: "1s"\nlame_duck_grace_period: "100ms"\n');
+    const server = run(['-c', config, '-a', '127.0.0.1', '-p', String(port), '-m', '0']);
+    await waitForPort(port, server.child, server.output);
+    const lines: string[] = [];
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => lines.push(...String(chunk).split('\r\n')));
+    socket.write('CONNECT {"verbose":false,"protocol":1}\r\nPING\r\n');
+    await new Promise<void>((resolve) => {
+      const check = () => (lines.includes('PONG') ? resolve() : setTimeout(check, 10));
+      check();
+    });
+    server.child.kill('SIGUSR2');
+    expect(await server.exit).toBe(0);
+    socket.destroy();
+    const infos = lines
+      .filter((line) => line.startsWith('INFO '))
+      .map((line) => JSON.parse(line.slice(5)));
+    expect(infos.some((info) => info.ldm === true)).toBe(true);
+    expect(server.output()).toContain('lame duck');
+  });
+
   it('exits 1 with a clear message on an unknown flag', async () => {
     const server = run(['--no-such-flag']);
     expect(await server.exit).toBe(1);

@@ -1,3 +1,4 @@
+import { connect as tcpConnect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Connection, type ConnectOptions, officialClients } from './support/clients.js';
 import { bothServers, type TestServer } from './support/servers.js';
@@ -209,6 +210,31 @@ describe.each(officialClients)('$name: max_payload', (client) => {
         nc.publish('big', new Uint8Array(1024));
         await got.done;
         expect(got.items[0]!.data.length).toBe(1024);
+      } finally {
+        await nc.close();
+      }
+    });
+
+    it('cuts off a raw client that publishes past max_payload, and delivers nothing of it', async () => {
+      const nc = await client.connect({ servers: server.url, reconnect: false });
+      try {
+        let delivered = 0;
+        nc.subscribe('big', { callback: () => delivered++ });
+        await nc.flush();
+        const { hostname, port } = new URL(server.url);
+        const reply = await new Promise<string>((resolve) => {
+          let text = '';
+          const socket = tcpConnect(Number(port), hostname);
+          socket.on('data', (chunk) => {
+            text += chunk;
+          });
+          socket.on('error', () => {});
+          socket.on('close', () => resolve(text));
+          socket.write(`CONNECT {"verbose":false}\r\nPUB big 2048\r\n${'x'.repeat(2048)}\r\n`);
+        });
+        expect(reply).toContain("-ERR 'Maximum Payload Violation'\r\n");
+        await nc.flush();
+        expect(delivered).toBe(0);
       } finally {
         await nc.close();
       }
