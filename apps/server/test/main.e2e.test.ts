@@ -54,24 +54,27 @@ describe('slipstream-server process', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves clients and monitoring, then exits cleanly on SIGTERM', async () => {
+  /** Runs the server on a free 127.0.0.1 port, lets `check` look at it, then stops it with `signal`. */
+  async function serving(
+    args: readonly string[],
+    check: (port: number, server: Run) => Promise<void>,
+    signal: NodeJS.Signals = 'SIGTERM',
+  ): Promise<void> {
     const port = await freePort();
-    const httpPort = await freePort();
-    const pidFile = join(dir, 'server.pid');
-    const server = run([
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-m',
-      String(httpPort),
-      '-n',
-      'e2e',
-      '-P',
-      pidFile,
-    ]);
+    const server = run(['-a', '127.0.0.1', '-p', String(port), ...args]);
     try {
       await waitForPort(port, server.child, server.output);
+      await check(port, server);
+    } finally {
+      server.child.kill(signal);
+    }
+    expect(await server.exit).toBe(0);
+  }
+
+  it('serves clients and monitoring, then exits cleanly on SIGTERM', async () => {
+    const httpPort = await freePort();
+    const pidFile = join(dir, 'server.pid');
+    await serving(['-m', String(httpPort), '-n', 'e2e', '-P', pidFile], async (port, server) => {
       const info = await readInfo(port);
       expect(info).toMatchObject({
         port,
@@ -81,86 +84,45 @@ describe('slipstream-server process', () => {
         headers: true,
       });
       await waitForPort(httpPort, server.child, server.output);
-      const varz = (await (await fetch(`http://127.0.0.1:${httpPort}/varz`)).json()) as Record<
-        string,
-        unknown
-      >;
+      const varz = await (await fetch(`http://127.0.0.1:${httpPort}/varz`)).json();
       expect(varz).toMatchObject({ port, server_name: 'e2e', http_port: httpPort });
       expect(await readFile(pidFile, 'utf8')).toBe(String(server.child.pid));
       expect(server.output()).toContain('Server is ready');
-    } finally {
-      server.child.kill('SIGTERM');
-    }
-    expect(await server.exit).toBe(0);
+    });
     await expect(readFile(pidFile, 'utf8')).rejects.toThrow();
   });
 
-  it('reads a config file and lets flags override it', async () => {
-    const port = await freePort();
+  it('reads a config file and lets flags override it (stopping on SIGINT)', async () => {
     const config = join(dir, 'server.conf');
     await writeFile(
       config,
-      `port: 1\nserver_name: from-file\nmax_payload: 2KB\ncluster { port: 6222 }\n`,
+      'port: 1\nserver_name: from-file\nmax_payload: 2KB\ncluster { port: 6222 }\n',
     );
-    const server = run(['-config', config, '-port', String(port), '-a', '127.0.0.1', '-m', '0']);
-    try {
-      await waitForPort(port, server.child, server.output);
-      expect(await readInfo(port)).toMatchObject({
-        port,
-        server_name: 'from-file',
-        max_payload: 2048,
-      });
-      expect(server.output()).toContain('single-node');
-    } finally {
-      server.child.kill('SIGINT');
-    }
-    expect(await server.exit).toBe(0);
+    await serving(
+      ['-config', config, '-m', '0'],
+      async (port, server) => {
+        expect(await readInfo(port)).toMatchObject({
+          port,
+          server_name: 'from-file',
+          max_payload: 2048,
+        });
+        expect(server.output()).toContain('single-node');
+      },
+      'SIGINT',
+    );
   });
 
   it('starts with JetStream and TLS flags, warning that they are not supported yet', async () => {
-    const port = await freePort();
-    const server = run([
-      '-js',
-      '-sd',
-      dir,
-      '--tls',
-      '-p',
-      String(port),
-      '-a',
-      '127.0.0.1',
-      '-m',
-      '0',
-    ]);
-    try {
-      await waitForPort(port, server.child, server.output);
+    await serving(['-js', '-sd', dir, '--tls', '-m', '0'], async (_port, server) => {
       expect(server.output()).toContain('JetStream is not supported yet');
       expect(server.output()).toContain('TLS is not supported yet');
-    } finally {
-      server.child.kill('SIGTERM');
-    }
-    expect(await server.exit).toBe(0);
+    });
   });
 
   it('requires the credentials given by --user and --pass', async () => {
-    const port = await freePort();
-    const server = run([
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-m',
-      '0',
-      '--user=app',
-      '-pass',
-      'secret',
-    ]);
-    try {
-      await waitForPort(port, server.child, server.output);
+    await serving(['-m', '0', '--user=app', '-pass', 'secret'], async (port) => {
       expect(await readInfo(port)).toMatchObject({ auth_required: true });
-    } finally {
-      server.child.kill('SIGTERM');
-    }
-    expect(await server.exit).toBe(0);
+    });
   });
 
   it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
