@@ -136,7 +136,7 @@ export interface SubscriptionOptions {
 }
 
 export interface RequestOptions {
-  /** Milliseconds to wait for the reply (default 5000 for request). */
+  /** Milliseconds to wait for the reply (default 1000). */
   timeout: number;
   headers?: MsgHdrs;
   /** Use a dedicated subscription on `reply` instead of the shared inbox. */

@@ -1,7 +1,6 @@
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
-import { websocketTransport } from '@slipstream/transport/websocket';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, createInbox, headers } from '../src/node.js';
+import { connect, createInbox, headers, websocketTransport } from '../src/node.js';
 import { waitFor } from './servers.js';
 
 describe('client over WebSocket (ws in Node) against nats-server 2.9.10', () => {
