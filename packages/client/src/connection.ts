@@ -230,6 +230,9 @@ export class NatsConnectionImpl implements NatsConnection {
     if (this.#state !== State.Connected && this.#state !== State.Reconnecting) this.#assertOpen();
     const data =
       payload === undefined ? Empty : typeof payload === 'string' ? encodeUtf8(payload) : payload;
+    if (!(data instanceof Uint8Array)) {
+      throw new InvalidArgumentError('payload must be a string or a Uint8Array');
+    }
     if (subject !== this.#lastValidSubject) {
       if (!isValidPublishSubject(subject)) throw new InvalidSubjectError(subject);
       this.#lastValidSubject = subject;
@@ -283,6 +286,12 @@ export class NatsConnectionImpl implements NatsConnection {
 
   #subscribe(subject: string, options: SubscriptionOptions): SubscriptionImpl {
     if (!isValidSubscribeSubject(subject)) throw new InvalidSubjectError(subject);
+    for (const key of ['max', 'timeout', 'maxPendingMsgs', 'maxPendingBytes'] as const) {
+      const value = options[key];
+      if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+        throw new InvalidArgumentError(`subscription option ${key} must be a positive integer`);
+      }
+    }
     if (options.queue !== undefined && !isValidQueueName(options.queue)) {
       throw new InvalidArgumentError(`invalid queue name: '${options.queue}'`);
     }
@@ -330,6 +339,7 @@ export class NatsConnectionImpl implements NatsConnection {
       return Promise.reject(error);
     }
     const timeout = options.timeout ?? DEFAULT_REQUEST_TIMEOUT;
+    if (!(timeout > 0)) return Promise.reject(new InvalidArgumentError('timeout must be > 0'));
     if (options.noMux) return this.#requestNoMux(subject, payload, timeout, options);
     const mux = this.#requestMux();
     return new Promise<Msg>((resolve, reject) => {
