@@ -125,6 +125,23 @@ describe('slipstream-server process', () => {
     });
   });
 
+  it('writes its log to the -l file instead of stderr', async () => {
+    const logFile = join(dir, 'server.log');
+    await serving(['-m', '0', '-l', logFile], async (_port, server) => {
+      expect(await readFile(logFile, 'utf8')).toContain('Server is ready');
+      expect(server.output()).not.toContain('Server is ready');
+    });
+  });
+
+  it('checks a config file with -t and exits', async () => {
+    const config = join(dir, 'ok.conf');
+    await writeFile(config, 'port: 4222\ntls { cert_file: "c.pem" }\n');
+    const check = run(['-t', '-c', config]);
+    expect(await check.exit).toBe(0);
+    expect(check.output()).toContain('TLS is not supported yet');
+    expect(check.output()).toContain('test is successful');
+  });
+
   it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
     const port = await freePort();
     const config = join(dir, 'ldm.conf');

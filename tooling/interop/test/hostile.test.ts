@@ -90,12 +90,15 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
 
     const deadline = Date.now() + attackMs;
     let answered = 0;
+    let slowest = 0;
     const failures: string[] = [];
     const client = (async () => {
       for (let i = 0; Date.now() < deadline; i++) {
         const payload = `request ${i}`;
+        const sent = performance.now();
         try {
           const reply = await nc.request('svc.echo', payload, { timeout: 5_000 });
+          slowest = Math.max(slowest, performance.now() - sent);
           if (reply.string() === payload) answered++;
           else failures.push(`request ${i}: wrong reply ${reply.string()}`);
         } catch (error) {
@@ -129,7 +132,7 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
     expect(varz.connections).toBeGreaterThanOrEqual(1);
     await nc.close();
     console.info(
-      `hostile (${kind.name}): ${launched} raw connections, ${answered} requests answered, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+      `hostile (${kind.name}): ${launched} raw connections, ${answered} requests answered (slowest ${slowest.toFixed(0)} ms), peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
     );
   }, 60_000);
 });
