@@ -33,13 +33,13 @@ module.exports = {
       comment: 'transport, client and jetstream never import the server or better-sqlite3.',
       severity: 'error',
       from: { path: '^packages/(transport|client|jetstream)/src/' },
-      to: { path: ['^packages/server/', 'better-sqlite3'] },
+      to: { path: ['^packages/server/', '^@slipstream/server$', 'better-sqlite3'] },
     },
     {
       name: 'server-never-imports-client',
       severity: 'error',
       from: { path: '^packages/server/src/' },
-      to: { path: '^packages/(client|jetstream)/' },
+      to: { path: ['^packages/(client|jetstream)/', '^@slipstream/(client|jetstream)$'] },
     },
     {
       name: 'sqlite-only-in-server',
@@ -51,7 +51,7 @@ module.exports = {
       name: 'transport-only-for-client-and-server',
       severity: 'error',
       from: { path: '^packages/(protocol|jsapi|jetstream)/src/' },
-      to: { path: '^packages/transport/' },
+      to: { path: ['^packages/transport/', '^@slipstream/transport$'] },
     },
     {
       name: 'no-cross-package-relative-imports',
@@ -65,6 +65,20 @@ module.exports = {
       },
     },
     {
+      name: 'not-to-dev-dependency',
+      comment: 'Shipped code may not use what its package only installs for tests.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/[^/]+/src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves: an undeclared dependency would slip past the rules above.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},
@@ -72,8 +86,10 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['/dist/', '/test/', '/bench/', 'node_modules'] },
+    // Workspace packages resolve to their built dist/: keep those edges (the rules need them)
+    // but do not cruise on into another package's build output.
+    doNotFollow: { path: ['node_modules', '/dist/'] },
+    exclude: { path: ['/test/', 'node_modules'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },
     enhancedResolveOptions: {
