@@ -24,6 +24,7 @@ export {
   type EndpointOptions,
   type NamedEndpointStats,
   type Service,
+  type ServiceClient,
   type ServiceConfig,
   ServiceError,
   ServiceErrorCodeHeader,
@@ -36,6 +37,7 @@ export {
   ServiceResponseType,
   type ServiceStats,
   ServiceVerb,
+  serviceClient,
 } from './service.js';
 export {
   type Auth,

@@ -1,6 +1,13 @@
 import { headers as createHeaders, isValidSubscribeSubject, nuid } from '@slipstream/protocol';
 import { InvalidArgumentError, NatsError } from './errors.js';
-import type { Msg, NatsConnection, Payload, PublishOptions, Subscription } from './types.js';
+import {
+  type Msg,
+  type NatsConnection,
+  type Payload,
+  type PublishOptions,
+  RequestStrategy,
+  type Subscription,
+} from './types.js';
 
 /** The response types of the NATS micro protocol (`io.nats.micro.v1`). */
 export enum ServiceResponseType {
@@ -420,6 +427,42 @@ class ServiceImpl implements Service {
           : await this.stats();
     if (!this.#nc.isClosed()) msg.respond(JSON.stringify(body));
   }
+}
+
+export interface ServiceClient {
+  ping(name?: string, id?: string): Promise<AsyncIterable<ServiceIdentity>>;
+  info(name?: string, id?: string): Promise<AsyncIterable<ServiceInfo>>;
+  stats(name?: string, id?: string): Promise<AsyncIterable<ServiceStats>>;
+}
+
+/**
+ * Discovers running services: each call asks `$SRV.<VERB>[.name[.id]]` and yields every answer
+ * until none came for `jitter` ms or `maxWait` ms passed.
+ */
+export function serviceClient(
+  nc: NatsConnection,
+  options: { maxWait?: number; jitter?: number } = {},
+): ServiceClient {
+  const ask = async <T>(
+    verb: ServiceVerb,
+    name?: string,
+    id?: string,
+  ): Promise<AsyncIterable<T>> => {
+    if (id !== undefined && name === undefined)
+      throw new InvalidArgumentError('a service id needs a service name');
+    const subject = ['$SRV', verb, name, id].filter((t) => t !== undefined).join('.');
+    const replies = await nc.requestMany(subject, '', {
+      strategy: RequestStrategy.JitterTimer,
+      maxWait: options.maxWait ?? 2000,
+      jitter: options.jitter ?? 300,
+    });
+    return mapIterable(replies, (msg) => msg.json<T>());
+  };
+  return {
+    ping: (name, id) => ask<ServiceIdentity>(ServiceVerb.PING, name, id),
+    info: (name, id) => ask<ServiceInfo>(ServiceVerb.INFO, name, id),
+    stats: (name, id) => ask<ServiceStats>(ServiceVerb.STATS, name, id),
+  };
 }
 
 function joinSubject(prefix: string, subject: string): string {

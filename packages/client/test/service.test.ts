@@ -8,6 +8,7 @@ import {
   RequestStrategy,
   ServiceError,
   ServiceResponseType,
+  serviceClient,
 } from '../src/node.js';
 import { type SuiteServer, serverKinds } from './servers.js';
 
@@ -132,6 +133,14 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
     expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(20);
     const pings = await discover('$SRV.PING.echo');
     expect(pings.map((p) => p.id).sort()).toEqual([a.ping().id, b.ping().id].sort());
+    const client = serviceClient(nc, { maxWait: 2000, jitter: 200 });
+    const infos: string[] = [];
+    for await (const info of await client.info('echo')) infos.push(info.id);
+    expect(infos.sort()).toEqual([a.ping().id, b.ping().id].sort());
+    const stats: number[] = [];
+    for await (const s of await client.stats('echo', a.ping().id))
+      stats.push(s.endpoints[0]!.num_requests);
+    expect(stats).toEqual([counts.get('a') ?? 0]);
     await a.stop();
     await b.stop();
   });
