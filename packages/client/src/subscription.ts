@@ -67,7 +67,8 @@ export class SubscriptionImpl implements Subscription {
         if (this.#slow && iterator.length < this.#maxPendingMsgs / 2) this.#slow = false;
       };
       iterator.onFinished = (error) => {
-        if (!this.#done) this.#close(undefined, false);
+        // The consumer broke out of its loop: the server should stop sending too.
+        if (!this.#done) this.#close(undefined, true);
         this.#resolveClosed(error);
       };
       this.#iterator = iterator;

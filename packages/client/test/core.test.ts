@@ -59,6 +59,18 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(await sub.closed).toBeUndefined();
   });
 
+  it('breaking out of the loop unsubscribes', async () => {
+    const subject = createInbox();
+    const sub = nc.subscribe(subject);
+    nc.publish(subject, 'one');
+    for await (const _ of sub) break;
+    expect(sub.isClosed()).toBe(true);
+    const before = nc.stats().inMsgs;
+    nc.publish(subject, 'two');
+    await nc.flush();
+    expect(nc.stats().inMsgs).toBe(before);
+  });
+
   it('unsubscribe(max) stops after that many messages', async () => {
     const subject = createInbox();
     const sub = nc.subscribe(subject);
