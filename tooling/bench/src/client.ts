@@ -109,6 +109,7 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
       better: 'lower',
       reference: memory.reference.subscriptionsBytes / MiB,
       ours: memory.ours === undefined ? undefined : memory.ours.subscriptionsBytes / MiB,
+      roundRatios: memory.roundRatios.subscriptionsBytes,
     });
     table.note(
       'Publisher and subscribers of both clients run in this process, so client CPU per message covers both ends (process.cpuUsage around each measured section).',

@@ -128,6 +128,7 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
       better: 'lower',
       reference: idle.reference.rssBytes / MiB,
       ours: idle.ours === undefined ? undefined : idle.ours.rssBytes / MiB,
+      roundRatios: idle.roundRatios.rssBytes,
     });
   });
 

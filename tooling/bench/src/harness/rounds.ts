@@ -13,6 +13,8 @@ export interface RoundsResult {
   readonly reference: Sample;
   /** Undefined when our side was skipped. */
   readonly ours: Sample | undefined;
+  /** Every round's ours / reference for each figure, to show how far single rounds scatter. */
+  readonly roundRatios: Record<string, number[]>;
 }
 
 export interface RoundsOptions {
@@ -45,7 +47,16 @@ export async function alternateRounds(
   }
   process.stderr.write(`  ${options.label}: ${options.rounds} rounds done${' '.repeat(10)}\n`);
   const [referenceMedian, oursMedian] = samples.map(medianOfEach);
-  return { reference: referenceMedian, ours: oursMedian };
+  return { reference: referenceMedian, ours: oursMedian, roundRatios: ratiosByRound(samples) };
+}
+
+function ratiosByRound([reference, ours]: Sample[][]): Record<string, number[]> {
+  const ratios: Record<string, number[]> = {};
+  if (!ours) return ratios;
+  for (const key of Object.keys(reference[0] ?? {})) {
+    ratios[key] = reference.map((r, round) => ours[round][key] / r[key]);
+  }
+  return ratios;
 }
 
 function medianOfEach(samples: Sample[]): Sample {
@@ -56,10 +67,14 @@ function medianOfEach(samples: Sample[]): Sample {
   return result;
 }
 
-/** One figure's medians from both sides, shaped for RatioTable.add. */
+/** One figure's medians from both sides and its per-round ratios, shaped for RatioTable.add. */
 export function pick(
   result: RoundsResult,
   key: string,
-): { reference: number; ours: number | undefined } {
-  return { reference: result.reference[key], ours: result.ours?.[key] };
+): { reference: number; ours: number | undefined; roundRatios: number[] | undefined } {
+  return {
+    reference: result.reference[key],
+    ours: result.ours?.[key],
+    roundRatios: result.roundRatios[key],
+  };
 }

@@ -10,6 +10,8 @@ export interface Figure {
   readonly ours: number | undefined;
   /** The ratio ours/reference the issue asks for: a floor when higher is better, a ceiling otherwise. */
   readonly target?: number;
+  /** Ours / reference in each round, when the figure was measured in rounds. */
+  readonly roundRatios?: readonly number[];
 }
 
 /** A markdown table of medians and their ratio ours/reference, readable on a terminal as is. */
@@ -32,21 +34,27 @@ export class RatioTable {
   }
 
   render(): string {
-    const head = `| figure | ${this.referenceName} | ${this.oursName} | ours / ref | target | |`;
-    const lines = [`### ${this.title}`, '', head, '|---|---:|---:|---:|---:|---|'];
+    const head = `| figure | ${this.referenceName} | ${this.oursName} | ours / ref | rounds' ratios | target | |`;
+    const lines = [`### ${this.title}`, '', head, '|---|---:|---:|---:|---:|---:|---|'];
     for (const f of this.figures) {
       const ratio = f.ours === undefined ? undefined : f.ours / f.reference;
       const target =
         f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target}x`;
+      const ours = f.ours === undefined ? 'n/a' : formatNumber(f.ours);
+      const shownRatio = ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}x`;
       lines.push(
-        `| ${f.name} (${f.unit}, ${f.better} is better) | ${formatNumber(f.reference)} | ${
-          f.ours === undefined ? 'n/a' : formatNumber(f.ours)
-        } | ${ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}x`} | ${target} | ${verdict(f, ratio)} |`,
+        `| ${f.name} (${f.unit}, ${f.better} is better) | ${formatNumber(f.reference)} | ${ours} | ${shownRatio} | ${spread(f.roundRatios)} | ${target} | ${verdict(f, ratio)} |`,
       );
     }
     if (this.notes.length > 0) lines.push('', ...this.notes.map((n) => `- ${n}`));
     return lines.join('\n');
   }
+}
+
+/** Lowest and highest single-round ratio: a wide range says the machine was noisy for this figure. */
+function spread(ratios: readonly number[] | undefined): string {
+  if (!ratios || ratios.length === 0) return '';
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
 }
 
 function verdict(figure: Figure, ratio: number | undefined): string {
