@@ -2,8 +2,9 @@
  * Server benchmark (issue #3): the official client (@nats-io/transport-node) drives our server and
  * nats-server 2.9.10, both child processes of this one, in the same run; ratio ours / nats-server.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { peakRssBytes } from './harness/proc.js';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
@@ -20,8 +21,12 @@ import {
   type Target,
 } from './nats-workloads.js';
 
-/** The slipstream-server app; a path, not an import: it runs as its own process. */
-const ourServerMain = fileURLToPath(new URL('../../../apps/server/dist/main.js', import.meta.url));
+/** The slipstream-server app's bin, found through its package: it runs as its own process. */
+const ourServerMain = (() => {
+  const packageJson = createRequire(import.meta.url).resolve('slipstream-server/package.json');
+  const { bin } = JSON.parse(readFileSync(packageJson, 'utf8')) as { bin: Record<string, string> };
+  return join(dirname(packageJson), bin['slipstream-server']);
+})();
 const officialClient = (url: string) => connect({ servers: url }) as Promise<BenchConnection>;
 const MiB = 1024 * 1024;
 
