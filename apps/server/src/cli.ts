@@ -136,31 +136,36 @@ export function toServerOptions(settings: Settings, log: Logger): ServerOptions 
   ) as ServerOptions;
 }
 
+/** Signals map to nats-server's: INT/TERM stop, USR2 lame duck; a second signal exits at once. */
 function waitForStopSignal(server: NatsServer, settings: Settings, log: Logger): Promise<number> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const finish = async (how: () => Promise<void>, what: string) => {
-      if (stopping) {
-        log.warn('second signal: exiting now');
-        resolve(1);
-        return;
-      }
-      stopping = true;
-      log.info(what);
-      try {
-        await how();
-        resolve(0);
-      } catch (error) {
-        log.error(`shutdown failed: ${(error as Error).message}`);
-        resolve(1);
-      } finally {
-        if (settings.pidFile) rmSync(settings.pidFile, { force: true });
-      }
-    };
-    process.on('SIGINT', () => finish(() => server.close(), 'Trapped "interrupt" signal'));
-    process.on('SIGTERM', () => finish(() => server.close(), 'Trapped "terminated" signal'));
-    process.on('SIGUSR2', () =>
-      finish(() => server.lameDuck(), 'Entering lame duck mode, stop accepting new clients'),
-    );
+  const removePidFile = () => {
+    if (settings.pidFile) rmSync(settings.pidFile, { force: true });
+  };
+  let stopping = false;
+  const onSignal = (name: string, stop: () => Promise<void>) => () => {
+    log.info(`Trapped "${name}" signal`);
+    if (stopping) {
+      removePidFile();
+      process.exit(1);
+    }
+    stopping = true;
+    stop().catch((error: unknown) => log.error(`shutdown failed: ${(error as Error).message}`));
+  };
+  process.on(
+    'SIGINT',
+    onSignal('interrupt', () => server.close()),
+  );
+  process.on(
+    'SIGTERM',
+    onSignal('terminated', () => server.close()),
+  );
+  process.on(
+    'SIGUSR2',
+    onSignal('user defined signal 2', () => server.lameDuck()),
+  );
+  // However the server ends (signal, lame duck, or its own close), the process ends with it.
+  return server.closed.then(() => {
+    removePidFile();
+    return 0;
   });
 }

@@ -23,8 +23,20 @@ function run(args: readonly string[]): Run {
   child.stderr?.on('data', (d) => {
     output += d;
   });
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close' rather than 'exit': by then all output has been read.
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
   return { child, output: () => output, exit };
+}
+
+/** Expects the process to print `text`, waiting a bounded time: output can trail the port or the exit. */
+async function expectPrinted(server: Run, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!server.output().includes(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(server.output()).toContain(text);
 }
 
 /** Reads the INFO line a NATS server sends first on a new connection. */
@@ -87,7 +99,7 @@ describe('slipstream-server process', () => {
       const varz = await (await fetch(`http://127.0.0.1:${httpPort}/varz`)).json();
       expect(varz).toMatchObject({ port, server_name: 'e2e', http_port: httpPort });
       expect(await readFile(pidFile, 'utf8')).toBe(String(server.child.pid));
-      expect(server.output()).toContain('Server is ready');
+      await expectPrinted(server, 'Server is ready');
     });
     await expect(readFile(pidFile, 'utf8')).rejects.toThrow();
   });
@@ -106,7 +118,7 @@ describe('slipstream-server process', () => {
           server_name: 'from-file',
           max_payload: 2048,
         });
-        expect(server.output()).toContain('single-node');
+        await expectPrinted(server, 'single-node');
       },
       'SIGINT',
     );
@@ -114,8 +126,8 @@ describe('slipstream-server process', () => {
 
   it('starts with JetStream and TLS flags, warning that they are not supported yet', async () => {
     await serving(['-js', '-sd', dir, '--tls', '-m', '0'], async (_port, server) => {
-      expect(server.output()).toContain('JetStream is not supported yet');
-      expect(server.output()).toContain('TLS is not supported yet');
+      await expectPrinted(server, 'JetStream is not supported yet');
+      await expectPrinted(server, 'TLS is not supported yet');
     });
   });
 
@@ -164,13 +176,13 @@ describe('slipstream-server process', () => {
       .filter((line) => line.startsWith('INFO '))
       .map((line) => JSON.parse(line.slice(5)));
     expect(infos.some((info) => info.ldm === true)).toBe(true);
-    expect(server.output()).toContain('lame duck');
+    await expectPrinted(server, 'lame duck');
   });
 
   it('exits 1 with a clear message on an unknown flag', async () => {
     const server = run(['--no-such-flag']);
     expect(await server.exit).toBe(1);
-    expect(server.output()).toContain('unknown flag: --no-such-flag');
+    await expectPrinted(server, 'unknown flag: --no-such-flag');
   });
 
   it('exits 1 naming file, line and key for a bad config', async () => {
@@ -192,6 +204,6 @@ describe('slipstream-server process', () => {
   it('prints help', async () => {
     const server = run(['-h']);
     expect(await server.exit).toBe(0);
-    expect(server.output()).toContain('Usage: slipstream-server [options]');
+    await expectPrinted(server, 'Usage: slipstream-server [options]');
   });
 });
