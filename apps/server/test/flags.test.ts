@@ -68,6 +68,10 @@ describe('parseCommandLine', () => {
       '-routes=nats://a:6222',
       '--cluster_name',
       'c',
+      '-cluster_advertise=nats://x:6222',
+      '--no_advertise',
+      '-connect_retries',
+      '3',
       '--tls',
       '-js',
     ]);
