@@ -1,3 +1,4 @@
 import { packageProject } from '@slipstream/vitest-config';
 
-export default packageProject(import.meta.dirname);
+// Named after the package: the folder name "server" is already the library's project name.
+export default packageProject(import.meta.dirname, { name: 'slipstream-server' });
