@@ -247,11 +247,13 @@ function toSettings(c: ConfigShape): Settings {
   };
   if (c.authorization) {
     const a = c.authorization;
-    settings.authorization = dropUndefined({
+    const credentials = dropUndefined({
       user: a.user ?? a.username,
       pass: a.password ?? a.pass,
       token: a.token,
     });
+    // A block with only unsupported keys (users, permissions) must not demand empty credentials.
+    if (Object.keys(credentials).length > 0) settings.authorization = credentials;
     if (a.timeout !== undefined) settings.authTimeout = a.timeout * 1000;
   }
   if (c.jetstream) {

@@ -106,6 +106,12 @@ describe('config file validation', () => {
     ]);
   });
 
+  it('ignores, with a warning, an authorization block that only lists users', () => {
+    const { settings, warnings } = load('authorization {\n  users: [{user: a, password: b}]\n}');
+    expect(settings).toEqual({});
+    expect(warnings).toEqual(['server.conf:2: authorization.users: not supported yet, ignored']);
+  });
+
   it('warns about cluster blocks: this server is single-node', () => {
     expect(load('cluster { port: 6222 }').warnings).toEqual([
       'server.conf:1: cluster: this server is single-node: clustering is not supported',
