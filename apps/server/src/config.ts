@@ -19,7 +19,8 @@ const unsupportedKeys: Record<string, string> = {
   mqtt: 'MQTT is not supported',
   websocket: 'WebSocket listeners are not supported yet',
   tls: 'TLS is not supported yet: clients connect in plain text',
-  accounts: 'accounts are parsed and kept but not enforced yet: all clients share one account',
+  accounts:
+    'accounts are parsed and kept but not enforced yet: their users are not checked and all clients share one account',
   operator: 'operator/JWT authentication is not supported',
   resolver: 'operator/JWT authentication is not supported',
   resolver_preload: 'operator/JWT authentication is not supported',
@@ -203,7 +204,13 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
   for (const key of Object.keys(config.authorization ?? {})) {
     const path = `authorization.${key}`;
     if (!supportedAuthorizationKeys.has(key) && !parsed.usedAsVariable.has(path)) {
-      warnings.push(describe(parsed.positions.get(path), path, 'not supported yet, ignored'));
+      // Fail closed: ignoring users or permissions would let in clients the file meant to keep out.
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        'not supported yet (only user/password, token and timeout are); refusing to start with weaker authorization than configured',
+        parsed.positions.get(path),
+        path,
+      );
     }
   }
   if (config.jetstream && jetstreamRequested(config.jetstream)) {
@@ -252,7 +259,6 @@ function toSettings(c: ConfigShape): Settings {
       pass: a.password ?? a.pass,
       token: a.token,
     });
-    // A block with only unsupported keys (users, permissions) must not demand empty credentials.
     if (Object.keys(credentials).length > 0) settings.authorization = credentials;
     if (a.timeout !== undefined) settings.authTimeout = a.timeout * 1000;
   }

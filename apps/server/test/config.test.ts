@@ -106,10 +106,10 @@ describe('config file validation', () => {
     ]);
   });
 
-  it('ignores, with a warning, an authorization block that only lists users', () => {
-    const { settings, warnings } = load('authorization {\n  users: [{user: a, password: b}]\n}');
-    expect(settings).toEqual({});
-    expect(warnings).toEqual(['server.conf:2: authorization.users: not supported yet, ignored']);
+  it('refuses authorization it cannot enforce (users, permissions) rather than run open', () => {
+    expect(errorOf('authorization {\n  users: [{user: a, password: b}]\n}').message).toMatch(
+      /^server\.conf:2: authorization\.users: not supported yet .* refusing to start/,
+    );
   });
 
   it('warns about cluster blocks: this server is single-node', () => {
