@@ -10,6 +10,7 @@ import {
 } from '@slipstream/server';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
+import { writePortsFile } from './ports-file.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 import { appVersion } from './version.js';
 
@@ -74,8 +75,15 @@ export async function main(argv: readonly string[]): Promise<number> {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
   }
-  if (settings.pidFile) writeFileSync(settings.pidFile, String(process.pid));
-  return waitForStopSignal(server, settings, log);
+  const { pidFile, portsFileDir } = settings;
+  if (pidFile) writeFileSync(pidFile, String(process.pid));
+  const removePortsFile = portsFileDir ? writePortsFile(portsFileDir, bin, server) : undefined;
+  // On 'exit' so that an immediate exit (a second signal) cleans up too.
+  process.once('exit', () => {
+    removePortsFile?.();
+    if (pidFile) rmSync(pidFile, { force: true });
+  });
+  return waitForStopSignal(server, log);
 }
 
 export function versionLine(): string {
@@ -137,17 +145,11 @@ export function toServerOptions(settings: Settings, log: Logger): ServerOptions 
 }
 
 /** Signals map to nats-server's: INT/TERM stop, USR2 lame duck; a second signal exits at once. */
-function waitForStopSignal(server: NatsServer, settings: Settings, log: Logger): Promise<number> {
-  const removePidFile = () => {
-    if (settings.pidFile) rmSync(settings.pidFile, { force: true });
-  };
+function waitForStopSignal(server: NatsServer, log: Logger): Promise<number> {
   let stopping = false;
   const onSignal = (name: string, stop: () => Promise<void>) => () => {
     log.info(`Trapped "${name}" signal`);
-    if (stopping) {
-      removePidFile();
-      process.exit(1);
-    }
+    if (stopping) process.exit(1);
     stopping = true;
     stop().catch((error: unknown) => log.error(`shutdown failed: ${(error as Error).message}`));
   };
@@ -164,8 +166,5 @@ function waitForStopSignal(server: NatsServer, settings: Settings, log: Logger):
     onSignal('user defined signal 2', () => server.lameDuck()),
   );
   // However the server ends (signal, lame duck, or its own close), the process ends with it.
-  return server.closed.then(() => {
-    removePidFile();
-    return 0;
-  });
+  return server.closed.then(() => 0);
 }

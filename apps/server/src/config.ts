@@ -44,7 +44,6 @@ const unsupportedKeys: Record<string, string> = {
   max_sub_tokens: 'ignored',
   disable_sublist_cache: 'ignored',
   no_header_support: 'ignored: headers are always supported',
-  ports_file_dir: 'ports files are not written',
   prof_port: 'profiling is not supported',
 };
 
@@ -158,6 +157,7 @@ const configSchema = z.object({
   logtime: z.boolean().optional(),
   log_file: z.string().optional(),
   pid_file: z.string().optional(),
+  ports_file_dir: z.string().optional(),
 });
 
 type ConfigShape = z.output<typeof configSchema>;
@@ -250,6 +250,7 @@ function toSettings(c: ConfigShape): Settings {
     trace: c.trace,
     logFile: c.log_file,
     pidFile: c.pid_file,
+    portsFileDir: c.ports_file_dir,
     accounts: c.accounts,
   };
   if (c.authorization) {

@@ -82,6 +82,14 @@ export const flagTable: readonly FlagSpec[] = [
     sets: ['httpPort'],
   },
   {
+    names: ['ports_file_dir'],
+    kind: 'string',
+    section: 'Server',
+    valueName: 'dir',
+    help: 'Write <dir>/slipstream-server_<pid>.ports listing the ports in use',
+    sets: ['portsFileDir'],
+  },
+  {
     names: ['c', 'config'],
     kind: 'string',
     section: 'Server',

@@ -29,6 +29,8 @@ export interface Settings {
   trace?: boolean;
   logFile?: string;
   pidFile?: string;
+  /** Where to write `slipstream-server_<pid>.ports`, as nats-server's ports_file_dir. */
+  portsFileDir?: string;
   jetstream?: { enabled?: boolean; storeDir?: string; maxMemory?: number; maxFile?: number };
   tls?: { enabled?: boolean; cert?: string; key?: string; ca?: string; verify?: boolean };
   /** Kept as written; accounts are not enforced yet. */

@@ -104,6 +104,26 @@ describe('slipstream-server process', () => {
     await expect(readFile(pidFile, 'utf8')).rejects.toThrow();
   });
 
+  it('writes a ports file like nats-server for -p -1 --ports_file_dir, and removes it on exit', async () => {
+    const portsFile = (pid: number | undefined) => join(dir, `slipstream-server_${pid}.ports`);
+    const server = run(['-a', '127.0.0.1', '-p', '-1', '-m', '-1', '--ports_file_dir', dir]);
+    try {
+      await expectPrinted(server, 'Server is ready');
+      const ports = JSON.parse(await readFile(portsFile(server.child.pid), 'utf8'));
+      expect(ports).toEqual({
+        nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)],
+        monitoring: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
+      });
+      const port = Number(new URL(ports.nats[0]).port);
+      expect(await readInfo(port)).toMatchObject({ port });
+      expect(await fetch(`${ports.monitoring[0]}/healthz`).then((r) => r.status)).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+    await expect(readFile(portsFile(server.child.pid), 'utf8')).rejects.toThrow();
+  });
+
   it('reads a config file and lets flags override it (stopping on SIGINT)', async () => {
     const config = join(dir, 'server.conf');
     await writeFile(
