@@ -19,7 +19,6 @@ import {
   ClosedConnectionError,
   ConnectionError,
   DrainingConnectionError,
-  errorFromServer,
   InvalidArgumentError,
   InvalidSubjectError,
   MaxPayloadExceededError,
@@ -38,6 +37,7 @@ import type { MsgImpl } from './msg.js';
 import { QueuedIterator } from './queued-iterator.js';
 import { requestMany } from './request-many.js';
 import { RequestMux } from './request-mux.js';
+import { errorFromServer } from './server-error.js';
 import { type ServerEntry, ServerPool } from './servers.js';
 import { SubscriptionImpl } from './subscription.js';
 import type {
