@@ -35,6 +35,7 @@ export interface Connection {
   drain(): Promise<void>;
   close(): Promise<void>;
   isClosed(): boolean;
+  status(): AsyncIterable<{ type: string }>;
 }
 export interface Headers {
   set(key: string, value: string): void;
@@ -48,6 +49,8 @@ export interface ConnectOptions {
   user?: string;
   pass?: string;
   token?: string;
+  maxReconnectAttempts?: number;
+  reconnectTimeWait?: number;
 }
 
 export interface OfficialClient {
@@ -56,6 +59,7 @@ export interface OfficialClient {
   headers(): Headers;
   isNoResponders(error: unknown): boolean;
   isMaxPayload(error: unknown): boolean;
+  isAuthorizationError(error: unknown): boolean;
 }
 
 export const officialClients: readonly OfficialClient[] = [
@@ -66,6 +70,7 @@ export const officialClients: readonly OfficialClient[] = [
     isNoResponders: (error) => error instanceof v3.RequestError && error.isNoResponders(),
     isMaxPayload: (error) =>
       error instanceof v3.InvalidArgumentError && /max_payload/.test(error.message),
+    isAuthorizationError: (error) => error instanceof v3.AuthorizationError,
   },
   {
     name: 'nats 2.x',
@@ -75,5 +80,7 @@ export const officialClients: readonly OfficialClient[] = [
       error instanceof v2.NatsError && error.code === v2.ErrorCode.NoResponders,
     isMaxPayload: (error) =>
       error instanceof v2.NatsError && error.code === v2.ErrorCode.MaxPayloadExceeded,
+    isAuthorizationError: (error) =>
+      error instanceof v2.NatsError && error.code === v2.ErrorCode.AuthorizationViolation,
   },
 ];
