@@ -229,8 +229,6 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   /** FrameSink: one complete frame from the client. */
   frame(frame: ClientFrame): void {
     if (this.closed) return;
-    this.lastActivity = Date.now();
-    this.#keepalive.activity();
     if (this.#trace) this.#traceIn(frame);
     if (!this.#authenticated && frame.op !== 'CONNECT') {
       this.#authorizationViolation();
@@ -287,8 +285,13 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   }
 
   readonly #onData = (chunk: Buffer): void => {
+    // Activity is noted per chunk, not per frame: a chunk can carry thousands of frames.
+    this.lastActivity = Date.now();
+    this.#keepalive.activity();
     try {
-      this.#parser.parse(chunk);
+      // A plain Uint8Array view: the parser's payload subarrays are then native typed-array views
+      // instead of Buffers, which cost several times more to create.
+      this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
       // A bug of ours must cost one connection, never the server.
       this.#host.logger.error(`${this.#label()} - Internal error: ${(error as Error).stack}`);
@@ -358,7 +361,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       this.#err(ErrText.publishViolation(subject));
       return;
     }
-    if (reply !== undefined && RESERVED_REPLY_PREFIXES.some((prefix) => reply.startsWith(prefix))) {
+    if (reply !== undefined && isReservedReply(reply)) {
       this.#err(ErrText.replyViolation(reply));
       return;
     }
@@ -435,6 +438,11 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   #label(): string {
     return `${this.ip}:${this.port} - cid:${this.cid}`;
   }
+}
+
+function isReservedReply(reply: string): boolean {
+  for (const prefix of RESERVED_REPLY_PREFIXES) if (reply.startsWith(prefix)) return true;
+  return false;
 }
 
 /**

@@ -1,63 +1,11 @@
 import type { ClientConnection } from './client-connection.js';
+import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
 import { Sublist } from './sublist.js';
 import type { Subscription } from './subscription.js';
 
-const CRLF = Buffer.from('\r\n');
 /** The status block nats-server sends for a request nobody listens to: `NATS/1.0 503` and a blank line. */
 const NO_RESPONDERS = Buffer.from('NATS/1.0 503\r\n\r\n');
-
-/**
- * One publish, encoded at most once per form and shared by every receiver: the frame is
- * `head` + sid + `tail` + [headers] + payload + CRLF, so only the sid is written per subscriber.
- * `head` and `tail` are views of one buffer and share the space that precedes the sid's successor.
- */
-export class OutgoingMessage {
-  #plain: [head: Uint8Array, tail: Uint8Array] | undefined;
-  #withHeaders: [head: Uint8Array, tail: Uint8Array] | undefined;
-
-  constructor(
-    readonly subject: string,
-    readonly reply: string | undefined,
-    readonly headers: Uint8Array | undefined,
-    readonly payload: Uint8Array,
-  ) {}
-
-  /** Appends this message for `sub` to its connection's outbound buffer; returns bytes counted for stats. */
-  writeTo(sub: Subscription): number {
-    const client = sub.client;
-    const writer = client.outbound.writer;
-    const headers = this.headers;
-    if (headers !== undefined && client.headers) {
-      const [head, tail] = (this.#withHeaders ??= this.#encode(
-        'HMSG',
-        `${headers.length} ${headers.length + this.payload.length}`,
-      ));
-      writer.bytes(head);
-      writer.bytes(sub.sidBytes);
-      writer.bytes(tail);
-      writer.bytes(headers);
-    } else {
-      // A client that did not negotiate headers gets the payload alone (nats-server strips them).
-      const [head, tail] = (this.#plain ??= this.#encode('MSG', `${this.payload.length}`));
-      writer.bytes(head);
-      writer.bytes(sub.sidBytes);
-      writer.bytes(tail);
-    }
-    writer.bytes(this.payload);
-    writer.bytes(CRLF);
-    return this.payload.length + (headers !== undefined && client.headers ? headers.length : 0);
-  }
-
-  #encode(op: string, sizes: string): [Uint8Array, Uint8Array] {
-    const head = `${op} ${this.subject} `;
-    const line = Buffer.from(
-      `${head}${this.reply === undefined ? '' : `${this.reply} `}${sizes}\r\n`,
-    );
-    // `head` ends with a space and the tail starts with one: the same byte serves both.
-    const headLength = Buffer.byteLength(head);
-    return [line.subarray(0, headLength), line.subarray(headLength - 1)];
-  }
-}
+const EMPTY = new Uint8Array(0);
 
 /**
  * Subject interest and message fan-out for the whole server: every plain subscription whose
@@ -66,6 +14,7 @@ export class OutgoingMessage {
  */
 export class Router {
   readonly sublist = new Sublist<Subscription>();
+  readonly #parts = new FramePartsCache();
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
@@ -89,7 +38,15 @@ export class Router {
     const result = this.sublist.match(subject);
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
-      const message = new OutgoingMessage(subject, reply, headers, payload);
+      const receivers = result.psubs.length + result.qsubs.length;
+      const message = new OutgoingMessage(
+        this.#parts,
+        subject,
+        reply,
+        headers,
+        payload,
+        receivers > 1,
+      );
       for (const sub of result.psubs) {
         if (this.#deliver(from, sub, message)) delivered++;
       }
@@ -129,6 +86,9 @@ export class Router {
   #noResponders(from: ClientConnection, reply: string): void {
     const sub = this.sublist.match(reply).psubs.find((s) => s.client === from && !s.closed);
     if (!sub) return;
-    this.#send(sub, new OutgoingMessage(reply, undefined, NO_RESPONDERS, new Uint8Array(0)));
+    this.#send(
+      sub,
+      new OutgoingMessage(this.#parts, reply, undefined, NO_RESPONDERS, EMPTY, false),
+    );
   }
 }

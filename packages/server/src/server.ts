@@ -80,6 +80,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
   #inLameDuck = false;
+  /** Ends the lame duck wait in progress, so close() does not leave its timer behind. */
+  #cancelPause: (() => void) | undefined;
   #closing: Promise<void> | undefined;
   #resolveClosed!: () => void;
 
@@ -219,7 +221,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#inLameDuck = true;
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
     for (const client of this.clients.values()) client.sendInfo(this.infoFor(client));
-    await sleep(lameDuckGracePeriod);
+    await this.#pause(lameDuckGracePeriod);
     const clients = [...this.clients.values()];
     if (clients.length > 0) this.logger.info('Closing existing clients');
     // Spread the closes over what is left of the duration, as nats-server does: at least one
@@ -231,15 +233,27 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     for (let i = 0; i < clients.length; i++) {
       clients[i]!.close('Server Shutdown');
       if (i < clients.length - 1 && i % batch === 0) {
-        await sleep(Math.max(interval / 2, Math.random() * interval));
+        await this.#pause(Math.max(interval / 2, Math.random() * interval));
       }
     }
     await listenerClosed;
     await this.close();
   }
 
+  #pause(ms: number): Promise<void> {
+    if (this.#closing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#cancelPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   async #shutdown(): Promise<void> {
     this.logger.info('Initiating Shutdown...');
+    this.#cancelPause?.();
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
     for (const client of [...this.clients.values()]) client.close('Server Shutdown');
     const socketsClosed = [...this.#sockets].map(
@@ -286,8 +300,4 @@ function sameSecret(given: string | undefined, expected: string): boolean {
   const b = Buffer.from(expected);
   // timingSafeEqual needs equal lengths; compare against itself to spend the same time.
   return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -5,7 +5,7 @@ describe('Go-compatible formatting', () => {
   it('prints durations like time.Duration.String', () => {
     expect(goDuration(0)).toBe('0s');
     expect(goDuration(0.000_5)).toBe('500ns');
-    expect(goDuration(0.707)).toBe('707µs');
+    expect(goDuration(0.708)).toBe('708µs');
     expect(goDuration(500.589638)).toBe('500.589638ms');
     expect(goDuration(1_500)).toBe('1.5s');
     expect(goDuration(123_500)).toBe('2m3.5s');

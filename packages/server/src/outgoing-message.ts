@@ -1,0 +1,120 @@
+import type { Subscription } from './subscription.js';
+
+const CRLF = Buffer.from('\r\n');
+/** Distinct subjects whose encoded heads are kept; past this the cache starts over. */
+const MAX_CACHED_SUBJECTS = 8192;
+/** Payload sizes whose encoded ` <size>\r\n` is kept (most messages are small). */
+const MAX_CACHED_SIZE = 64 * 1024;
+/**
+ * For a message with several receivers and a payload up to this size, the line end, payload and
+ * CRLF are joined into one array once, so each receiver costs two appends; otherwise (one
+ * receiver, or a big payload) they are appended as they are, uncopied.
+ */
+const MAX_JOINED_PAYLOAD = 4 * 1024;
+
+/**
+ * Encoded pieces of MSG/HMSG lines shared by all publishes: `MSG <subject> ` per subject and
+ * ` <size>\r\n` per payload size, so routing a message to a hot subject allocates little.
+ */
+export class FramePartsCache {
+  readonly #msgHeads = new Map<string, Uint8Array>();
+  readonly #hmsgHeads = new Map<string, Uint8Array>();
+  readonly #sizeTails: Uint8Array[] = [];
+
+  msgHead(subject: string): Uint8Array {
+    return this.#head(this.#msgHeads, 'MSG', subject);
+  }
+
+  hmsgHead(subject: string): Uint8Array {
+    return this.#head(this.#hmsgHeads, 'HMSG', subject);
+  }
+
+  /** ` <size>\r\n`: the end of a MSG line without a reply. */
+  sizeTail(size: number): Uint8Array {
+    if (size >= MAX_CACHED_SIZE) return Buffer.from(` ${size}\r\n`);
+    let tail = this.#sizeTails[size];
+    if (tail === undefined) this.#sizeTails[size] = tail = Buffer.from(` ${size}\r\n`);
+    return tail;
+  }
+
+  #head(cache: Map<string, Uint8Array>, op: string, subject: string): Uint8Array {
+    let head = cache.get(subject);
+    if (head === undefined) {
+      if (cache.size >= MAX_CACHED_SUBJECTS) cache.clear();
+      head = Buffer.from(`${op} ${subject} `);
+      cache.set(subject, head);
+    }
+    return head;
+  }
+}
+
+/**
+ * One publish as every receiver gets it: the line start (`MSG <subject> <sid>`), then the rest
+ * (` [reply] <sizes>\r\n[headers]<payload>\r\n`). The rest is encoded once per form (MSG, or HMSG
+ * for header-aware clients) and shared by every subscriber; a subscription on a literal subject
+ * keeps its own line start, so only that differs.
+ */
+export class OutgoingMessage {
+  #msgRest: Uint8Array | undefined;
+  #hmsgRest: Uint8Array | undefined;
+
+  constructor(
+    readonly parts: FramePartsCache,
+    readonly subject: string,
+    readonly reply: string | undefined,
+    readonly headers: Uint8Array | undefined,
+    readonly payload: Uint8Array,
+    /** More than one subscription may receive it. */
+    readonly shared: boolean,
+  ) {}
+
+  /** Appends this message for `sub` to its connection's outbound buffer; returns the bytes delivered. */
+  writeTo(sub: Subscription): number {
+    const client = sub.client;
+    const writer = client.outbound.writer;
+    const headers = this.headers;
+    const payload = this.payload;
+    const withHeaders = headers !== undefined && client.headers;
+    if (sub.literal) {
+      writer.bytes(withHeaders ? sub.hmsgStart() : sub.msgStart());
+    } else {
+      writer.bytes(
+        withHeaders ? this.parts.hmsgHead(this.subject) : this.parts.msgHead(this.subject),
+      );
+      writer.bytes(sub.sidBytes);
+    }
+    if (!this.shared || payload.length > MAX_JOINED_PAYLOAD) {
+      writer.bytes(withHeaders ? this.#lineEnd(headers) : this.#lineEnd(undefined));
+      if (withHeaders) writer.bytes(headers);
+      writer.bytes(payload);
+      writer.bytes(CRLF);
+    } else if (withHeaders) {
+      writer.bytes((this.#hmsgRest ??= this.#join(headers)));
+    } else {
+      // A client that did not negotiate headers gets the payload alone (nats-server strips them).
+      writer.bytes((this.#msgRest ??= this.#join(undefined)));
+    }
+    return payload.length + (withHeaders ? headers.length : 0);
+  }
+
+  /** ` [reply] <sizes>\r\n` */
+  #lineEnd(headers: Uint8Array | undefined): Uint8Array {
+    const size = this.payload.length;
+    if (headers === undefined && this.reply === undefined) return this.parts.sizeTail(size);
+    const sizes = headers === undefined ? `${size}` : `${headers.length} ${headers.length + size}`;
+    return Buffer.from(this.reply === undefined ? ` ${sizes}\r\n` : ` ${this.reply} ${sizes}\r\n`);
+  }
+
+  /** The line end, headers, payload and CRLF in one array. */
+  #join(headers: Uint8Array | undefined): Uint8Array {
+    const lineEnd = this.#lineEnd(headers);
+    const headerLength = headers?.length ?? 0;
+    const joined = new Uint8Array(lineEnd.length + headerLength + this.payload.length + 2);
+    joined.set(lineEnd);
+    if (headers !== undefined) joined.set(headers, lineEnd.length);
+    joined.set(this.payload, lineEnd.length + headerLength);
+    joined[joined.length - 2] = 0x0d;
+    joined[joined.length - 1] = 0x0a;
+    return joined;
+  }
+}
