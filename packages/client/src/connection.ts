@@ -12,7 +12,7 @@ import {
   type ServerFrame,
   type ServerInfo,
 } from '@slipstream/protocol';
-import type { Transport, TransportConnection } from '@slipstream/transport';
+import { type Transport, type TransportConnection, TransportError } from '@slipstream/transport';
 import { authenticate } from './authenticator.js';
 import {
   AuthorizationError,
@@ -140,8 +140,10 @@ function resolveOptions(options: ConnectionOptions & { transport: Transport }): 
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) (resolved as unknown as Record<string, unknown>)[key] = value;
   }
-  if (resolved.noResponders && !resolved.headers) {
-    throw new InvalidArgumentError('noResponders requires headers');
+  if (!resolved.headers) {
+    // No responders arrive as a header status: without headers it is off unless asked for.
+    if (options.noResponders) throw new InvalidArgumentError('noResponders requires headers');
+    resolved.noResponders = false;
   }
   if (!isValidPublishSubject(resolved.inboxPrefix)) {
     throw new InvalidArgumentError(
@@ -587,7 +589,17 @@ export class NatsConnectionImpl implements NatsConnection {
   async #attempt(entry: ServerEntry): Promise<void> {
     entry.lastAttempt = Date.now();
     const { timeout, tls } = this.#options;
-    const conn = await this.#transport.connect(entry.url, { timeout, tls });
+    // One budget for the socket, TLS and the NATS handshake together.
+    const deadline = entry.lastAttempt + timeout;
+    let conn: TransportConnection;
+    try {
+      conn = await this.#transport.connect(entry.url, { timeout, tls });
+    } catch (error) {
+      // However far it got, running out of time is a TimeoutError, as in nats.js.
+      if (error instanceof TransportError && error.code === 'TIMEOUT')
+        throw new TimeoutError({ cause: error });
+      throw error;
+    }
     if (this.#state === State.Closed) {
       await conn.close();
       throw new ClosedConnectionError();
@@ -619,7 +631,10 @@ export class NatsConnectionImpl implements NatsConnection {
           },
         };
         this.#handshake = handshake;
-        timer = setTimeout(() => handshake.reject(new TimeoutError()), timeout);
+        timer = setTimeout(
+          () => handshake.reject(new TimeoutError()),
+          Math.max(0, deadline - Date.now()),
+        );
         conn.listen({
           data: (chunk) => parser.parse(chunk),
           closed: (error) => this.#onSocketClosed(conn, error),

@@ -38,7 +38,7 @@ export interface ConnectionOptions {
   noEcho?: boolean;
   /** Use message headers (default true; requires a server that supports them). */
   headers?: boolean;
-  /** Fail requests at once when nobody listens (default true; needs headers). */
+  /** Fail requests at once when nobody listens (default: on when headers are). */
   noResponders?: boolean;
   /** Milliseconds to establish a connection, handshake included (default 20000). */
   timeout?: number;

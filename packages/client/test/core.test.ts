@@ -16,7 +16,7 @@ import {
   RequestStrategy,
   TimeoutError,
 } from '../src/node.js';
-import { type SuiteServer, serverKinds } from './servers.js';
+import { type SuiteServer, serverKinds, waitFor } from './servers.js';
 
 describe.each(serverKinds)('core client against $name', (kind) => {
   let server: SuiteServer;
@@ -210,8 +210,10 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     await other.close();
   });
 
-  it('checks subjects and payload size before writing anything', () => {
+  it('checks subjects and payload size before writing anything', async () => {
+    const before = nc.stats();
     expect(() => nc.publish('foo..bar')).toThrow(InvalidSubjectError);
+    expect(() => nc.publish('foo', '', { reply: 'bad reply' })).toThrow(InvalidSubjectError);
     expect(() => nc.publish('foo.*')).toThrow(InvalidSubjectError);
     expect(() => nc.subscribe('foo.>.bar')).toThrow(InvalidSubjectError);
     expect(() => nc.publish('foo', 42 as never)).toThrow(errors.InvalidArgumentError);
@@ -224,6 +226,106 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(() => nc.publish('big', new Uint8Array(max - 4), { headers: h })).toThrow(
       MaxPayloadExceededError,
     );
+    // Nothing went out and the connection is healthy.
+    expect(nc.stats().outMsgs).toBe(before.outMsgs);
+    expect(nc.stats().outBytes).toBe(before.outBytes);
+    await nc.flush();
+    expect(nc.isClosed()).toBe(false);
+  });
+
+  it('runs async callbacks without holding up the reader', async () => {
+    const subject = createInbox();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const started: string[] = [];
+    const finished: string[] = [];
+    const sub = nc.subscribe(subject, {
+      callback: async (_e, m) => {
+        started.push(m.string());
+        await gate;
+        finished.push(m.string());
+      },
+    });
+    for (let i = 0; i < 5; i++) nc.publish(subject, String(i));
+    await nc.flush();
+    // Every message was handed over while the first callback is still waiting.
+    expect(started).toEqual(['0', '1', '2', '3', '4']);
+    expect(finished).toEqual([]);
+    release();
+    await waitFor(() => finished.length === 5, 'callbacks to finish');
+    sub.unsubscribe();
+  });
+
+  it('reports a failing callback as an error status and keeps delivering', async () => {
+    const other = await connect({ servers: server.url });
+    const errorsSeen: Error[] = [];
+    void (async () => {
+      for await (const s of other.status()) if (s.type === 'error') errorsSeen.push(s.error);
+    })();
+    const subject = createInbox();
+    let calls = 0;
+    other.subscribe(subject, {
+      callback: (_e, m) => {
+        calls++;
+        if (m.string() === 'sync') throw new Error('sync failure');
+        if (m.string() === 'async') return Promise.reject(new Error('async failure'));
+      },
+    });
+    other.publish(subject, 'sync');
+    other.publish(subject, 'async');
+    other.publish(subject, 'fine');
+    await other.flush();
+    await waitFor(() => errorsSeen.length === 2, 'two error statuses');
+    expect(calls).toBe(3);
+    expect(errorsSeen.map((e) => e.message).sort()).toEqual(['async failure', 'sync failure']);
+    await other.close();
+  });
+
+  it('bounds an unread iterator by bytes too, and takes messages again once read', async () => {
+    const other = await connect({ servers: server.url });
+    let slow = 0;
+    void (async () => {
+      for await (const s of other.status()) if (s.type === 'slowConsumer') slow++;
+    })();
+    const subject = createInbox();
+    const sub = other.subscribe(subject, { maxPendingBytes: 100 });
+    await other.flush();
+    const payload = 'x'.repeat(30);
+    for (let i = 0; i < 10; i++) nc.publish(subject, payload);
+    await nc.flush();
+    await other.flush();
+    expect(sub.getPending()).toBe(3); // 90 bytes; a fourth would pass 100
+    expect(sub.getDropped()).toBe(7);
+    expect(slow).toBe(1);
+    const reader = sub[Symbol.asyncIterator]();
+    for (let i = 0; i < 3; i++) await reader.next();
+    nc.publish(subject, payload);
+    await nc.flush();
+    await other.flush();
+    expect(sub.getPending()).toBe(1);
+    expect(sub.getDropped()).toBe(7);
+    await other.close();
+  });
+
+  it('drains one subscription: what is in flight is delivered, the connection stays open', async () => {
+    const subject = createInbox();
+    const sub = nc.subscribe(subject);
+    await nc.flush();
+    for (let i = 0; i < 20; i++) nc.publish(subject, String(i));
+    const seen: string[] = [];
+    const reading = (async () => {
+      for await (const m of sub) seen.push(m.string());
+    })();
+    await sub.drain();
+    await reading;
+    expect(seen).toHaveLength(20);
+    expect(sub.isClosed()).toBe(true);
+    nc.publish(subject, 'late');
+    await nc.flush();
+    expect(sub.getReceived()).toBe(20);
+    expect(nc.isClosed()).toBe(false);
   });
 
   it('counts messages and bytes, and measures rtt', async () => {

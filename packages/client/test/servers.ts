@@ -4,6 +4,8 @@ import { type RunningNatsServer, startNatsServer } from '@slipstream/test-server
 /** A server the shared suite runs against; kill/restart keep its port. */
 export interface SuiteServer {
   readonly url: string;
+  /** `http://host:port` of the monitoring endpoints (/connz, /varz). */
+  readonly monitorUrl: string;
   /** Stops serving without forgetting the port. */
   kill(): Promise<void>;
   /** Serves again on the same port. */
@@ -32,9 +34,13 @@ function natsServerAuthConfig(auth: SimpleAuth | undefined): string | undefined 
 }
 
 async function natsServer(auth?: SimpleAuth): Promise<SuiteServer> {
-  let server: RunningNatsServer = await startNatsServer({ config: natsServerAuthConfig(auth) });
+  let server: RunningNatsServer = await startNatsServer({
+    config: natsServerAuthConfig(auth),
+    monitoring: true,
+  });
   return {
     url: server.url,
+    monitorUrl: `http://127.0.0.1:${server.httpPort}`,
     kill: () => server.kill(),
     restart: async () => {
       server = await server.restart();
@@ -47,19 +53,23 @@ async function natsServer(auth?: SimpleAuth): Promise<SuiteServer> {
 }
 
 async function slipstreamServer(auth?: SimpleAuth): Promise<SuiteServer> {
-  let server = await startServer({ port: 0, host: '127.0.0.1', authorization: auth });
+  const options = { host: '127.0.0.1', httpPort: 0, authorization: auth };
+  let server = await startServer({ ...options, port: 0 });
   const url = server.url;
   const port = Number(new URL(url).port);
   let running = true;
   return {
     url,
+    get monitorUrl() {
+      return server.httpUrl!;
+    },
     kill: async () => {
       running = false;
       await server.close();
     },
     restart: async () => {
       if (running) await server.close();
-      server = await startServer({ port, host: '127.0.0.1', authorization: auth });
+      server = await startServer({ ...options, port });
       running = true;
     },
     stop: async () => {

@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  connect,
+  createInbox,
+  headers,
+  InvalidArgumentError,
+  type NatsConnection,
+  TimeoutError,
+} from '../src/node.js';
+import { type SuiteServer, serverKinds } from './servers.js';
+
+interface ConnzEntry {
+  name?: string;
+  lang?: string;
+  version?: string;
+}
+
+describe.each(serverKinds)('connect options against $name', (kind) => {
+  let server: SuiteServer;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    server = await kind.start();
+    nc = await connect({ servers: server.url });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it('announces name, lang and version in CONNECT (as /connz shows)', async () => {
+    const named = await connect({ servers: server.url, name: 'options-test' });
+    await named.flush();
+    const connz = (await (await fetch(`${server.monitorUrl}/connz`)).json()) as {
+      connections: ConnzEntry[];
+    };
+    const mine = connz.connections.find((c) => c.name === 'options-test');
+    expect(mine).toMatchObject({ lang: 'javascript', version: '0.0.0' });
+    await named.close();
+  });
+
+  it('works in verbose and pedantic mode (the +OK acknowledgements are absorbed)', async () => {
+    const chatty = await connect({ servers: server.url, verbose: true, pedantic: true });
+    const subject = createInbox();
+    chatty.subscribe(subject, { callback: (_e, m) => void m.respond(`re:${m.string()}`) });
+    const reply = await chatty.request(subject, 'q', { timeout: 5000 });
+    expect(reply.string()).toBe('re:q');
+    await chatty.flush();
+    await chatty.close();
+  });
+
+  it('without headers: refuses header publishes, and no responders is off (requests time out)', async () => {
+    await expect(
+      connect({ servers: server.url, headers: false, noResponders: true }),
+    ).rejects.toBeInstanceOf(InvalidArgumentError);
+    const plain = await connect({ servers: server.url, headers: false });
+    const h = headers();
+    h.set('k', 'v');
+    expect(() => plain.publish('x', 'y', { headers: h })).toThrow(InvalidArgumentError);
+    const nobody = await plain.request(createInbox(), '', { timeout: 200 }).catch((e) => e);
+    expect(nobody).toBeInstanceOf(TimeoutError);
+    // The server strips headers from what it sends to a client that did not ask for them.
+    const subject = createInbox();
+    const sub = plain.subscribe(subject, { max: 1 });
+    await plain.flush();
+    nc.publish(subject, 'body', { headers: h });
+    for await (const m of sub) expect([m.string(), m.headers]).toEqual(['body', undefined]);
+    await plain.close();
+  });
+
+  it('with noResponders off, a request nobody listens to times out', async () => {
+    const patient = await connect({ servers: server.url, noResponders: false });
+    const error = await patient.request(createInbox(), '', { timeout: 200 }).catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    await patient.close();
+  });
+
+  it('builds reply subjects from inboxPrefix, muxed and not', async () => {
+    const subject = createInbox();
+    nc.subscribe(subject, { callback: (_e, m) => void m.respond(m.reply) });
+    await nc.flush();
+    const custom = await connect({ servers: server.url, inboxPrefix: '_R.mine' });
+    const muxed = await custom.request(subject, '', { timeout: 5000 });
+    expect(muxed.string()).toMatch(/^_R\.mine\./);
+    const own = await custom.request(subject, '', { timeout: 5000, noMux: true });
+    expect(own.string()).toMatch(/^_R\.mine\./);
+    await custom.close();
+    await expect(connect({ servers: server.url, inboxPrefix: 'bad prefix' })).rejects.toThrow(
+      InvalidArgumentError,
+    );
+  });
+
+  it('logs protocol operations with debug, without the credentials', async () => {
+    const lines: string[] = [];
+    const spy = vi
+      .spyOn(console, 'debug')
+      .mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')));
+    try {
+      const loud = await connect({ servers: server.url, debug: true, name: 'loud' });
+      await loud.flush();
+      await loud.close();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.some((l) => l.startsWith('[nats] > CONNECT') && l.includes('"loud"'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('[nats] < INFO'))).toBe(true);
+    expect(lines.some((l) => l.includes('[nats] status close'))).toBe(true);
+  });
+
+  it('gives up a handshake that does not finish within timeout', async (context) => {
+    if (!server.freeze) context.skip(); // only a server in its own process can be frozen
+    const frozen = await kind.start();
+    frozen.freeze!();
+    try {
+      // The kernel accepts the socket, but the frozen server never sends INFO.
+      const error = await connect({ servers: frozen.url, timeout: 300 }).catch((e) => e);
+      expect(error).toBeInstanceOf(TimeoutError);
+    } finally {
+      frozen.thaw!();
+      await frozen.stop();
+    }
+  });
+});
+
+describe.each(serverKinds)('the servers pool against $name', (kind) => {
+  let a: SuiteServer;
+  let b: SuiteServer;
+  beforeAll(async () => {
+    a = await kind.start();
+    b = await kind.start();
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+  });
+  const hostport = (s: SuiteServer) => s.url.replace('nats://', '');
+
+  const connectedTo = async (servers: string[], noRandomize: boolean) => {
+    const nc = await connect({ servers, noRandomize });
+    const server = nc.getServer();
+    await nc.close();
+    return server;
+  };
+
+  it('tries servers in the given order with noRandomize, skipping one that is down', async () => {
+    for (let i = 0; i < 5; i++) {
+      expect(await connectedTo([a.url, b.url], true)).toBe(hostport(a));
+      expect(await connectedTo([b.url, a.url], true)).toBe(hostport(b));
+    }
+    expect(await connectedTo(['127.0.0.1:1', a.url], true)).toBe(hostport(a));
+  });
+
+  it('shuffles the servers by default', async () => {
+    const seen = new Set<string>();
+    // Both servers show up within 30 connects unless the order is fixed (chance 2^-29).
+    for (let i = 0; i < 30 && seen.size < 2; i++)
+      seen.add(await connectedTo([a.url, b.url], false));
+    expect([...seen].sort()).toEqual([hostport(a), hostport(b)].sort());
+  });
+});
