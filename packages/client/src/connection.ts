@@ -657,6 +657,7 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#writerLimit = this.#options.outboundBufSize;
     entry.failures = 0;
     entry.didConnect = true;
+    entry.encrypted = conn.encrypted;
     // Subscriptions first, then what was published while disconnected, then deferred flushes.
     const resubscribe = new FrameWriter(1024);
     for (const sub of this.#subs.values()) {
@@ -958,10 +959,13 @@ export class NatsConnectionImpl implements NatsConnection {
   #reconnectDelay(entry: ServerEntry): number {
     if (entry.lastAttempt === 0) return 0;
     const o = this.#options;
-    const jitter =
-      entry.url.protocol === 'tls:' || entry.url.protocol === 'wss:'
-        ? o.reconnectJitterTLS
-        : o.reconnectJitter;
+    // TLS may come from the URL, the tls option, or the server requiring it (seen last time).
+    const tls =
+      entry.encrypted ||
+      (o.tls !== undefined && o.tls !== null) ||
+      entry.url.protocol === 'tls:' ||
+      entry.url.protocol === 'wss:';
+    const jitter = tls ? o.reconnectJitterTLS : o.reconnectJitter;
     const wait = o.reconnectDelayHandler
       ? o.reconnectDelayHandler()
       : o.reconnectTimeWait + Math.random() * jitter;

@@ -13,6 +13,8 @@ export interface ServerEntry {
   /** When the last attempt on this server started (ms since epoch), 0 if never. */
   lastAttempt: number;
   didConnect: boolean;
+  /** The last connection to this server used TLS. */
+  encrypted: boolean;
 }
 
 /**
@@ -89,6 +91,7 @@ export class ServerPool {
       failures: 0,
       lastAttempt: 0,
       didConnect: false,
+      encrypted: false,
     };
   }
 }

@@ -107,6 +107,17 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
     for (let i = 0; i < 100; i++) expect(received.has(i)).toBe(true);
   });
 
+  it('reconnects with the plain jitter on a plain connection', async () => {
+    server = await kind.start();
+    // A TLS jitter of 10 minutes would stall the reconnect: only the plain one (0) may apply.
+    const nc = await open({ reconnectJitter: 0, reconnectJitterTLS: 600_000 });
+    const statuses = watch(nc);
+    await server.kill();
+    await waitFor(() => statuses.includes('disconnect'), 'disconnect');
+    await server.restart();
+    await waitFor(() => statuses.includes('reconnect'), 'reconnect');
+  });
+
   it('resubscribes with the remaining max count', async () => {
     server = await kind.start();
     const nc = await open();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, connect, createInbox } from '../src/node.js';
+import { waitFor } from './servers.js';
 
 describe('client over TLS against nats-server 2.9.10', () => {
   const dir = mkdtempSync(join(tmpdir(), 'slipstream-client-tls-'));
@@ -55,6 +56,25 @@ describe('client over TLS against nats-server 2.9.10', () => {
       for await (const m of sub) expect(m.string()).toBe('secret');
       await nc.close();
     }
+  });
+
+  it('reconnects with the TLS jitter when TLS came from the tls option (nats:// URL)', async () => {
+    // A plain jitter of 10 minutes would stall the reconnect: only the TLS one (0) may apply.
+    const nc = await connect({
+      servers: server.url,
+      tls: { ca },
+      reconnectTimeWait: 20,
+      reconnectJitter: 600_000,
+      reconnectJitterTLS: 0,
+    });
+    const statuses: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) statuses.push(s.type);
+    })();
+    server = await server.restart();
+    await waitFor(() => statuses.includes('reconnect'), 'reconnect');
+    await nc.flush();
+    await nc.close();
   });
 
   it('fails to connect when the certificate is not trusted', async () => {
