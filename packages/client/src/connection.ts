@@ -346,6 +346,7 @@ export class NatsConnectionImpl implements NatsConnection {
     const mux = this.#requestMux();
     return new Promise<Msg>((resolve, reject) => {
       const { token, reply } = mux.add({
+        subject,
         deliver: (msg) => {
           clearTimeout(timer);
           mux.remove(token);
@@ -379,6 +380,7 @@ export class NatsConnectionImpl implements NatsConnection {
   ) {
     const reply = options.reply ?? createInbox(this.#options.inboxPrefix);
     const sub = this.#subscribe(reply, { max: 1, timeout });
+    sub.requestSubject = subject;
     try {
       this.publish(subject, payload, { reply, headers: options.headers });
     } catch (error) {
@@ -813,13 +815,23 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#handshake.reject(error);
       return;
     }
-    if (error instanceof PermissionViolationError && error.operation === 'subscription') {
-      for (const sub of this.#subs.values()) {
-        if (
-          sub.subject === error.subject &&
-          (error.queue === undefined || sub.queue === error.queue)
-        )
-          sub.fail(error);
+    if (error instanceof PermissionViolationError) {
+      if (error.operation === 'subscription') {
+        for (const sub of this.#subs.values()) {
+          if (
+            sub.subject === error.subject &&
+            (error.queue === undefined || sub.queue === error.queue)
+          )
+            sub.fail(error);
+        }
+      } else if (!this.#mux?.failSubject(error.subject, error)) {
+        // A refused request fails now rather than at its timeout, as in nats.js.
+        for (const sub of this.#subs.values()) {
+          if (sub.requestSubject === error.subject) {
+            sub.fail(error);
+            break;
+          }
+        }
       }
     }
     this.#emit({ type: 'error', error });

@@ -31,6 +31,7 @@ export function requestMany(
   };
   const overall = setTimeout(() => stop(), maxWait);
   const { token, reply } = mux.add({
+    subject,
     deliver: (msg: MsgImpl) => {
       if (msg.isStatus && msg.headers?.code === 503) {
         stop(received === 0 ? new NoRespondersError(subject) : undefined);

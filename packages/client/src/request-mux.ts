@@ -3,6 +3,8 @@ import type { MsgImpl } from './msg.js';
 
 /** One outstanding request waiting on the shared inbox. */
 export interface PendingReply {
+  /** The subject the request was published to. */
+  readonly subject: string;
   /** Receives each reply; the reply owner removes itself when it has enough. */
   deliver(msg: MsgImpl): void;
   fail(error: Error): void;
@@ -38,6 +40,17 @@ export class RequestMux {
 
   dispatch(msg: MsgImpl): void {
     this.#pending.get(msg.subject.slice(this.prefix.length))?.deliver(msg);
+  }
+
+  /** Fails the oldest request published to `subject`: the server refused that publish. */
+  failSubject(subject: string, error: Error): boolean {
+    for (const [token, pending] of this.#pending) {
+      if (pending.subject !== subject) continue;
+      this.#pending.delete(token);
+      pending.fail(error);
+      return true;
+    }
+    return false;
   }
 
   failAll(error: Error): void {

@@ -24,6 +24,8 @@ export class SubscriptionImpl implements Subscription {
   readonly closed: Promise<Error | undefined>;
   /** Set by the owner for internal subscriptions (muxed inbox, services) that skip user-facing checks. */
   max: number | undefined;
+  /** For a request's own reply subscription (noMux): the subject the request went to. */
+  requestSubject: string | undefined;
 
   #host: SubscriptionHost;
   #callback: MsgCallback<Msg> | undefined;

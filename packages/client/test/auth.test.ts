@@ -10,6 +10,7 @@ import {
   PermissionViolationError,
   type Status,
   tokenAuthenticator,
+  UserAuthenticationExpiredError,
   usernamePasswordAuthenticator,
 } from '../src/node.js';
 import { operatorSetup } from './jwt-fixtures.js';
@@ -166,6 +167,43 @@ describe('NKey, JWT, creds, permissions and re-authentication against nats-serve
       ['publish', 'secret'],
     ]);
     expect(nc.isClosed()).toBe(false);
+
+    // A request whose publish is refused fails with the violation instead of timing out.
+    for (const noMux of [false, true]) {
+      const refused = await nc.request('secret', '', { timeout: 30_000, noMux }).catch((e) => e);
+      expect(refused).toBeInstanceOf(PermissionViolationError);
+      expect([refused.operation, refused.subject]).toEqual(['publish', 'secret']);
+    }
+    const many = await nc.requestMany('secret', '', { maxWait: 30_000 });
+    const collect = async () => {
+      for await (const _ of many) {
+      }
+    };
+    await expect(collect()).rejects.toBeInstanceOf(PermissionViolationError);
+    expect(nc.isClosed()).toBe(false);
     await nc.close();
+  });
+
+  it('reports an expired user JWT as UserAuthenticationExpiredError', async () => {
+    const setup = operatorSetup({ userExpiresInSeconds: 2 });
+    const server = await start(setup.config);
+    const nc = await connect({
+      servers: server.url,
+      authenticator: jwtAuthenticator(setup.userJwt, setup.userSeed),
+      reconnectTimeWait: 50,
+    });
+    const events: Status[] = [];
+    void (async () => {
+      for await (const s of nc.status()) events.push(s);
+    })();
+    await waitFor(
+      () =>
+        events.some((e) => e.type === 'error' && e.error instanceof UserAuthenticationExpiredError),
+      'the expiry error',
+    );
+    const expired = events.flatMap((e) => (e.type === 'error' ? [e.error] : []))[0];
+    expect((expired as UserAuthenticationExpiredError).code).toBe('AUTHENTICATION_EXPIRED');
+    // The same JWT is refused on every reconnect, so the connection ends with that refusal.
+    expect(await nc.closed()).toBeInstanceOf(AuthorizationError);
   });
 });

@@ -31,7 +31,7 @@ export interface OperatorSetup {
   creds: string;
 }
 
-export function operatorSetup(): OperatorSetup {
+export function operatorSetup(options: { userExpiresInSeconds?: number } = {}): OperatorSetup {
   const operator = createOperator();
   const account = createAccount();
   const user = createUser();
@@ -68,6 +68,9 @@ export function operatorSetup(): OperatorSetup {
       iss: account.getPublicKey(),
       sub: user.getPublicKey(),
       name: 'user',
+      ...(options.userExpiresInSeconds === undefined
+        ? {}
+        : { exp: Math.floor(Date.now() / 1000) + options.userExpiresInSeconds }),
       nats: { pub: {}, sub: {}, subs: -1, data: -1, payload: -1, type: 'user', version: 2 },
     },
     account,
