@@ -1,4 +1,4 @@
-import { isValidSubscribeSubject, subjectMatches } from '@slipstream/protocol';
+import { hasWildcard, isValidSubscribeSubject, subjectMatches } from '@slipstream/protocol';
 
 /** What the sublist needs from a subscription; the server's subscriptions carry more. */
 export interface SublistEntry {
@@ -190,6 +190,11 @@ export class Sublist<S extends SublistEntry> {
   }
 
   #evict(pattern: string): void {
+    // A literal pattern matches only the identical subject: no need to scan the cache.
+    if (!hasWildcard(pattern)) {
+      this.#cache.delete(pattern);
+      return;
+    }
     for (const subject of this.#cache.keys()) {
       if (subjectMatches(subject, pattern)) this.#cache.delete(subject);
     }

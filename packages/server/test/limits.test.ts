@@ -146,6 +146,14 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     await wrong.send('CONNECT {"verbose":false,"user":"alice","pass":"nope"}\r\n');
     expect(await wrong.waitClosed()).toContain("-ERR 'Authorization Violation'\r\n");
 
+    const garbage = await connect(server);
+    await garbage.send('XYZZY\r\n');
+    expect(await garbage.waitClosed()).toContain("-ERR 'Authorization Violation'\r\n");
+
+    const anonymous = await connect(server);
+    await anonymous.send('CONNECT {"verbose":false}\r\n');
+    expect(await anonymous.waitClosed()).toContain("-ERR 'Authorization Violation'\r\n");
+
     const early = await connect(server);
     await early.send('PING\r\n');
     const text = await early.waitClosed();

@@ -256,6 +256,31 @@ describe.each(bothServers)('client protocol against $name', (target) => {
     );
   });
 
+  it('ignores a client INFO and +OK and processes a second CONNECT again', async () => {
+    const client = await connect();
+    await client.send(
+      'CONNECT {"verbose":false}\r\nINFO {}\r\n+OK\r\nCONNECT {"verbose":true}\r\n',
+    );
+    await client.sync();
+    expect(client.afterInfo()).toBe('+OK\r\nPONG\r\n');
+  });
+
+  it('closes silently on a client -ERR', async () => {
+    const client = await connect();
+    await client.send(`${QUIET}-ERR 'oops'\r\n`);
+    expect(await client.waitClosed()).not.toContain('-ERR');
+  });
+
+  it('refuses the reserved _sys_ queue and the _GR_. subject prefix, keeping the connection', async () => {
+    const client = await connect();
+    await client.send(`${QUIET}SUB q _sys_ 1\r\nPUB _GR_.x 1\r\na\r\n`);
+    await client.sync();
+    expect(client.afterInfo()).toBe(
+      `-ERR 'Permissions Violation for Subscription to "q" using queue "_sys_"'\r\n` +
+        `-ERR 'Permissions Violation for Publish to "_GR_.x"'\r\nPONG\r\n`,
+    );
+  });
+
   it('accepts lower-case ops, tabs between arguments and LF-only control lines', async () => {
     const client = await connect();
     await client.send('connect {"verbose":false}\nsub\tlow\t1\npub low 2\r\nhi\r\nping\n');
