@@ -320,6 +320,7 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#subs.delete(sub.sidKey);
     },
     flush: () => this.flush(),
+    isClosed: () => this.#state === State.Closed,
     callbackFailed: (error: unknown) => {
       this.#emit({
         type: 'error',
@@ -501,7 +502,7 @@ export class NatsConnectionImpl implements NatsConnection {
     if (this.#draining) throw new DrainingConnectionError();
     this.#draining = true;
     const subs = [...this.#subs.values()];
-    await Promise.all(subs.map((sub) => sub.drain()));
+    await Promise.allSettled(subs.map((sub) => sub.drain()));
     await this.flush().catch(() => undefined);
     await this.#close(undefined);
   }

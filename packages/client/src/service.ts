@@ -404,10 +404,11 @@ class ServiceImpl implements Service {
     if (this.#stopped) return this.stopped;
     this.#stopped = true;
     if (!this.#nc.isClosed()) {
-      await Promise.all([
+      // allSettled: an endpoint whose iterator already ended must not cut the others short.
+      await Promise.allSettled([
         ...this.#endpoints.map((e) => e.sub.drain()),
         ...this.#discovery.map((s) => s.drain()),
-      ]).catch(() => undefined);
+      ]);
     }
     this.#markStopped(error ?? null);
     return this.stopped;

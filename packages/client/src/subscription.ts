@@ -1,4 +1,9 @@
-import { InvalidOperationError, SlowConsumerError, TimeoutError } from './errors.js';
+import {
+  ClosedConnectionError,
+  InvalidOperationError,
+  SlowConsumerError,
+  TimeoutError,
+} from './errors.js';
 import { MsgImpl, type Responder } from './msg.js';
 import { QueuedIterator } from './queued-iterator.js';
 import type { Msg, MsgCallback, Subscription, SubscriptionOptions } from './types.js';
@@ -8,6 +13,7 @@ export interface SubscriptionHost extends Responder {
   unsubscribeWire(sid: number, max?: number): void;
   forget(sub: SubscriptionImpl): void;
   flush(): Promise<void>;
+  isClosed(): boolean;
   callbackFailed(error: unknown): void;
   slowConsumer(sub: SubscriptionImpl, error: SlowConsumerError): void;
 }
@@ -38,6 +44,7 @@ export class SubscriptionImpl implements Subscription {
   #dropped = 0;
   #slow = false;
   #draining = false;
+  #drained: Promise<void> | undefined;
   #done = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #resolveClosed!: (value: Error | undefined) => void;
@@ -142,17 +149,26 @@ export class SubscriptionImpl implements Subscription {
     this.#close(undefined, true);
   }
 
-  async drain(): Promise<void> {
-    if (this.#done || this.#draining) {
-      await this.closed;
-      return;
+  drain(): Promise<void> {
+    if (this.#drained && !this.#done) return this.#drained;
+    // As in nats.js: draining what is already gone is a mistake the caller should hear about.
+    if (this.#host.isClosed()) return Promise.reject(new ClosedConnectionError());
+    if (this.#done) {
+      return Promise.reject(new InvalidOperationError('subscription is already closed'));
     }
     this.#draining = true;
     this.#host.unsubscribeWire(this.sid);
-    // Once the server answers the flush it has no more messages for this sid.
-    await this.#host.flush().catch(() => undefined);
-    this.#close(undefined, false);
-    await this.closed;
+    // Once the server answers the flush it has no more messages for this sid; the drain ends
+    // when the subscriber has handled what was already delivered.
+    this.#drained = this.#host
+      .flush()
+      .catch(() => undefined)
+      .then(() => {
+        this.#close(undefined, false);
+        return this.closed;
+      })
+      .then(() => undefined);
+    return this.#drained;
   }
 
   /** Ends the subscription because of the connection (close) or the server (permissions). */

@@ -14,6 +14,7 @@ import {
   RequestError,
   type RequestManyOptions,
   RequestStrategy,
+  SlowConsumerError,
   TimeoutError,
 } from '../src/node.js';
 import { type SuiteServer, serverKinds, waitFor } from './servers.js';
@@ -285,9 +286,9 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('bounds an unread iterator by bytes too, and takes messages again once read', async () => {
     const other = await connect({ servers: server.url });
-    let slow = 0;
+    const slow: Error[] = [];
     void (async () => {
-      for await (const s of other.status()) if (s.type === 'slowConsumer') slow++;
+      for await (const s of other.status()) if (s.type === 'slowConsumer') slow.push(s.error);
     })();
     const subject = createInbox();
     const sub = other.subscribe(subject, { maxPendingBytes: 100 });
@@ -298,7 +299,9 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     await other.flush();
     expect(sub.getPending()).toBe(3); // 90 bytes; a fourth would pass 100
     expect(sub.getDropped()).toBe(7);
-    expect(slow).toBe(1);
+    expect(slow).toHaveLength(1);
+    expect(slow[0]).toBeInstanceOf(SlowConsumerError);
+    expect((slow[0] as SlowConsumerError).code).toBe('SLOW_CONSUMER');
     const reader = sub[Symbol.asyncIterator]();
     for (let i = 0; i < 3; i++) await reader.next();
     nc.publish(subject, payload);
@@ -326,6 +329,12 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     await nc.flush();
     expect(sub.getReceived()).toBe(20);
     expect(nc.isClosed()).toBe(false);
+    // As in nats.js: draining a closed subscription, or on a closed connection, is refused.
+    await expect(sub.drain()).rejects.toBeInstanceOf(errors.InvalidOperationError);
+    const other = await connect({ servers: server.url });
+    const orphan = other.subscribe(createInbox());
+    await other.close();
+    await expect(orphan.drain()).rejects.toBeInstanceOf(ClosedConnectionError);
   });
 
   it('counts messages and bytes, and measures rtt', async () => {
