@@ -78,6 +78,31 @@ describe('tcp transport, plain', () => {
       .catch((e) => e);
     expect(error.code).toBe('TLS_UNAVAILABLE');
   });
+
+  it('reports back-pressure from send and resolves drained() once the peer reads again', async () => {
+    const frozen = await startNatsServer();
+    try {
+      const conn = await tcpTransport({ highWaterMark: 64 * 1024 }).connect(new URL(frozen.url));
+      conn.listen({ data: () => {}, closed: () => {} });
+      conn.send(bytes('CONNECT {"verbose":false}\r\n'));
+      frozen.process.kill('SIGSTOP');
+      const frame = bytes(`PUB bulk 1024\r\n${'x'.repeat(1024)}\r\n`);
+      // The kernel buffers absorb the first megabytes; after that send() must say stop.
+      let accepted = 0;
+      while (conn.send(frame) && accepted < 200_000) {
+        accepted++;
+        if (accepted % 64 === 0) await new Promise((r) => setImmediate(r));
+      }
+      expect(accepted).toBeLessThan(200_000);
+      frozen.process.kill('SIGCONT');
+      await conn.drained();
+      expect(conn.send(bytes('PING\r\n'))).toBe(true);
+      await conn.close();
+    } finally {
+      frozen.process.kill('SIGCONT');
+      await frozen.stop();
+    }
+  });
 });
 
 describe('tcp transport, TLS driven by INFO', () => {
