@@ -18,19 +18,21 @@ describe('a two-node nats-server 2.9.10 cluster', () => {
     await b?.stop();
   });
 
-  it('learns the other node from INFO connect_urls and fails over to it', async () => {
+  it('follows the cluster through INFO connect_urls (update events) and fails over', async () => {
     const nc = await connect({ servers: a.url, reconnectTimeWait: 50 });
     const events: Status[] = [];
     void (async () => {
       for await (const s of nc.status()) events.push(s);
     })();
-    // nats-server announces peers once the route is up, in an async INFO.
-    await waitFor(
-      () =>
-        events.some((e) => e.type === 'update' && e.added?.includes(`127.0.0.1:${b.port}`)) ||
-        nc.info?.connect_urls?.length === 2,
-      'cluster update',
-    );
+    const bHost = `127.0.0.1:${b.port}`;
+    const update = (kind: 'added' | 'deleted') =>
+      events.some((e) => e.type === 'update' && e[kind]?.includes(bHost));
+    await waitFor(() => nc.info?.connect_urls?.length === 2, 'a to announce b');
+    // Withdrawn when its route drops, announced again when it is back: both as update events.
+    await b.kill();
+    await waitFor(() => update('deleted'), 'b to be withdrawn');
+    b = await b.restart();
+    await waitFor(() => update('added'), 'b to be announced again');
     const subject = createInbox();
     let n = 0;
     nc.subscribe(subject, { callback: () => void n++ });

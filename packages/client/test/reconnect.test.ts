@@ -131,11 +131,14 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
     await waitFor(() => statuses.includes('disconnect'), 'disconnect');
     await server.restart();
     await waitFor(() => statuses.includes('reconnect'), 'reconnect');
+    const before = nc.stats().inMsgs;
     for (let i = 0; i < 6; i++) nc.publish(subject, 'c');
     await nc.flush();
     let n = 0;
     for await (const _ of sub) n++;
     expect(n).toBe(5);
+    // The server was told the remaining 3, so it sent no more than that.
+    expect(nc.stats().inMsgs - before).toBe(3);
   });
 
   it('bounds the reconnect buffer', async () => {
