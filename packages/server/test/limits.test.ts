@@ -134,6 +134,40 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     expect(reasons.some((reason) => reason.startsWith('Slow Consumer ('))).toBe(true);
   });
 
+  it('cuts off a consumer whose writes stay blocked past the write deadline', async () => {
+    const server = await start({
+      maxPending: 64 * 1024 * 1024,
+      maxPayload: 64 * 1024,
+      writeDeadline: 300,
+      monitoring: true,
+    });
+    const slow = await connect(server);
+    const publisher = await connect(server);
+    await slow.send(`${QUIET}SUB flood 1\r\n`);
+    await slow.sync();
+    slow.socket.pause();
+    const payload = 'x'.repeat(64 * 1024);
+    await publisher.send(QUIET);
+    // Far below max_pending: only the blocked write can end this connection.
+    for (let i = 0; i < 800 && !slow.isClosed; i++) {
+      await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
+      if (i % 10 === 0) await publisher.sync(25_000);
+    }
+    // Still not reading: the server must give up on its own, within the deadline plus slack.
+    const reasons = async () => {
+      const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
+        connections: { reason: string }[];
+      };
+      return closed.connections.map((c) => c.reason);
+    };
+    for (let i = 0; i < 100 && !(await reasons()).includes('Slow Consumer (Write Deadline)'); i++) {
+      await delay(100);
+    }
+    expect(await reasons()).toContain('Slow Consumer (Write Deadline)');
+    slow.socket.resume();
+    expect(await slow.waitClosed(20_000)).not.toContain('-ERR');
+  });
+
   it('requires CONNECT credentials when authorization is on', async () => {
     const server = await start({ authorization: { user: 'alice', pass: 's3cret' } });
     const good = await connect(server);

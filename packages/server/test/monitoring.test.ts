@@ -2,9 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient } from './raw-client.js';
 import { bothServers, natsServer, ours, type RunningTarget, type Target } from './targets.js';
 
-/** A JSON value reduced to its shape: objects to sorted key → shape, arrays to their first element's shape. */
+/**
+ * A JSON value reduced to its shape: objects to sorted key → shape, arrays to the merged shape of
+ * their elements (nats-server lists subscriptions in Go map order, so no element is "the first").
+ */
 function shape(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length === 0 ? [] : [shape(value[0])];
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [];
+    const shapes = value.map(shape);
+    if (shapes.every((s) => s !== null && typeof s === 'object' && !Array.isArray(s))) {
+      return [Object.assign({}, ...shapes)];
+    }
+    return [shapes[0]];
+  }
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
       Object.keys(value)
@@ -92,9 +102,11 @@ describe('monitoring shapes match nats-server 2.9.10', () => {
     const referenceConnz = pick(await reference.json('/connz?subs=detail'));
     const withoutCid = (entry: typeof mineConnz) => ({
       ...entry,
-      subscriptions_list_detail: (entry.subscriptions_list_detail as { cid: number }[]).map(
-        ({ cid: _cid, ...rest }) => rest,
-      ),
+      subscriptions_list_detail: (
+        entry.subscriptions_list_detail as { cid: number; subject: string }[]
+      )
+        .map(({ cid: _cid, ...rest }) => rest)
+        .sort((a, b) => a.subject.localeCompare(b.subject)),
     });
     expect(withoutCid(mineConnz)).toEqual(withoutCid(referenceConnz));
   });
