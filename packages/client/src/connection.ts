@@ -294,7 +294,10 @@ export class NatsConnectionImpl implements NatsConnection {
         throw new InvalidArgumentError(`subscription option ${key} must be a positive integer`);
       }
     }
-    if (options.queue !== undefined && !isValidQueueName(options.queue)) {
+    if (options.queue === '') {
+      // nats.js reads an empty queue as none (its services library relies on that).
+      options = { ...options, queue: undefined };
+    } else if (options.queue !== undefined && !isValidQueueName(options.queue)) {
       throw new InvalidArgumentError(`invalid queue name: '${options.queue}'`);
     }
     const sub = new SubscriptionImpl(this.#subscriptionHost, this.#nextSid++, subject, options);

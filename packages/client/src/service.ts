@@ -5,6 +5,7 @@ import {
   type NatsConnection,
   type Payload,
   type PublishOptions,
+  type RequestManyOptions,
   RequestStrategy,
   type Subscription,
 } from './types.js';
@@ -437,12 +438,13 @@ export interface ServiceClient {
 }
 
 /**
- * Discovers running services: each call asks `$SRV.<VERB>[.name[.id]]` and yields every answer
- * until none came for `jitter` ms or `maxWait` ms passed.
+ * Discovers running services: each call asks `$SRV.<VERB>[.name[.id]]` and yields the answers.
+ * `options` are requestMany's (as nats.js `svcm.client(opts)`): by default it stops when none
+ * came for `jitter` (300) ms or `maxWait` (2000) ms passed.
  */
 export function serviceClient(
   nc: NatsConnection,
-  options: { maxWait?: number; jitter?: number } = {},
+  options: Partial<RequestManyOptions> = {},
 ): ServiceClient {
   const ask = async <T>(
     verb: ServiceVerb,
@@ -454,8 +456,9 @@ export function serviceClient(
     const subject = ['$SRV', verb, name, id].filter((t) => t !== undefined).join('.');
     const replies = await nc.requestMany(subject, '', {
       strategy: RequestStrategy.JitterTimer,
-      maxWait: options.maxWait ?? 2000,
-      jitter: options.jitter ?? 300,
+      maxWait: 2000,
+      jitter: 300,
+      ...options,
     });
     return mapIterable(replies, (msg) => msg.json<T>());
   };

@@ -1,7 +1,17 @@
+import { ServiceError as OfficialServiceError, Svcm } from '@nats-io/services';
 import { connect as officialConnect, headers as officialHeaders } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, createInbox, headers } from '../src/node.js';
+import {
+  addService,
+  connect,
+  createInbox,
+  headers,
+  type NatsConnection,
+  RequestStrategy,
+  ServiceError,
+  serviceClient,
+} from '../src/node.js';
 import { waitFor } from './servers.js';
 
 describe('interop with the official @nats-io/transport-node client on nats-server 2.9.10', () => {
@@ -75,5 +85,76 @@ describe('interop with the official @nats-io/transport-node client on nats-serve
     );
     await ours.close();
     await theirs.close();
+  });
+
+  // One service answers each discovery: stop at its answer instead of waiting out a timer.
+  const firstReply = { strategy: 'count', maxMessages: 1, maxWait: 10_000 } as never;
+
+  it('the official services client discovers and calls our service, and ours discovers theirs', async () => {
+    const ours = await connect({ servers: server.url });
+    const theirs = await officialConnect({ servers: server.url });
+    const service = await addService(ours, { name: 'interop', version: '1.0.0' });
+    service.addEndpoint('fail', {
+      subject: 'interop.fail',
+      handler: (_e, m) => void m.respondError(409, 'conflict'),
+    });
+    const official = new Svcm(theirs as never).client(firstReply);
+    const ids: string[] = [];
+    for await (const p of await official.ping('interop')) ids.push(p.id);
+    expect(ids).toEqual([service.ping().id]);
+    const infos: string[][] = [];
+    for await (const i of await official.info('interop'))
+      infos.push(i.endpoints.map((e) => e.subject));
+    expect(infos).toEqual([['interop.fail']]);
+    const failed = await theirs.request('interop.fail', '', { timeout: 5000 });
+    expect(OfficialServiceError.toServiceError(failed as never)?.code).toBe(409);
+    const stats: number[] = [];
+    for await (const s of await official.stats('interop'))
+      stats.push(s.endpoints?.[0]?.num_errors ?? -1);
+    expect(stats).toEqual([1]);
+
+    const theirService = await new Svcm(theirs as never).add({
+      name: 'official',
+      version: '2.0.0',
+    });
+    theirService.addEndpoint('fail', {
+      subject: 'official.fail',
+      handler: (_e, m) => void m.respondError(418, 'teapot'),
+    });
+    await theirs.flush();
+    const found: string[] = [];
+    for await (const p of await serviceClient(ours, {
+      strategy: RequestStrategy.Count,
+      maxMessages: 1,
+      maxWait: 10_000,
+    }).ping('official'))
+      found.push(p.version);
+    expect(found).toEqual(['2.0.0']);
+    const reply = await ours.request('official.fail', '', { timeout: 5000 });
+    expect(ServiceError.toServiceError(reply)?.code).toBe(418);
+    await theirService.stop();
+    await service.stop();
+    await ours.close();
+    await theirs.close();
+  });
+
+  it('the official services library runs on our connection unchanged', async () => {
+    const ours = await connect({ servers: server.url });
+    // Same API shape as nats.js: their library takes our connection as its own.
+    const svcm = new Svcm(ours as never);
+    const service = await svcm.add({ name: 'hosted', version: '0.1.0' });
+    service.addEndpoint('echo', {
+      subject: 'hosted.echo',
+      handler: (_e, m) => void m.respond(m.data),
+    });
+    await ours.flush();
+    const other: NatsConnection = await connect({ servers: server.url });
+    expect((await other.request('hosted.echo', 'hi', { timeout: 5000 })).string()).toBe('hi');
+    const ids: string[] = [];
+    for await (const p of await svcm.client(firstReply).ping('hosted')) ids.push(p.id);
+    expect(ids).toEqual([service.info().id]);
+    await service.stop();
+    await other.close();
+    await ours.close();
   });
 });
