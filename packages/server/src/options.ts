@@ -103,14 +103,19 @@ export const DEFAULTS = {
 type NumericOption = keyof typeof DEFAULTS & keyof ServerOptions;
 
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
-  const num = (key: Exclude<NumericOption, 'host'>, min: number): number => {
-    const value = options[key] ?? DEFAULTS[key];
+  // As in nats-server (setBaselineOptions), 0 means "the default" for every limit and duration.
+  const num = (key: Exclude<NumericOption, 'host' | 'port'>, min: number): number => {
+    const given = options[key];
+    const value = given === undefined || given === 0 ? DEFAULTS[key] : given;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
       throw new ServerError('INVALID_OPTION', `${key} must be a number >= ${min}, got ${value}`);
     }
     return value;
   };
-  const port = num('port', -1);
+  const port = options.port ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < -1 || port > 65535) {
+    throw new ServerError('INVALID_OPTION', `port must be a port number, got ${port}`);
+  }
   const auth = options.authorization;
   if (auth && auth.token === undefined && auth.user === undefined) {
     throw new ServerError('INVALID_OPTION', 'authorization needs a token or a user');
@@ -119,21 +124,32 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     throw new ServerError('INVALID_OPTION', 'authorization takes a token or a user, not both');
   }
   const httpPort = options.httpPort;
-  if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < -1)) {
+  if (
+    httpPort !== undefined &&
+    (!Number.isInteger(httpPort) || httpPort < -1 || httpPort > 65535)
+  ) {
     throw new ServerError('INVALID_OPTION', `httpPort must be a port number, got ${httpPort}`);
+  }
+  const maxPayload = num('maxPayload', 1);
+  const maxPending = num('maxPending', 1);
+  if (maxPayload > maxPending) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      `maxPayload (${maxPayload}) cannot be higher than maxPending (${maxPending})`,
+    );
   }
   const host = options.host ?? DEFAULTS.host;
   return {
     host,
     port: port === -1 ? 0 : port,
     serverName: options.serverName || undefined,
-    maxPayload: num('maxPayload', 1),
-    maxPending: num('maxPending', 1),
+    maxPayload,
+    maxPending,
     maxControlLine: num('maxControlLine', 1),
-    maxConnections: num('maxConnections', 0),
+    maxConnections: num('maxConnections', 1),
     maxSubscriptions: num('maxSubscriptions', 0),
     pingInterval: num('pingInterval', 1),
-    pingMax: num('pingMax', 0),
+    pingMax: num('pingMax', 1),
     writeDeadline: num('writeDeadline', 1),
     authTimeout: num('authTimeout', 1),
     httpHost: options.httpHost ?? host,

@@ -87,6 +87,21 @@ describe('startServer', () => {
     await expect(startServer({ authorization: {}, logger: silentLogger })).rejects.toMatchObject({
       code: 'INVALID_OPTION',
     });
+    // nats-server refuses this combination too.
+    await expect(
+      startServer({ maxPayload: 2048, maxPending: 1024, logger: silentLogger }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+  });
+
+  it('treats 0 as the default for limits and durations, as nats-server does', async () => {
+    await withServer({ maxPayload: 0, maxConnections: 0, pingInterval: 0 }, async (server) => {
+      expect(server.info.max_payload).toBe(1048576);
+      const client = await RawClient.connectAndGreet(server.port);
+      await client.send(QUIET);
+      await client.sync();
+      expect(client.isClosed).toBe(false);
+      client.close();
+    });
   });
 
   it('close() ends every connection and resolves `closed`', async () => {
