@@ -7,7 +7,7 @@ import {
   type NatsConnection,
   TimeoutError,
 } from '../src/node.js';
-import { type SuiteServer, serverKinds } from './servers.js';
+import { type SuiteServer, serverKinds, waitFor } from './servers.js';
 
 interface ConnzEntry {
   name?: string;
@@ -104,6 +104,18 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
     expect(lines.some((l) => l.startsWith('[nats] > CONNECT') && l.includes('"loud"'))).toBe(true);
     expect(lines.some((l) => l.startsWith('[nats] < INFO'))).toBe(true);
     expect(lines.some((l) => l.includes('[nats] status close'))).toBe(true);
+  });
+
+  it('pings every pingInterval; answered pings never make the connection stale', async () => {
+    const pinging = await connect({ servers: server.url, pingInterval: 100, maxPingOut: 5 });
+    const seen: string[] = [];
+    void (async () => {
+      for await (const s of pinging.status()) seen.push(s.type);
+    })();
+    await waitFor(() => seen.filter((t) => t === 'ping').length >= 3, 'three pings');
+    expect(seen.every((t) => t === 'ping')).toBe(true);
+    expect(pinging.isClosed()).toBe(false);
+    await pinging.close();
   });
 
   it('gives up a handshake that does not finish within timeout', async (context) => {
