@@ -181,13 +181,14 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   }
 
   /** Accounts for a message the router appended to this connection's outbound buffer. */
-  sent(bytes: number): void {
+  sent(sub: Subscription, subject: string, bytes: number): void {
     this.outMsgs++;
     this.outBytes += bytes;
     const stats = this.#host.stats;
     stats.outMsgs++;
     stats.outBytes += bytes;
-    if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [MSG ${bytes} bytes]`);
+    if (this.#trace)
+      this.#host.logger.trace(`${this.#label()} - ->> [MSG ${subject} ${sub.sid} ${bytes}]`);
     this.outbound.queued();
   }
 

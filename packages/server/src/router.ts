@@ -75,7 +75,7 @@ export class Router {
 
   #send(sub: Subscription, message: OutgoingMessage): void {
     sub.delivered++;
-    sub.client.sent(message.writeTo(sub));
+    sub.client.sent(sub, message.subject, message.writeTo(sub));
     if (sub.max !== undefined && sub.delivered >= sub.max) sub.client.removeSubscription(sub);
   }
 

@@ -165,7 +165,7 @@ describe('startServer', () => {
     expect(text).toContain('[WRN] JetStream was requested but is not available');
     expect(text).toMatch(/\[DBG\] 127\.0\.0\.1:\d+ - cid:1 - Client connection created/);
     expect(text).toMatch(/\[TRC\] .* <<- \[PUB t 1\]/);
-    expect(text).toMatch(/\[TRC\] .* ->> \[MSG/);
+    expect(text).toMatch(/\[TRC\] .* ->> \[MSG t 1 1\]/);
   });
 
   it('logs nothing per message without debug or trace', async () => {
