@@ -12,8 +12,11 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests ?? 0;
-// Suites that failed to load count as failures too: their tests never ran.
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+// A test file that failed to load ran no test: count it as one failure, or it would vanish.
+const filesThatRanNothing = (report.testResults ?? []).filter(
+  (file) => file.status === 'failed' && (file.assertionResults ?? []).length === 0,
+).length;
+const failed = (report.numFailedTests ?? 0) + filesThatRanNothing;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 const ranNothing = passed + failed === 0;
 console.log(

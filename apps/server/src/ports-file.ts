@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsServer } from '@slipstream/server';
 
@@ -13,6 +13,8 @@ export function writePortsFile(dir: string, bin: string, server: NatsServer): ()
     nats: [server.url],
     ...(server.httpUrl ? { monitoring: [server.httpUrl] } : {}),
   };
-  writeFileSync(file, JSON.stringify(ports));
+  // Written aside and renamed into place, so a harness polling for the file never reads it half-written.
+  writeFileSync(`${file}.tmp`, JSON.stringify(ports));
+  renameSync(`${file}.tmp`, file);
   return () => rmSync(file, { force: true });
 }

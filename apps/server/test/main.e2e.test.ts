@@ -109,7 +109,10 @@ describe('slipstream-server process', () => {
     const server = run(['-a', '127.0.0.1', '-p', '-1', '-m', '-1', '--ports_file_dir', dir]);
     try {
       await expectPrinted(server, 'Server is ready');
-      const ports = JSON.parse(await readFile(portsFile(server.child.pid), 'utf8'));
+      // Like a harness, poll for the file: it lands just after the ready line.
+      const ports = JSON.parse(
+        await eventually(() => readFile(portsFile(server.child.pid), 'utf8')),
+      );
       expect(ports).toEqual({
         nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)],
         monitoring: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
@@ -227,3 +230,16 @@ describe('slipstream-server process', () => {
     await expectPrinted(server, 'Usage: slipstream-server [options]');
   });
 });
+
+/** Retries `attempt` every 20 ms for up to 5 s; the last failure is the one reported. */
+async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
