@@ -104,7 +104,7 @@ export async function codecBenchmark(options: CodecOptions): Promise<RatioTable>
     `parse: a ${STREAM_BYTES / 1024 / 1024} MiB stream of frames (subject \`${SUBJECT}\`, or ${ROTATING_SUBJECTS} subjects of equal length in turn where said; sid 1; HMSG with a ${HEADER_BLOCK.length} B header block) cut into ${CHUNK_SIZE / 1024} KiB chunks, fed to a fresh parser again and again for at least ${MIN_SECONDS} s per measurement; both sinks only count frames and header + payload bytes (checked exactly). Ours decodes subject and sid to strings; the official parser leaves the subject as bytes and decodes it later, in MsgImpl.`,
   );
   table.note(
-    `encode: nats-core is its own ProtocolHandler.publish (template string, TextEncoder, DataBuffer) with a counting transport in place of the socket, flushing at its ${BATCH_SIZE / 1024} KiB pending limit; ours is FrameWriter.pub with take() at the same ${BATCH_SIZE / 1024} KiB.`,
+    `encode: nats-core is its own ProtocolHandler.publish (template string, TextEncoder, DataBuffer) with a counting transport in place of the socket, flushing at its ${BATCH_SIZE / 1024} KiB pending limit; ours is FrameWriter.pub with take() at the same ${BATCH_SIZE / 1024} KiB. nats-core's framing cannot be called apart from publish(), so its figure also carries publish()'s own checks and counters, which ours leaves to the client: the client benchmark's publish-only row compares whole publish paths.`,
   );
   return table;
 }
