@@ -168,7 +168,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     return this.closeReason !== undefined;
   }
 
-  /** Round-trip time of the last answered server PING, in ms. */
+  /** Round-trip time in ms: the last answered server PING, or accept-to-CONNECT until then. */
   get rtt(): number | undefined {
     return this.#keepalive.rtt;
   }

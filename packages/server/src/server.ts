@@ -198,6 +198,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   }
 
   #accept(socket: Socket): void {
+    // A connection that raced the listener's close is not served.
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
     const cid = this.#nextCid++;
