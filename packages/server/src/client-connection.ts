@@ -466,7 +466,8 @@ function parseConnect(json: string): ConnectFields | undefined {
   for (const key of STRING_FIELDS) {
     if (fields[key] != null && typeof fields[key] !== 'string') return undefined;
   }
-  if (fields.protocol != null && typeof fields.protocol !== 'number') return undefined;
+  // Go refuses to unmarshal 1.5 into an int just as it refuses "1".
+  if (fields.protocol != null && !Number.isInteger(fields.protocol)) return undefined;
   const connect: ConnectFields = {};
   for (const [key, field] of Object.entries(fields)) {
     if (field !== null) (connect as Record<string, unknown>)[key] = field;

@@ -125,6 +125,29 @@ describe.each(bothServers)('client protocol against $name', (target) => {
     });
   }
 
+  for (const json of [
+    '{"verbose":"yes"}',
+    '{"protocol":1.5}',
+    '{"protocol":"1"}',
+    '{"name":5}',
+    '[]',
+    '5',
+    '',
+  ]) {
+    it(`closes without -ERR on CONNECT ${json || '(no JSON)'}`, async () => {
+      const client = await connect();
+      await client.send(`CONNECT ${json}\r\nPING\r\n`);
+      expect(await client.waitClosed()).not.toMatch(/-ERR|PONG/);
+    });
+  }
+
+  it('takes CONNECT null and null fields as "no change"', async () => {
+    const client = await connect();
+    await client.send('CONNECT null\r\nCONNECT {"verbose":null}\r\n');
+    await client.sync();
+    expect(client.afterInfo()).toBe('+OK\r\n+OK\r\nPONG\r\n');
+  });
+
   it('closes with invalid client protocol for protocol 2', async () => {
     const client = await connect();
     await client.send('CONNECT {"verbose":false,"protocol":2}\r\n');
