@@ -17,6 +17,19 @@ function random(seed: number): () => number {
 const SUB_SUBJECTS = ['a', 'a.b', 'a.*', 'a.>', '*.b', '>', 'a.b.c', 'a..b', 'a.>.c', 'b*'];
 const PUB_SUBJECTS = ['a', 'a.b', 'a.c', 'a.b.c', 'x.b', 'a.*', 'a..b', 'b*', '_R_.x'];
 const REPLIES = [undefined, undefined, 'r', 'r.*', '_R_.x'];
+const VIOLATIONS = [
+  'FOO\r\n',
+  'PUB a 3\r\nhello\r\n',
+  'PUB a 5\r\nhi\r\n',
+  'SUB a\r\n',
+  'PUB a -1\r\n',
+  'MSG a 1 1\r\nx\r\n',
+  "-ERR 'x'\r\n",
+  'UNSUB\r\n',
+  'HPUB a 5 3\r\nabc\r\n',
+  'CONNECT {bad\r\n',
+  `PUB ${'a'.repeat(5000)} 1\r\nx\r\n`,
+];
 
 /** A script of valid-looking frames over a small vocabulary, with subjects valid and not. */
 function script(seed: number): string {
@@ -44,6 +57,8 @@ function script(seed: number): string {
       text += `PUB ${pick(PUB_SUBJECTS)} ${reply ? `${reply} ` : ''}${payload.length}\r\n${payload}\r\n`;
     }
   }
+  // Sometimes end with a violation: what is sent before the connection closes must match too.
+  if (next() < 0.3) text += pick(VIOLATIONS);
   return text;
 }
 
@@ -77,8 +92,9 @@ function canonical(answer: string): { control: string[]; bySid: Record<string, s
 async function run(server: RunningTarget, text: string): Promise<string> {
   const client = await RawClient.connectAndGreet(server.port);
   try {
-    await client.send(text);
-    await client.sync();
+    await client.send(`${text}PING\r\n`);
+    // Either the final PONG arrives or the server closes the connection.
+    await Promise.race([client.waitFor(/PONG\r\n$/), client.closed]).catch(() => client.closed);
     return client.afterInfo();
   } finally {
     client.close();
