@@ -41,7 +41,7 @@ export type CloseReason =
   | 'No Responders Requires Headers'
   | 'Server Shutdown';
 
-export type ServerErrorCode = 'INVALID_OPTION' | 'LISTEN_FAILED' | 'SERVER_CLOSED';
+export type ServerErrorCode = 'INVALID_OPTION' | 'LISTEN_FAILED';
 
 /** A failure of the server itself (bad options, port taken), never of a client. */
 export class ServerError extends Error {

@@ -4,6 +4,32 @@ import { bothServers, type RunningTarget, type TargetOptions } from './targets.j
 
 const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
 
+/**
+ * `slow` subscribes to `flood` and stops reading; `publisher` then sends 64 KiB messages to it
+ * (at most 800) until the server has closed `slow`. nats-server stalls a publisher feeding a
+ * consumer past half its max_pending and may only notice at the write deadline, so the publisher
+ * gets generous time.
+ */
+async function flood(slow: RawClient, publisher: RawClient): Promise<void> {
+  await slow.send(`${QUIET}SUB flood 1\r\n`);
+  await slow.sync();
+  slow.socket.pause();
+  const payload = 'x'.repeat(64 * 1024);
+  await publisher.send(QUIET);
+  for (let i = 0; i < 800 && !slow.isClosed; i++) {
+    await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
+    if (i % 10 === 0) await publisher.sync(25_000);
+  }
+}
+
+/** The reasons /connz gives for closed connections. */
+async function closeReasons(httpUrl: string | undefined): Promise<string[]> {
+  const closed = (await (await fetch(`${httpUrl}/connz?state=closed`)).json()) as {
+    connections: { reason: string }[];
+  };
+  return closed.connections.map((c) => c.reason);
+}
+
 describe.each(bothServers)('limits and keepalive against $name', (target) => {
   const servers: RunningTarget[] = [];
   const clients: RawClient[] = [];
@@ -102,20 +128,9 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     const slow = await connect(server);
     const healthy = await connect(server);
     const publisher = await connect(server);
-    await slow.send(`${QUIET}SUB flood 1\r\n`);
     await healthy.send(`${QUIET}SUB other 1\r\n`);
-    await slow.sync();
     await healthy.sync();
-    // The slow consumer stops reading; the kernel's socket buffers fill, then the server's.
-    slow.socket.pause();
-    const payload = 'x'.repeat(64 * 1024);
-    await publisher.send(QUIET);
-    // nats-server stalls a publisher feeding a consumer past half its max_pending and may only
-    // notice at the write deadline, so the publisher gets time; ours cuts off on pending bytes.
-    for (let i = 0; i < 800 && !slow.isClosed; i++) {
-      await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
-      if (i % 10 === 0) await publisher.sync(25_000);
-    }
+    await flood(slow, publisher);
     await publisher.send('PUB other 5\r\nstill\r\n');
     await healthy.waitFor('MSG other 1 5\r\nstill\r\n');
     slow.socket.resume();
@@ -127,10 +142,7 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
       slow_consumers: number;
     };
     expect(varz.slow_consumers).toBeGreaterThanOrEqual(1);
-    const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
-      connections: { reason: string }[];
-    };
-    const reasons: string[] = closed.connections.map((c) => c.reason);
+    const reasons = await closeReasons(server.httpUrl);
     expect(reasons.some((reason) => reason.startsWith('Slow Consumer ('))).toBe(true);
   });
 
@@ -143,23 +155,10 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     });
     const slow = await connect(server);
     const publisher = await connect(server);
-    await slow.send(`${QUIET}SUB flood 1\r\n`);
-    await slow.sync();
-    slow.socket.pause();
-    const payload = 'x'.repeat(64 * 1024);
-    await publisher.send(QUIET);
-    // Far below max_pending: only the blocked write can end this connection.
-    for (let i = 0; i < 800 && !slow.isClosed; i++) {
-      await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
-      if (i % 10 === 0) await publisher.sync(25_000);
-    }
-    // Still not reading: the server must give up on its own, within the deadline plus slack.
-    const reasons = async () => {
-      const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
-        connections: { reason: string }[];
-      };
-      return closed.connections.map((c) => c.reason);
-    };
+    // Far below max_pending: only the blocked write can end this connection. Still not reading,
+    // the server must give up on its own, within the deadline plus slack.
+    await flood(slow, publisher);
+    const reasons = () => closeReasons(server.httpUrl);
     for (let i = 0; i < 100 && !(await reasons()).includes('Slow Consumer (Write Deadline)'); i++) {
       await delay(100);
     }
