@@ -89,19 +89,29 @@ function canonical(answer: string): { control: string[]; bySid: Record<string, s
   return { control, bySid };
 }
 
-async function run(server: RunningTarget, text: string): Promise<string> {
-  const client = await RawClient.connectAndGreet(server.port);
+/** Sends `text` and a PING, then waits for the PONG or for the server to close the connection. */
+async function exchange(client: RawClient, text: string): Promise<void> {
+  if (client.isClosed) return;
+  const pongs = client.text.split('PONG\r\n').length;
+  await client.send(`${text}PING\r\n`);
+  const answered = client.waitUntil((received) => received.split('PONG\r\n').length > pongs);
+  await Promise.race([answered, client.closed]).catch(() => client.closed);
+}
+
+/** Runs the scripts on fresh connections one after the other; returns what each connection got. */
+async function run(server: RunningTarget, ...texts: string[]): Promise<string[]> {
+  const clients = await Promise.all(texts.map(() => RawClient.connectAndGreet(server.port)));
   try {
-    await client.send(`${text}PING\r\n`);
-    // Either the final PONG arrives or the server closes the connection.
-    await Promise.race([client.waitFor(/PONG\r\n$/), client.closed]).catch(() => client.closed);
-    return client.afterInfo();
+    for (let i = 0; i < texts.length; i++) await exchange(clients[i]!, texts[i]!);
+    // Let the earlier connections collect what the later ones published to them.
+    for (const client of clients) await exchange(client, '');
+    return clients.map((client) => client.afterInfo());
   } finally {
-    client.close();
+    for (const client of clients) client.close();
   }
 }
 
-describe('random single-connection scripts give byte-identical answers on both servers', () => {
+describe('random scripts get the same answers from both servers', () => {
   let mine: RunningTarget;
   let reference: RunningTarget;
   beforeAll(async () => {
@@ -111,11 +121,21 @@ describe('random single-connection scripts give byte-identical answers on both s
     await Promise.all([mine?.stop(), reference?.stop()]);
   });
 
-  it('for 150 seeded scripts', async () => {
+  it('for 150 seeded scripts on one connection', async () => {
     for (let seed = 1; seed <= 150; seed++) {
       const text = script(seed);
-      const [a, b] = await Promise.all([run(mine, text), run(reference, text)]);
-      expect(canonical(a), `seed ${seed}:\n${text}`).toEqual(canonical(b));
+      const [[a], [b]] = await Promise.all([run(mine, text), run(reference, text)]);
+      expect(canonical(a!), `seed ${seed}:\n${text}`).toEqual(canonical(b!));
+    }
+  });
+
+  it('for 100 seeded script pairs on two connections', async () => {
+    for (let seed = 1001; seed <= 1100; seed++) {
+      const texts = [script(seed), script(seed + 5000)];
+      const [a, b] = await Promise.all([run(mine, ...texts), run(reference, ...texts)]);
+      expect(a.map(canonical), `seeds ${seed}, ${seed + 5000}:\n${texts.join('\n---\n')}`).toEqual(
+        b.map(canonical),
+      );
     }
   });
 });

@@ -58,10 +58,25 @@ export class RawClient {
   }
 
   /** Resolves with the text received so far once `pattern` occurs in it; rejects after `timeoutMs`. */
-  async waitFor(pattern: string | RegExp, timeoutMs = 5_000): Promise<string> {
-    const found = () =>
-      typeof pattern === 'string' ? this.text.includes(pattern) : pattern.test(this.text);
-    await this.#until(found, timeoutMs, () => `waiting for ${pattern}`);
+  waitFor(pattern: string | RegExp, timeoutMs = 5_000): Promise<string> {
+    return this.waitUntil(
+      (text) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)),
+      timeoutMs,
+      `waiting for ${pattern}`,
+    );
+  }
+
+  /** Resolves with the text received so far once `condition` holds for it; rejects after `timeoutMs`. */
+  async waitUntil(
+    condition: (text: string) => boolean,
+    timeoutMs = 5_000,
+    what = 'waiting',
+  ): Promise<string> {
+    await this.#until(
+      () => condition(this.text),
+      timeoutMs,
+      () => what,
+    );
     return this.text;
   }
 
