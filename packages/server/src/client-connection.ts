@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import {
   type ClientFrame,
   type FrameSink,
@@ -53,8 +54,8 @@ export interface ClientHost {
   readonly flushQueue: FlushQueue;
   readonly stats: TrafficStats;
   readonly authRequired: boolean;
-  /** The INFO JSON for this connection. */
-  infoFor(client: ClientConnection): string;
+  /** The INFO JSON for a connection. */
+  infoFor(cid: number, ip: string): string;
   /** True when the CONNECT credentials satisfy the server's authorization. */
   authenticate(connect: ConnectFields): boolean;
   /** Called once, after the connection has been closed. */
@@ -146,22 +147,45 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     socket.on('end', () => this.close('Client Closed'));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (options.debug) host.logger.debug(`${this.#label()} - Socket error: ${error.message}`);
-      this.close(error.code === 'EPIPE' ? 'Write Error' : 'Read Error');
+      if (socket instanceof TLSSocket && !socket.getProtocol()) this.close('TLS Handshake Failure');
+      else this.close(error.code === 'EPIPE' ? 'Write Error' : 'Read Error');
     });
     socket.on('close', () => this.close('Client Closed'));
   }
 
-  /** Sends INFO and starts the auth clock; call once, right after accepting. */
-  start(): void {
-    this.outbound.writer.info(this.#host.infoFor(this));
-    this.#queued('INFO');
+  /**
+   * Sends INFO (unless the server already did, in the clear, before a TLS upgrade) and starts the
+   * auth and TLS handshake clocks; call once, right after accepting.
+   */
+  start({ sendInfo }: { sendInfo: boolean }): void {
+    const options = this.#host.options;
+    if (sendInfo) {
+      this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip));
+      this.#queued('INFO');
+    }
+    if (this.#socket instanceof TLSSocket) {
+      const socket = this.#socket;
+      const handshake = setTimeout(() => this.close('TLS Handshake Failure'), options.tls!.timeout);
+      handshake.unref();
+      socket.once('secure', () => clearTimeout(handshake));
+    }
     if (this.#host.authRequired) {
       this.#authTimer = setTimeout(
         () => this.close('Authentication Timeout', ErrText.authenticationTimeout),
-        this.#host.options.authTimeout,
+        options.authTimeout,
       );
       this.#authTimer.unref();
     }
+  }
+
+  /** The negotiated TLS version (`1.3`) and cipher suite, for a TLS connection. */
+  get tls(): { version: string; cipherSuite: string } | undefined {
+    const socket = this.#socket;
+    if (!(socket instanceof TLSSocket) || !socket.encrypted) return undefined;
+    const version = socket.getProtocol();
+    const cipher = socket.getCipher();
+    if (!version || !cipher) return undefined;
+    return { version: version.replace(/^TLSv/, ''), cipherSuite: cipher.standardName };
   }
 
   get closed(): boolean {

@@ -27,6 +27,7 @@ export type CloseReason =
   | 'Client Closed'
   | 'Authentication Timeout'
   | 'Authentication Failure'
+  | 'TLS Handshake Failure'
   | 'Slow Consumer (Pending Bytes)'
   | 'Slow Consumer (Write Deadline)'
   | 'Write Error'

@@ -5,6 +5,11 @@ export {
   type Logger,
   silentLogger,
 } from './logger.js';
-export { type AuthorizationOptions, DEFAULTS, type ServerOptions } from './options.js';
+export {
+  type AuthorizationOptions,
+  DEFAULTS,
+  type ServerOptions,
+  type TlsOptions,
+} from './options.js';
 export { type NatsServer, startServer } from './server.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

@@ -8,6 +8,20 @@ export interface AuthorizationOptions {
   token?: string;
 }
 
+/** TLS for client connections, as nats-server's `tls {}` block (PEM contents, not file names). */
+export interface TlsOptions {
+  /** Server certificate (chain), PEM. */
+  cert: string | Uint8Array;
+  /** The certificate's private key, PEM. */
+  key: string | Uint8Array;
+  /** CA certificates that client certificates must chain to, PEM. */
+  ca?: string | Uint8Array;
+  /** Require a client certificate signed by `ca` (nats-server `verify`). */
+  verify?: boolean;
+  /** Milliseconds a client has to finish the TLS handshake. Default 2000. */
+  timeout?: number;
+}
+
 /**
  * Server settings. Names mirror nats-server's config keys in camelCase; durations are milliseconds
  * and sizes bytes. Every field is optional and defaults to nats-server's default. Validation of
@@ -37,8 +51,10 @@ export interface ServerOptions {
   pingMax?: number;
   /** Milliseconds a blocked socket write may last before the connection is cut off. Default 10000. */
   writeDeadline?: number;
-  /** Milliseconds a client has to send CONNECT when authorization is on. Default 2000. */
+  /** Milliseconds a client has to send CONNECT when authorization is on. Default 2000, or the TLS timeout plus 1000 with TLS. */
   authTimeout?: number;
+  /** TLS for client connections: INFO says `tls_required` and clients upgrade before CONNECT. */
+  tls?: TlsOptions;
   /** Monitoring interface. Default: same as `host`. */
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
@@ -78,6 +94,7 @@ export interface ResolvedOptions {
   lameDuckDuration: number;
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
+  tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
   debug: boolean;
   trace: boolean;
   jetstream: boolean;
@@ -98,15 +115,16 @@ export const DEFAULTS = {
   authTimeout: 2_000,
   lameDuckDuration: 2 * 60_000,
   lameDuckGracePeriod: 10_000,
+  tlsTimeout: 2_000,
 } as const;
 
-type NumericOption = keyof typeof DEFAULTS & keyof ServerOptions;
+type NumericOption = Exclude<keyof typeof DEFAULTS & keyof ServerOptions, 'host' | 'port'>;
 
 export function resolveOptions(options: ServerOptions): ResolvedOptions {
   // As in nats-server (setBaselineOptions), 0 means "the default" for every limit and duration.
-  const num = (key: Exclude<NumericOption, 'host' | 'port'>, min: number): number => {
+  const num = (key: NumericOption, min: number, fallback: number = DEFAULTS[key]): number => {
     const given = options[key];
-    const value = given === undefined || given === 0 ? DEFAULTS[key] : given;
+    const value = given === undefined || given === 0 ? fallback : given;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
       throw new ServerError('INVALID_OPTION', `${key} must be a number >= ${min}, got ${value}`);
     }
@@ -138,6 +156,20 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       `maxPayload (${maxPayload}) cannot be higher than maxPending (${maxPending})`,
     );
   }
+  const tls = options.tls;
+  if (tls && (!tls.cert || !tls.key)) {
+    throw new ServerError('INVALID_OPTION', 'tls needs a cert and a key');
+  }
+  if (tls?.verify && !tls.ca) {
+    throw new ServerError('INVALID_OPTION', 'tls verify needs a ca to check client certificates');
+  }
+  const tlsTimeout = tls?.timeout || DEFAULTS.tlsTimeout;
+  if (!Number.isFinite(tlsTimeout) || tlsTimeout <= 0) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      `tls timeout must be a positive number, got ${tlsTimeout}`,
+    );
+  }
   const host = options.host ?? DEFAULTS.host;
   return {
     host,
@@ -151,12 +183,14 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     pingInterval: num('pingInterval', 1),
     pingMax: num('pingMax', 1),
     writeDeadline: num('writeDeadline', 1),
-    authTimeout: num('authTimeout', 1),
+    // nats-server gives TLS clients the handshake time plus a second to authenticate.
+    authTimeout: num('authTimeout', 1, tls ? tlsTimeout + 1_000 : DEFAULTS.authTimeout),
     httpHost: options.httpHost ?? host,
     httpPort: httpPort === -1 ? 0 : httpPort,
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
+    tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: options.jetstream ?? false,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { type ServerInfo, serverId } from '@slipstream/protocol';
+import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
+import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import {
   ClientConnection,
   type ClientHost,
@@ -11,7 +12,12 @@ import { type CloseReason, ErrText, ServerError } from './errors.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
-import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
+import {
+  type ResolvedOptions,
+  resolveOptions,
+  type ServerOptions,
+  type TlsOptions,
+} from './options.js';
 import { FlushQueue } from './outbound.js';
 import { Router } from './router.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
@@ -77,6 +83,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly #listener: Server;
   readonly #sockets = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
+  readonly #secureContext: SecureContext | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
   #inLameDuck = false;
@@ -89,6 +96,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.options = options;
     this.logger = logger;
     this.authRequired = options.authorization !== undefined;
+    this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
@@ -141,6 +149,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       port: boundPort,
       headers: true,
       ...(this.authRequired ? { auth_required: true } : {}),
+      ...(this.options.tls ? { tls_required: true } : {}),
+      ...(this.options.tls?.verify ? { tls_verify: true } : {}),
       max_payload: this.options.maxPayload,
     } as ServerInfo;
     if (this.options.httpPort !== undefined) {
@@ -158,11 +168,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#logStartup();
   }
 
-  infoFor(client: ClientConnection): string {
+  infoFor(cid: number, ip: string): string {
     return JSON.stringify({
       ...this.info,
-      client_id: client.cid,
-      client_ip: client.ip,
+      client_id: cid,
+      client_ip: ip,
       ...(this.#inLameDuck ? { ldm: true } : {}),
     });
   }
@@ -206,8 +216,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
     const cid = this.#nextCid++;
-    const client = new ClientConnection(cid, socket, this);
     const full = this.clients.size >= this.options.maxConnections;
+    const tls = this.#secureContext && !full ? this.#upgrade(cid, socket) : undefined;
+    const client = new ClientConnection(cid, tls ?? socket, this);
     if (!full) {
       this.clients.set(cid, client);
       this.totalConnections++;
@@ -215,9 +226,26 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (this.options.debug) {
       this.logger.debug(`${client.ip}:${client.port} - cid:${cid} - Client connection created`);
     }
-    client.start();
+    client.start({ sendInfo: tls === undefined });
     // nats-server sends INFO, then the error, then closes.
     if (full) client.close('Maximum Connections Exceeded', ErrText.maxConnections);
+  }
+
+  /**
+   * TLS as NATS does it: INFO goes out in the clear (announcing tls_required), then the client
+   * starts the handshake and everything after, CONNECT included, is encrypted.
+   */
+  #upgrade(cid: number, socket: Socket): TLSSocket {
+    const writer = new FrameWriter(512);
+    writer.info(this.infoFor(cid, socket.remoteAddress ?? ''));
+    socket.write(writer.take());
+    const verify = this.options.tls!.verify;
+    return new TLSSocket(socket, {
+      isServer: true,
+      secureContext: this.#secureContext,
+      requestCert: verify,
+      rejectUnauthorized: verify,
+    });
   }
 
   async #runLameDuck(): Promise<void> {
@@ -225,7 +253,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.logger.info('Entering lame duck mode, stop accepting new clients');
     this.#inLameDuck = true;
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
-    for (const client of this.clients.values()) client.sendInfo(this.infoFor(client));
+    for (const client of this.clients.values())
+      client.sendInfo(this.infoFor(client.cid, client.ip));
     await this.#pause(lameDuckGracePeriod);
     const clients = [...this.clients.values()];
     if (clients.length > 0) this.logger.info('Closing existing clients');
@@ -292,6 +321,22 @@ function dialable(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
+}
+
+function secureContextFor(tls: TlsOptions): SecureContext {
+  try {
+    return createSecureContext({
+      cert: pem(tls.cert),
+      key: pem(tls.key),
+      ca: tls.ca && pem(tls.ca),
+    });
+  } catch (error) {
+    throw new ServerError('INVALID_OPTION', `tls: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function pem(value: string | Uint8Array): string | Buffer {
+  return typeof value === 'string' ? value : Buffer.from(value);
 }
 
 function listenFailed(address: string, error: Error): ServerError {

@@ -23,6 +23,11 @@ export class RawClient {
     );
   }
 
+  /** Drives an already connected socket (a TLS socket after the upgrade, say). */
+  static over(socket: Socket): RawClient {
+    return new RawClient(socket);
+  }
+
   static async connect(port: number): Promise<RawClient> {
     const socket = connect({ port, host: '127.0.0.1', noDelay: true });
     await new Promise<void>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { startNatsServer } from '@slipstream/test-servers';
 import { silentLogger, startServer } from '../src/index.js';
 
@@ -16,6 +17,8 @@ export interface TargetOptions {
   lameDuckDuration?: number;
   lameDuckGracePeriod?: number;
   monitoring?: boolean;
+  /** PEM files; ours reads them, nats-server gets a `tls {}` block. */
+  tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean; timeout?: number };
 }
 
 export interface RunningTarget {
@@ -34,9 +37,16 @@ export interface Target {
 export const ours: Target = {
   name: 'slipstream',
   async start(options = {}) {
-    const { monitoring, ...rest } = options;
+    const { monitoring, tls, ...rest } = options;
     const server = await startServer({
       ...rest,
+      tls: tls && {
+        cert: readFileSync(tls.certFile, 'utf8'),
+        key: readFileSync(tls.keyFile, 'utf8'),
+        ca: tls.caFile && readFileSync(tls.caFile, 'utf8'),
+        verify: tls.verify,
+        timeout: tls.timeout,
+      },
       host: '127.0.0.1',
       port: 0,
       httpPort: monitoring ? 0 : undefined,
@@ -84,6 +94,14 @@ export const natsServer: Target = {
       const timeout =
         options.authTimeout === undefined ? '' : `, timeout: ${options.authTimeout / 1000}`;
       lines.push(`authorization { user: "${user}", password: "${pass}"${timeout} }`);
+    }
+    if (options.tls) {
+      const { certFile, keyFile, caFile, verify, timeout } = options.tls;
+      const ca = caFile ? `, ca_file: "${caFile}"` : '';
+      const time = timeout === undefined ? '' : `, timeout: ${timeout / 1000}`;
+      lines.push(
+        `tls { cert_file: "${certFile}", key_file: "${keyFile}"${ca}, verify: ${verify ?? false}${time} }`,
+      );
     }
     const server = await startNatsServer({
       config: lines.join('\n'),

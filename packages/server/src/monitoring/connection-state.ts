@@ -28,6 +28,7 @@ export interface ConnectionState {
   lang: string;
   version: string;
   user: string | undefined;
+  tls: { version: string; cipherSuite: string } | undefined;
   subscriptions: SubscriptionState[];
 }
 
@@ -61,6 +62,7 @@ export function snapshotConnection(client: ClientConnection): ConnectionState {
     lang: client.lang,
     version: client.version,
     user: client.user,
+    tls: client.tls,
     subscriptions,
   };
 }

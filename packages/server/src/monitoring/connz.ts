@@ -121,6 +121,7 @@ function connInfo(
     ...(c.name ? { name: c.name } : {}),
     ...(c.lang ? { lang: c.lang } : {}),
     ...(c.version ? { version: c.version } : {}),
+    ...(c.tls ? { tls_version: c.tls.version, tls_cipher_suite: c.tls.cipherSuite } : {}),
     ...(auth && c.user !== undefined ? { authorized_user: c.user, account: GLOBAL_ACCOUNT } : {}),
     ...(subs === 'list' && c.subscriptions.length > 0
       ? { subscriptions_list: c.subscriptions.map((s) => s.subject) }

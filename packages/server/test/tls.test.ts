@@ -1,0 +1,125 @@
+import { readFileSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificates, type TestCertificates } from './certs.js';
+import { RawClient } from './raw-client.js';
+import { bothServers, type RunningTarget } from './targets.js';
+
+let certs: TestCertificates;
+beforeAll(() => {
+  certs = makeCertificates();
+});
+afterAll(() => certs?.remove());
+
+/** Reads the plain-text INFO, then upgrades to TLS like a NATS client; resolves with the INFO and the TLS client. */
+async function connectSecure(
+  port: number,
+  clientCertificate = false,
+): Promise<{ info: Record<string, unknown>; client: RawClient }> {
+  const socket = connectTcp({ port, host: '127.0.0.1' });
+  const infoLine = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('latin1');
+      if (text.includes('\r\n')) {
+        socket.off('data', onData);
+        socket.pause();
+        resolve(text);
+      }
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+  });
+  const info = JSON.parse(/^INFO (.*) \r\n$/.exec(infoLine)![1]!) as Record<string, unknown>;
+  const secure = connectTls({
+    socket,
+    servername: 'localhost',
+    ca: readFileSync(certs.caFile),
+    ...(clientCertificate
+      ? { cert: readFileSync(certs.clientCertFile), key: readFileSync(certs.clientKeyFile) }
+      : {}),
+  });
+  const client = RawClient.over(secure);
+  await new Promise<void>((resolve) => {
+    secure.once('secureConnect', () => resolve());
+    secure.once('error', () => resolve());
+    secure.once('close', () => resolve());
+  });
+  return { info, client };
+}
+
+describe.each(bothServers)('TLS against $name', (target) => {
+  const servers: RunningTarget[] = [];
+  const clients: RawClient[] = [];
+  const start = async (verify = false, timeout?: number) => {
+    const server = await target.start({
+      tls: {
+        certFile: certs.certFile,
+        keyFile: certs.keyFile,
+        caFile: certs.caFile,
+        verify,
+        timeout,
+      },
+      monitoring: true,
+    });
+    servers.push(server);
+    return server;
+  };
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+
+  it('announces tls_required in a plain INFO and serves the protocol over TLS', async () => {
+    const server = await start();
+    const { info, client } = await connectSecure(server.port);
+    clients.push(client);
+    expect(info).toMatchObject({ tls_required: true });
+    expect(info.tls_verify).toBeUndefined();
+    await client.send('CONNECT {"verbose":false}\r\nSUB secret 1\r\nPUB secret 2\r\nhi\r\n');
+    await client.sync();
+    expect(client.text).toBe('MSG secret 1 2\r\nhi\r\nPONG\r\n');
+    const connz = (await (await fetch(`${server.httpUrl}/connz`)).json()) as {
+      connections: Record<string, unknown>[];
+    };
+    expect(connz.connections[0]).toMatchObject({ tls_version: '1.3' });
+    expect(connz.connections[0]!.tls_cipher_suite).toMatch(/^TLS_/);
+    const varz = (await (await fetch(`${server.httpUrl}/varz`)).json()) as Record<string, unknown>;
+    expect(varz.tls_required).toBe(true);
+  });
+
+  it('closes a client that talks plain text instead of starting TLS', async () => {
+    const server = await start();
+    const client = await RawClient.connectAndGreet(server.port);
+    clients.push(client);
+    await client.send('CONNECT {"verbose":false}\r\nPING\r\n');
+    expect(await client.waitClosed()).not.toContain('PONG');
+  });
+
+  it('closes a client that never starts the handshake after the TLS timeout', async () => {
+    const server = await start(false, 300);
+    const client = await RawClient.connectAndGreet(server.port);
+    clients.push(client);
+    await client.waitClosed();
+    const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
+      connections: { reason: string }[];
+    };
+    // (nats-server also lists the test harness's readiness probe, which never sent a byte.)
+    expect(closed.connections.map((c) => c.reason)).toContain('TLS Handshake Failure');
+  });
+
+  it('with verify, refuses a client without a certificate and serves one with', async () => {
+    const server = await start(true);
+    const anonymous = await connectSecure(server.port);
+    clients.push(anonymous.client);
+    expect(anonymous.info).toMatchObject({ tls_required: true, tls_verify: true });
+    void anonymous.client.send('CONNECT {"verbose":false}\r\nPING\r\n');
+    expect(await anonymous.client.waitClosed()).not.toContain('PONG');
+
+    const known = await connectSecure(server.port, true);
+    clients.push(known.client);
+    await known.client.send('CONNECT {"verbose":false}\r\n');
+    expect(await known.client.sync()).toBe('PONG\r\n');
+  });
+});
