@@ -235,6 +235,8 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     const socket = this.#socket;
     socket.off('data', this.#onData);
     if (reason.startsWith('Slow Consumer')) {
+      // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7).
+      // Issue #3 asks for -ERR 'Slow Consumer'; we follow the reference server, and count it.
       this.outbound.dispose();
       socket.destroy();
     } else {
