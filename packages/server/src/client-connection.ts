@@ -263,7 +263,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     }
     switch (frame.op) {
       case 'PUB':
-        this.#publish(frame.subject, frame.reply, frame.headers, frame.payload);
+        this.#publish(frame.subject, frame.reply, frame.headers, frame.payload, frame.hpub);
         return;
       case 'SUB':
         this.#subscribe(frame.subject, frame.queue, frame.sid);
@@ -370,9 +370,11 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     reply: string | undefined,
     headers: Uint8Array | undefined,
     payload: Uint8Array,
+    hpub: boolean,
   ): void {
-    if (headers !== undefined && !this.headers) {
-      // HPUB from a client that did not negotiate headers: nats-server closes without -ERR.
+    if (hpub && !this.headers) {
+      // Any HPUB (even `HPUB foo 0 2`) from a client that did not negotiate headers: nats-server
+      // closes without -ERR.
       this.close('Protocol Violation');
       return;
     }
