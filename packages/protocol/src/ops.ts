@@ -13,7 +13,10 @@ export type ClientFrame =
   | { op: 'CONNECT'; json: string }
   /**
    * PUB and HPUB. `headers` is the raw header block (including its final `\r\n\r\n`) for HPUB,
-   * and `undefined` for PUB or an HPUB with a zero-length header block.
+   * and `undefined` for PUB or an HPUB with a zero-length header block, so a consumer that only
+   * relays messages needs no extra check. `hpub` says which op it was: nats-server refuses an HPUB,
+   * even an empty one, from a client that did not negotiate headers. A plain boolean on every frame
+   * keeps that check to one field read on the publish path.
    */
   | {
       op: 'PUB';
@@ -21,6 +24,7 @@ export type ClientFrame =
       reply: string | undefined;
       headers: Uint8Array | undefined;
       payload: Uint8Array;
+      hpub: boolean;
     }
   | { op: 'SUB'; subject: string; queue: string | undefined; sid: string }
   /** `max` is `undefined` when absent or not a valid size (nats-server then treats it as no limit). */

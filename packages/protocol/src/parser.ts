@@ -208,6 +208,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   private reply: string | undefined = undefined;
   private headerSize = 0;
   private totalSize = 0;
+  private hpub = false;
   // Set while a payload spans chunks: it is assembled here, then its CRLF is checked.
   private body: Uint8Array | undefined = undefined;
   private bodyFilled = 0;
@@ -474,6 +475,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     this.reply = count > fixed ? this.arg(bytes, next) : undefined;
     this.headerSize = headerSize;
     this.totalSize = totalSize;
+    this.hpub = op === HPUB;
     return NEEDS_BODY;
   }
 
@@ -573,6 +575,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
         reply: this.reply,
         headers,
         payload,
+        hpub: this.hpub,
       } as F);
     } else {
       this.sink.frame({

@@ -81,13 +81,16 @@ const bare = fc.constantFrom<{ op: 'PING' } | { op: 'PONG' } | { op: 'OK' }>(
 function clientFrame(body: fc.Arbitrary<Uint8Array>): fc.Arbitrary<ClientFrame> {
   return fc.oneof(
     json.map((j) => ({ op: 'CONNECT' as const, json: j })),
-    fc.record({
-      op: fc.constant('PUB' as const),
-      subject: token,
-      reply: optionalToken,
-      headers: headerBlock,
-      payload: body,
-    }),
+    fc
+      .record({
+        op: fc.constant('PUB' as const),
+        subject: token,
+        reply: optionalToken,
+        headers: headerBlock,
+        payload: body,
+      })
+      // The writer sends HPUB exactly when there is a non-empty header block.
+      .map((pub) => ({ ...pub, hpub: pub.headers !== undefined })),
     fc.record({
       op: fc.constant('SUB' as const),
       subject: token,

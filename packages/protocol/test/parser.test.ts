@@ -74,14 +74,29 @@ describe('ServerSideParser: what a client sends', () => {
       { op: 'CONNECT', json: '{"verbose":false,"headers":true}' },
       { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
       { op: 'SUB', subject: 'foo.*', queue: 'workers', sid: '2' },
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hello' },
-      { op: 'PUB', subject: 'foo', reply: 'reply.to', headers: undefined, payload: '' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: undefined,
+        payload: 'hello',
+        hpub: false,
+      },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: 'reply.to',
+        headers: undefined,
+        payload: '',
+        hpub: false,
+      },
       {
         op: 'PUB',
         subject: 'foo',
         reply: undefined,
         headers: 'NATS/1.0\r\n\r\n',
         payload: 'hi',
+        hpub: true,
       },
       {
         op: 'PUB',
@@ -89,6 +104,7 @@ describe('ServerSideParser: what a client sends', () => {
         reply: '_INBOX.1',
         headers: 'NATS/1.0\r\nA: b\r\n\r\n',
         payload: '',
+        hpub: true,
       },
       { op: 'UNSUB', sid: '1', max: undefined },
       { op: 'UNSUB', sid: '2', max: 10 },
@@ -101,7 +117,14 @@ describe('ServerSideParser: what a client sends', () => {
     const results = fromClient('connect {}\r\nPuB foo 1\r\nx\r\nsub foo 1\r\nUnSuB 1\r\n');
     expect(results.map((r) => (r as ClientFrame).op)).toEqual(['CONNECT', 'PUB', 'SUB', 'UNSUB']);
     expect(readable(fromClient('hpub foo 12 12\r\nNATS/1.0\r\n\r\n\r\npInG\r\npong\r\n'))).toEqual([
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: 'NATS/1.0\r\n\r\n', payload: '' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: 'NATS/1.0\r\n\r\n',
+        payload: '',
+        hpub: true,
+      },
       { op: 'PING' },
       { op: 'PONG' },
     ]);
@@ -109,7 +132,7 @@ describe('ServerSideParser: what a client sends', () => {
 
   it('separates arguments by any run of spaces and tabs', () => {
     expect(readable(fromClient('PUB\tfoo \t bar\t\t2\r\nhi\r\nSUB  foo\t q  9 \r\n'))).toEqual([
-      { op: 'PUB', subject: 'foo', reply: 'bar', headers: undefined, payload: 'hi' },
+      { op: 'PUB', subject: 'foo', reply: 'bar', headers: undefined, payload: 'hi', hpub: false },
       { op: 'SUB', subject: 'foo', queue: 'q', sid: '9' },
     ]);
   });
@@ -117,7 +140,14 @@ describe('ServerSideParser: what a client sends', () => {
   it('accepts control lines ended by a bare LF', () => {
     expect(readable(fromClient('CONNECT {}\nPUB foo 2\nhi\r\nPING\nSUB foo 1\n'))).toEqual([
       { op: 'CONNECT', json: '{}' },
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: undefined,
+        payload: 'hi',
+        hpub: false,
+      },
       { op: 'PING' },
       { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
     ]);
@@ -152,7 +182,14 @@ describe('ServerSideParser: what a client sends', () => {
 
   it('decodes UTF-8 subjects', () => {
     expect(readable(fromClient('PUB grüße.日本 0\r\n\r\n'))).toEqual([
-      { op: 'PUB', subject: 'grüße.日本', reply: undefined, headers: undefined, payload: '' },
+      {
+        op: 'PUB',
+        subject: 'grüße.日本',
+        reply: undefined,
+        headers: undefined,
+        payload: '',
+        hpub: false,
+      },
     ]);
   });
 
@@ -160,20 +197,48 @@ describe('ServerSideParser: what a client sends', () => {
     expect(
       readable(fromClient('PUB foo 02\r\nhi\r\nHPUB foo 012 000000014\r\nNATS/1.0\r\n\r\nhi\r\n')),
     ).toEqual([
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: 'NATS/1.0\r\n\r\n', payload: 'hi' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: undefined,
+        payload: 'hi',
+        hpub: false,
+      },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: 'NATS/1.0\r\n\r\n',
+        payload: 'hi',
+        hpub: true,
+      },
     ]);
   });
 
-  it('gives no headers for an HPUB with a zero-length header block', () => {
+  it('gives no headers for an HPUB with a zero-length header block, but says it was an HPUB', () => {
     expect(readable(fromClient('HPUB foo 0 2\r\nhi\r\n'))).toEqual([
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: 'hi' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: undefined,
+        payload: 'hi',
+        hpub: true,
+      },
     ]);
   });
 
   it('keeps payloads holding CR and LF intact', () => {
     expect(readable(fromClient('PUB foo 6\r\n\r\nPUB\n\r\n'))).toEqual([
-      { op: 'PUB', subject: 'foo', reply: undefined, headers: undefined, payload: '\r\nPUB\n' },
+      {
+        op: 'PUB',
+        subject: 'foo',
+        reply: undefined,
+        headers: undefined,
+        payload: '\r\nPUB\n',
+        hpub: false,
+      },
     ]);
   });
 
