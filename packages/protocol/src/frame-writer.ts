@@ -49,6 +49,17 @@ export class FrameWriter {
     return out;
   }
 
+  /**
+   * Hands the pending bytes to `write` without copying them and empties the writer. `write`
+   * returns whether it is finished with the bytes: if it is not (they are still queued somewhere),
+   * the writer moves on to a fresh buffer and never touches the handed-out bytes again.
+   */
+  writeTo(write: (bytes: Uint8Array) => boolean): void {
+    const bytes = this.buffer.subarray(0, this.used);
+    this.used = 0;
+    if (!write(bytes)) this.buffer = new Uint8Array(this.buffer.length);
+  }
+
   /** `CONNECT {json}` */
   connect(info: ConnectInfo): void {
     this.jsonLine(CONNECT, JSON.stringify(info), false);

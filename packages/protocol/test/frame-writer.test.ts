@@ -125,4 +125,27 @@ describe('FrameWriter', () => {
     expect(decodeUtf8(w.take())).toBe('PONG\r\n');
     expect(w.take()).toEqual(new Uint8Array(0));
   });
+
+  it('writeTo() lends its bytes and reuses the buffer only when the writer is done with them', () => {
+    const w = new FrameWriter();
+    w.ping();
+    let lent: Uint8Array = new Uint8Array(0);
+    w.writeTo((bytes) => {
+      lent = bytes;
+      return true;
+    });
+    expect(w.length).toBe(0);
+    expect(decodeUtf8(lent)).toBe('PING\r\n');
+    w.pong();
+    // Done with: the same memory is written again, no copy was made.
+    expect(decodeUtf8(lent)).toBe('PONG\r\n');
+    w.writeTo((bytes) => {
+      lent = bytes;
+      return false;
+    });
+    w.ping();
+    // Still held by the consumer: the writer moved to another buffer.
+    expect(decodeUtf8(lent)).toBe('PONG\r\n');
+    expect(decodeUtf8(w.take())).toBe('PING\r\n');
+  });
 });
