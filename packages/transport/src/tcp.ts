@@ -189,6 +189,11 @@ class TcpConnection extends BaseConnection {
     return this.#socket.writableLength < this.#highWaterMark;
   }
 
+  /** Node copies a write into the kernel at once when it can; until then the stream holds it. */
+  get pendingBytes(): number {
+    return this.#socket.writableLength;
+  }
+
   drained(): Promise<void> {
     if (this.isClosed || this.#socket.writableLength < this.#highWaterMark)
       return Promise.resolve();

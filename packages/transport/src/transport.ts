@@ -55,6 +55,13 @@ export interface TransportConnection extends AsyncIterable<Uint8Array> {
    * the caller should wait for `drained()` before sending more.
    */
   send(bytes: Uint8Array): boolean;
+  /**
+   * Bytes accepted by `send` that the connection still holds, not yet handed to the operating
+   * system. When it reads 0 right after a `send`, the connection kept no reference to the bytes it
+   * was given, so the caller may reuse that array. Connections that cannot tell leave it undefined
+   * (the caller must then never reuse a sent array).
+   */
+  readonly pendingBytes?: number;
   /** Resolves when the outbound buffer is below its high-water mark again, or the connection closed. */
   drained(): Promise<void>;
   /** Stops reading until `resume()`; the runtime's own buffers then push back on the peer. */

@@ -79,6 +79,19 @@ describe('tcp transport, plain', () => {
     expect(error.code).toBe('TLS_UNAVAILABLE');
   });
 
+  it('says when it holds no sent bytes, so the caller may reuse the array it sent', async () => {
+    const conn = await tcpTransport().connect(new URL(server.url));
+    const pong = readUntil(conn, 'PONG\r\n');
+    const frame = bytes('CONNECT {"verbose":false}\r\nPING\r\n');
+    conn.send(frame);
+    expect(conn.pendingBytes).toBe(0);
+    // Were the bytes still queued, the server would read this garbage and answer -ERR.
+    frame.fill(0x21);
+    const seen = await pong;
+    expect(seen).not.toContain('-ERR');
+    await conn.close();
+  });
+
   it('reports back-pressure from send and resolves drained() once the peer reads again', async () => {
     const frozen = await startNatsServer();
     try {
@@ -94,8 +107,10 @@ describe('tcp transport, plain', () => {
         if (accepted % 64 === 0) await new Promise((r) => setImmediate(r));
       }
       expect(accepted).toBeLessThan(200_000);
+      expect(conn.pendingBytes).toBeGreaterThanOrEqual(64 * 1024);
       frozen.process.kill('SIGCONT');
       await conn.drained();
+      expect(conn.pendingBytes).toBeLessThan(64 * 1024);
       expect(conn.send(bytes('PING\r\n'))).toBe(true);
       await conn.close();
     } finally {
