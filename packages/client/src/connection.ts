@@ -861,13 +861,28 @@ export class NatsConnectionImpl implements NatsConnection {
   #writeNow(): void {
     const conn = this.#conn;
     if (this.#writer.length === 0 || !conn || this.#blocked) return;
-    if (conn.send(this.#writer.take())) return;
+    if (this.#sendPending(conn)) return;
     this.#blocked = true;
     void conn.drained().then(() => {
       if (this.#conn !== conn) return;
       this.#blocked = false;
       if (this.#state === State.Connected) this.#writeNow();
     });
+  }
+
+  /**
+   * Hands the writer's bytes to the socket; returns false on back-pressure. Where the connection
+   * says when it is done with them, the bytes go out without a copy and the writer's buffer is
+   * reused: at 1 KiB per message that copy was a tenth of the publisher's CPU.
+   */
+  #sendPending(conn: TransportConnection): boolean {
+    if (conn.pendingBytes === undefined) return conn.send(this.#writer.take());
+    let accepted = true;
+    this.#writer.writeTo((bytes) => {
+      accepted = conn.send(bytes);
+      return conn.pendingBytes === 0;
+    });
+    return accepted;
   }
 
   #bufferFull(): never {

@@ -49,6 +49,33 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(sub.isClosed()).toBe(true);
   });
 
+  it('keeps every payload intact when many megabytes are written at once', async () => {
+    // The writer hands its buffer to the socket without a copy and reuses it once the socket is
+    // done with it: enough bytes to make the socket queue some writes must still arrive unmixed.
+    const subject = createInbox();
+    const count = 2000;
+    const size = 4096;
+    const mismatches: number[] = [];
+    let received = 0;
+    const sub = nc.subscribe(subject, {
+      callback: (_err, msg) => {
+        const expected = received++ % 251;
+        if (msg.data.length !== size || msg.data.some((b) => b !== expected))
+          mismatches.push(received);
+      },
+    });
+    await nc.flush();
+    const payload = new Uint8Array(size);
+    for (let i = 0; i < count; i++) {
+      payload.fill(i % 251);
+      nc.publish(subject, payload);
+    }
+    await nc.flush();
+    await waitFor(() => received === count, `${count} messages`);
+    expect(mismatches).toEqual([]);
+    sub.unsubscribe();
+  });
+
   it('delivers to an async iterator and ends at max', async () => {
     const subject = createInbox();
     const sub = nc.subscribe(subject, { max: 3 });
