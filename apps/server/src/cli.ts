@@ -7,11 +7,13 @@ import {
   ServerError,
   type ServerOptions,
   startServer,
+  type TlsOptions,
 } from '@slipstream/server';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { writePortsFile } from './ports-file.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
+import { readTlsFiles, TlsSetupError } from './tls-files.js';
 import { appVersion } from './version.js';
 
 const bin = 'slipstream-server';
@@ -51,6 +53,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 1;
     }
   }
+  const given = mergeSettings(fromFile, command.settings);
+  // Read now, so that -t checks the files too (as nats-server does) and a bad one stops the start.
+  let tls: TlsOptions | undefined;
+  try {
+    tls = readTlsFiles(given.tls);
+  } catch (error) {
+    if (!(error instanceof TlsSetupError)) throw error;
+    stderr.error(error.message);
+    return 1;
+  }
   if (command.action === 'test') {
     for (const warning of warnings) stderr.warn(warning);
     process.stdout.write(
@@ -59,7 +71,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
-  const given = mergeSettings(fromFile, command.settings);
   const settings = mergeSettings(defaultSettings, given);
   const logFile = settings.logFile;
   const log = createConsoleLogger(
@@ -70,7 +81,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   let server: NatsServer;
   try {
-    server = await startWithMonitoringFallback(settings, given.httpPort === undefined, log);
+    server = await startWithMonitoringFallback(
+      toServerOptions(settings, log, tls),
+      given.httpPort === undefined,
+      log,
+    );
   } catch (error) {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
@@ -92,18 +107,18 @@ export function versionLine(): string {
 
 // The default monitoring port may be taken (another server on this machine); only an explicit one must bind.
 async function startWithMonitoringFallback(
-  settings: Settings,
+  options: ServerOptions,
   monitoringPortDefaulted: boolean,
   log: Logger,
 ): Promise<NatsServer> {
   try {
-    return await startServer(toServerOptions(settings, log));
+    return await startServer(options);
   } catch (error) {
-    if (!monitoringPortDefaulted || !isPortTaken(error, settings.httpPort)) throw error;
+    if (!monitoringPortDefaulted || !isPortTaken(error, options.httpPort)) throw error;
     log.warn(
-      `monitoring port ${settings.httpPort} is in use: starting without monitoring (set -m to choose a port)`,
+      `monitoring port ${options.httpPort} is in use: starting without monitoring (set -m to choose a port)`,
     );
-    return startServer(toServerOptions({ ...settings, httpPort: undefined }, log));
+    return startServer({ ...options, httpPort: undefined });
   }
 }
 
@@ -113,8 +128,15 @@ function isPortTaken(error: unknown, port: number | undefined): boolean {
   return cause?.code === 'EADDRINUSE' && cause.port === port;
 }
 
-/** Maps settings to the library's options; -1 ports mean "any free port" as in nats-server. */
-export function toServerOptions(settings: Settings, log: Logger): ServerOptions {
+/**
+ * Maps settings to the library's options; -1 ports mean "any free port" as in nats-server. `tls` is
+ * what {@link readTlsFiles} made of `settings.tls`.
+ */
+export function toServerOptions(
+  settings: Settings,
+  log: Logger,
+  tls: TlsOptions | undefined,
+): ServerOptions {
   const anyPort = (port: number | undefined) => (port === -1 ? 0 : port);
   const httpPort = anyPort(settings.httpPort);
   const options: ServerOptions = {
@@ -135,6 +157,7 @@ export function toServerOptions(settings: Settings, log: Logger): ServerOptions 
     lameDuckDuration: settings.lameDuckDuration,
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
+    tls,
     debug: settings.debug,
     trace: settings.trace,
     logger: log,

@@ -18,7 +18,6 @@ const unsupportedKeys: Record<string, string> = {
   leaf: 'leaf node connections are not supported yet',
   mqtt: 'MQTT is not supported',
   websocket: 'WebSocket listeners are not supported yet',
-  tls: 'TLS is not supported yet: clients connect in plain text',
   accounts:
     'accounts are parsed and kept but not enforced yet: their users are not checked and all clients share one account',
   operator: 'operator/JWT authentication is not supported',
@@ -122,6 +121,7 @@ const tlsBlock = z.looseObject({
   key_file: z.string().optional(),
   ca_file: z.string().optional(),
   verify: z.boolean().optional(),
+  timeout: duration.optional(),
 });
 
 /** The keys this server honours; each is optional, unknown keys are handled before this runs. */
@@ -170,6 +170,7 @@ const supportedAuthorizationKeys = new Set([
   'token',
   'timeout',
 ]);
+const supportedTlsKeys = new Set(['cert_file', 'key_file', 'ca_file', 'verify', 'timeout']);
 
 /** Reads, parses and validates a config file; every problem names its file, line and key. */
 export function loadConfigFile(
@@ -201,18 +202,22 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     throw new ConfigError('CONFIG_INVALID', issue.message, positionOf(parsed, issue.path), key);
   }
   const config = result.data;
-  for (const key of Object.keys(config.authorization ?? {})) {
-    const path = `authorization.${key}`;
-    if (!supportedAuthorizationKeys.has(key) && !parsed.usedAsVariable.has(path)) {
-      // Fail closed: ignoring users or permissions would let in clients the file meant to keep out.
-      throw new ConfigError(
-        'CONFIG_INVALID',
-        'not supported yet (only user/password, token and timeout are); refusing to start with weaker authorization than configured',
-        parsed.positions.get(path),
-        path,
-      );
-    }
-  }
+  // Fail closed: ignoring users, permissions, pinned certificates or cipher choices would let in
+  // clients (or weaker connections) that the file meant to keep out.
+  refuseUnsupported(
+    parsed,
+    'authorization',
+    config.authorization,
+    supportedAuthorizationKeys,
+    'user/password, token and timeout',
+  );
+  refuseUnsupported(
+    parsed,
+    'tls',
+    config.tls,
+    supportedTlsKeys,
+    'cert_file, key_file, ca_file, verify and timeout',
+  );
   if (config.jetstream && jetstreamRequested(config.jetstream)) {
     warnings.push(
       describe(
@@ -223,6 +228,26 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     );
   }
   return { settings: toSettings(config), warnings };
+}
+
+function refuseUnsupported(
+  parsed: ParsedConfig,
+  block: string,
+  values: object | undefined,
+  supported: ReadonlySet<string>,
+  supportedText: string,
+): void {
+  for (const key of Object.keys(values ?? {})) {
+    const path = `${block}.${key}`;
+    if (!supported.has(key) && !parsed.usedAsVariable.has(path)) {
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `not supported yet (only ${supportedText} are); refusing to start with weaker ${block} than configured`,
+        parsed.positions.get(path),
+        path,
+      );
+    }
+  }
 }
 
 function jetstreamRequested(js: NonNullable<ConfigShape['jetstream']>): boolean {
@@ -279,6 +304,7 @@ function toSettings(c: ConfigShape): Settings {
       key: c.tls.key_file,
       ca: c.tls.ca_file,
       verify: c.tls.verify,
+      timeout: c.tls.timeout,
     });
   }
   return dropUndefined(settings);

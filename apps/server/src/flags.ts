@@ -36,7 +36,6 @@ interface FlagSpec {
 }
 
 const singleNode = 'this server is single-node: cluster flags are accepted and ignored';
-const noTls = 'TLS is not supported yet: the server listens in plain text';
 const noJetStream = 'JetStream is not supported yet: the server runs without it';
 
 /** nats-server's command line, as far as this server understands it. */
@@ -197,9 +196,8 @@ export const flagTable: readonly FlagSpec[] = [
     names: ['tls'],
     kind: 'bool',
     section: 'TLS',
-    help: 'Enable TLS, do not verify clients (not supported yet)',
+    help: 'Enable TLS, do not verify clients',
     sets: ['tls.enabled'],
-    warning: noTls,
   },
   {
     names: ['tlscert'],
@@ -208,7 +206,6 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'file',
     help: 'Server certificate file',
     sets: ['tls.cert'],
-    warning: noTls,
   },
   {
     names: ['tlskey'],
@@ -217,7 +214,6 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'file',
     help: 'Private key for server certificate',
     sets: ['tls.key'],
-    warning: noTls,
   },
   {
     names: ['tlsverify'],
@@ -225,7 +221,6 @@ export const flagTable: readonly FlagSpec[] = [
     section: 'TLS',
     help: 'Enable TLS, verify client certificates',
     sets: ['tls.verify'],
-    warning: noTls,
   },
   {
     names: ['tlscacert'],
@@ -234,7 +229,6 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'file',
     help: 'Client certificate CA for verification',
     sets: ['tls.ca'],
-    warning: noTls,
   },
   {
     names: ['routes'],

@@ -32,7 +32,15 @@ export interface Settings {
   /** Where to write `slipstream-server_<pid>.ports`, as nats-server's ports_file_dir. */
   portsFileDir?: string;
   jetstream?: { enabled?: boolean; storeDir?: string; maxMemory?: number; maxFile?: number };
-  tls?: { enabled?: boolean; cert?: string; key?: string; ca?: string; verify?: boolean };
+  /** File names, read when the server starts; `timeout` in milliseconds. */
+  tls?: {
+    enabled?: boolean;
+    cert?: string;
+    key?: string;
+    ca?: string;
+    verify?: boolean;
+    timeout?: number;
+  };
   /** Kept as written; accounts are not enforced yet. */
   accounts?: Record<string, unknown>;
 }

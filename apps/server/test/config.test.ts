@@ -87,23 +87,39 @@ describe('config file validation', () => {
     });
   });
 
-  it('keeps accounts, TLS and websocket blocks with a warning each', () => {
+  it('keeps accounts and websocket blocks with a warning each', () => {
     const { settings, warnings } = load(`
       accounts { A: { users: [{user: a, password: b}] } }
-      tls { cert_file: "c.pem", key_file: "k.pem", verify: true }
       websocket { port: 8080, no_tls: true }
     `);
     expect(settings.accounts).toEqual({ A: { users: [{ user: 'a', password: 'b' }] } });
-    expect(settings.tls).toEqual({ enabled: true, cert: 'c.pem', key: 'k.pem', verify: true });
     expect(warnings).toEqual([
       expect.stringMatching(
         /^server\.conf:2: accounts: accounts are parsed and kept but not enforced/,
       ),
-      expect.stringMatching(/^server\.conf:3: tls: TLS is not supported yet/),
       expect.stringMatching(
-        /^server\.conf:4: websocket: WebSocket listeners are not supported yet/,
+        /^server\.conf:3: websocket: WebSocket listeners are not supported yet/,
       ),
     ]);
+  });
+
+  it('maps the tls block to settings, timeout in seconds or as a duration', () => {
+    const tls = (block: string) => load(`tls { ${block} }`);
+    expect(tls('cert_file: "c.pem", key_file: "k.pem", ca_file: ca.pem, verify: true')).toEqual({
+      settings: { tls: { enabled: true, cert: 'c.pem', key: 'k.pem', ca: 'ca.pem', verify: true } },
+      warnings: [],
+    });
+    expect(tls('cert_file: c.pem, key_file: k.pem, timeout: 0.5').settings.tls?.timeout).toBe(500);
+    expect(tls('cert_file: c.pem, key_file: k.pem, timeout: "3s"').settings.tls?.timeout).toBe(
+      3000,
+    );
+  });
+
+  it('refuses tls settings it cannot honour rather than run with weaker TLS', () => {
+    expect(errorOf('tls {\n  cert_file: c.pem\n  pinned_certs: ["abc"]\n}').message).toMatch(
+      /^server\.conf:3: tls\.pinned_certs: not supported yet \(only cert_file, key_file, ca_file, verify and timeout are\); refusing to start/,
+    );
+    expect(errorOf('tls { verify: "yes" }').message).toMatch(/^server\.conf:1: tls\.verify: /);
   });
 
   it('refuses authorization it cannot enforce (users, permissions) rather than run open', () => {

@@ -61,7 +61,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(argv).action).toBe(action);
   });
 
-  it('warns, but accepts, cluster, TLS and JetStream flags', () => {
+  it('warns, but accepts, cluster and JetStream flags; TLS flags are taken silently', () => {
     const parsed = parseCommandLine([
       '--cluster',
       'nats://0.0.0.0:6222',
@@ -77,7 +77,6 @@ describe('parseCommandLine', () => {
     ]);
     expect(parsed.warnings).toEqual([
       expect.stringContaining('single-node'),
-      expect.stringContaining('TLS is not supported'),
       expect.stringContaining('JetStream is not supported'),
     ]);
     expect(parsed.settings).toEqual({ tls: { enabled: true }, jetstream: { enabled: true } });

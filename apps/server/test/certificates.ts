@@ -1,0 +1,81 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { generate } from 'selfsigned';
+
+export interface CertificateFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  clientCertFile: string;
+  clientKeyFile: string;
+  /** A second CA's certificate: it signed none of the above. */
+  otherCaFile: string;
+}
+
+const day = 24 * 60 * 60 * 1000;
+type Extensions = NonNullable<Parameters<typeof generate>[1]>['extensions'];
+
+/**
+ * Writes a throwaway CA, a server certificate for 127.0.0.1/localhost and a client certificate
+ * (both signed by that CA) as PEM files into `dir`. EC keys keep generation quick.
+ */
+export async function writeCertificates(dir: string): Promise<CertificateFiles> {
+  const validity = {
+    notBeforeDate: new Date(Date.now() - day),
+    notAfterDate: new Date(Date.now() + 2 * day),
+  };
+  const authority = (name: string) =>
+    generate([{ name: 'commonName', value: name }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      ...validity,
+      extensions: [
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      ],
+    });
+  const ca = await authority('Slipstream Test CA');
+  const other = await authority('Some Other CA');
+  const issue = (name: string, extensions: Extensions) =>
+    generate([{ name: 'commonName', value: name }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      ...validity,
+      ca: { key: ca.private, cert: ca.cert },
+      extensions,
+    });
+  const server = await issue('localhost', [
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
+  ]);
+  const client = await issue('client', [
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+    { name: 'extKeyUsage', clientAuth: true },
+  ]);
+  const files: CertificateFiles = {
+    caFile: join(dir, 'ca.pem'),
+    certFile: join(dir, 'server.pem'),
+    keyFile: join(dir, 'server-key.pem'),
+    clientCertFile: join(dir, 'client.pem'),
+    clientKeyFile: join(dir, 'client-key.pem'),
+    otherCaFile: join(dir, 'other-ca.pem'),
+  };
+  await Promise.all([
+    writeFile(files.caFile, ca.cert),
+    writeFile(files.certFile, server.cert),
+    writeFile(files.keyFile, server.private),
+    writeFile(files.clientCertFile, client.cert),
+    writeFile(files.clientKeyFile, client.private),
+    writeFile(files.otherCaFile, other.cert),
+  ]);
+  return files;
+}

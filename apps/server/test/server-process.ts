@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { freePort, waitForPort } from '@slipstream/test-servers';
+import { expect } from 'vitest';
+
+// Runs dist/main.js as a child process, as a user would run slipstream-server.
+
+const main = join(import.meta.dirname, '..', 'dist', 'main.js');
+
+export interface Run {
+  child: ChildProcess;
+  output(): string;
+  exit: Promise<number | null>;
+}
+
+export function run(args: readonly string[]): Run {
+  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  // 'close' rather than 'exit': by then all output has been read.
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
+  return { child, output: () => output, exit };
+}
+
+/** Expects the process to print `text`, waiting a bounded time: output can trail the port or the exit. */
+export async function expectPrinted(server: Run, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!server.output().includes(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(server.output()).toContain(text);
+}
+
+/** Reads the INFO line a NATS server sends first on a new connection. */
+export function readInfo(port: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      text += chunk;
+      const end = text.indexOf('\r\n');
+      if (end < 0) return;
+      socket.destroy();
+      const line = text.slice(0, end);
+      if (!line.startsWith('INFO ')) reject(new Error(`expected INFO, got ${line}`));
+      else resolve(JSON.parse(line.slice(5)));
+    });
+  });
+}
+
+/** Runs the server on a free 127.0.0.1 port, lets `check` look at it, then stops it with `signal`. */
+export async function serving(
+  args: readonly string[],
+  check: (port: number, server: Run) => Promise<void>,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  const port = await freePort();
+  const server = run(['-a', '127.0.0.1', '-p', String(port), ...args]);
+  try {
+    await waitForPort(port, server.child, server.output);
+    await check(port, server);
+  } finally {
+    server.child.kill(signal);
+  }
+  expect(await server.exit).toBe(0);
+}
+
+/** Retries `attempt` every 20 ms for up to 5 s; the last failure is the one reported. */
+export async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
