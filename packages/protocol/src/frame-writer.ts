@@ -9,6 +9,11 @@ const LF = 0x0a;
 const SPACE = 0x20;
 /** Room for an op name, separators, two sizes and CRLFs, beyond the variable parts. */
 const FRAME_OVERHEAD = 64;
+/**
+ * Arrays up to this length are appended with a byte loop: TypedArray.prototype.set costs about the
+ * same ~20 ns for any short array on V8, a loop about 1 ns a byte (measured on Node 20).
+ */
+const SHORT_COPY = 12;
 
 const PUB = encodeUtf8('PUB ');
 const HPUB = encodeUtf8('HPUB ');
@@ -89,7 +94,7 @@ export class FrameWriter {
   /** `SUB subject [queue] sid`; an empty queue means none. */
   sub(subject: string, sid: string | number, queue?: string): void {
     this.reserve(FRAME_OVERHEAD + 3 * (subject.length + (queue?.length ?? 0) + sidLength(sid)));
-    this.raw(SUB);
+    this.copy(SUB);
     this.text(subject);
     this.byte(SPACE);
     if (queue) {
@@ -103,7 +108,7 @@ export class FrameWriter {
   /** `UNSUB sid [max]` */
   unsub(sid: string | number, max?: number): void {
     this.reserve(FRAME_OVERHEAD + 3 * sidLength(sid));
-    this.raw(UNSUB);
+    this.copy(UNSUB);
     this.sid(sid);
     if (max !== undefined) {
       this.byte(SPACE);
@@ -114,32 +119,31 @@ export class FrameWriter {
 
   ping(): void {
     this.reserve(PING.length);
-    this.raw(PING);
+    this.copy(PING);
   }
 
   pong(): void {
     this.reserve(PONG.length);
-    this.raw(PONG);
+    this.copy(PONG);
   }
 
   ok(): void {
     this.reserve(OK.length);
-    this.raw(OK);
+    this.copy(OK);
   }
 
   /** `-ERR '<text>'` */
   err(text: string): void {
     this.reserve(FRAME_OVERHEAD + 3 * text.length);
-    this.raw(ERR);
+    this.copy(ERR);
     this.text(text);
-    this.raw(ERR_END);
+    this.copy(ERR_END);
   }
 
   /** Appends bytes that are already encoded (a pre-encoded frame or frame part). */
   bytes(data: Uint8Array): void {
     this.reserve(data.length);
-    this.buffer.set(data, this.used);
-    this.used += data.length;
+    this.copy(data);
   }
 
   private message(
@@ -153,8 +157,8 @@ export class FrameWriter {
     const totalSize = headerSize + payload.length;
     const tokens = subject.length + (reply?.length ?? 0) + (sid === undefined ? 0 : sidLength(sid));
     this.reserve(FRAME_OVERHEAD + 3 * tokens + totalSize);
-    if (sid === undefined) this.raw(headerSize > 0 ? HPUB : PUB);
-    else this.raw(headerSize > 0 ? HMSG : MSG);
+    if (sid === undefined) this.copy(headerSize > 0 ? HPUB : PUB);
+    else this.copy(headerSize > 0 ? HMSG : MSG);
     this.text(subject);
     this.byte(SPACE);
     if (sid !== undefined) {
@@ -171,18 +175,14 @@ export class FrameWriter {
     }
     this.number(totalSize);
     this.crlf();
-    if (headerSize > 0) {
-      this.buffer.set(headers!, this.used);
-      this.used += headerSize;
-    }
-    this.buffer.set(payload, this.used);
-    this.used += payload.length;
+    if (headerSize > 0) this.copy(headers!);
+    this.copy(payload);
     this.crlf();
   }
 
   private jsonLine(op: Uint8Array, json: string, trailingSpace: boolean): void {
     this.reserve(FRAME_OVERHEAD + 3 * json.length);
-    this.raw(op);
+    this.copy(op);
     this.text(json);
     if (trailingSpace) this.byte(SPACE);
     this.crlf();
@@ -197,10 +197,17 @@ export class FrameWriter {
     this.buffer = grown;
   }
 
-  private raw(bytes: Uint8Array): void {
+  /** Appends bytes there is room for. */
+  private copy(data: Uint8Array): void {
+    const length = data.length;
+    if (length > SHORT_COPY) {
+      this.buffer.set(data, this.used);
+      this.used += length;
+      return;
+    }
     const buffer = this.buffer;
     let used = this.used;
-    for (let i = 0; i < bytes.length; i++) buffer[used++] = bytes[i];
+    for (let i = 0; i < length; i++) buffer[used++] = data[i];
     this.used = used;
   }
 

@@ -115,6 +115,17 @@ describe('FrameWriter', () => {
     expect(decodeUtf8(w.take())).toBe(expected);
   });
 
+  it('bytes() appends arrays of every short and long length exactly, also from a Buffer view', () => {
+    const w = new FrameWriter(1);
+    const expected: number[] = [];
+    for (let length = 0; length <= 40; length++) {
+      const data = Uint8Array.from({ length }, (_, i) => (length * 7 + i) & 0xff);
+      w.bytes(length % 2 === 0 ? data : Buffer.from(data.buffer, 0, length));
+      expected.push(...data);
+    }
+    expect(w.take()).toEqual(Uint8Array.from(expected));
+  });
+
   it('take() hands out a copy and empties the writer, which stays usable', () => {
     const w = new FrameWriter();
     w.ping();
