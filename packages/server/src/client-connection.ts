@@ -248,7 +248,10 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       this.outbound.dispose();
       socket.end();
       // A peer that never reads would hold the socket open forever; give it the write deadline.
-      setTimeout(() => socket.destroy(), this.#host.options.writeDeadline).unref();
+      // The timer goes once the socket has closed, so it does not keep the connection in memory.
+      const linger = setTimeout(() => socket.destroy(), this.#host.options.writeDeadline);
+      linger.unref();
+      socket.once('close', () => clearTimeout(linger));
     }
     this.#host.connectionClosed(this, reason);
   }
