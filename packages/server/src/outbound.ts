@@ -87,14 +87,22 @@ export class Outbound {
     this.#queued = false;
     if (this.#blocked || this.#failed || this.writer.length === 0) return;
     const size = this.writer.length;
-    const bytes = this.writer.take();
+    const writer = this.writer;
     if (size > this.#peak) this.#peak = size;
     else if (this.#peak > RETAINED_CAPACITY && size < this.#peak / 16) {
       this.writer = new FrameWriter(INITIAL_CAPACITY);
       this.#peak = 0;
     }
-    if (this.#socket.destroyed) return;
-    if (!this.#socket.write(bytes)) {
+    const socket = this.#socket;
+    let accepted = true;
+    // Without a copy: the kernel usually takes the whole write at once, and then the writer may
+    // reuse its buffer; otherwise the socket keeps the bytes and the writer moves to a new one.
+    writer.writeTo((bytes) => {
+      if (socket.destroyed) return true;
+      accepted = socket.write(bytes);
+      return socket.writableLength === 0;
+    });
+    if (!accepted) {
       this.#blocked = true;
       this.#deadline = setTimeout(
         () => this.#fail('Slow Consumer (Write Deadline)'),
