@@ -19,6 +19,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Client TLS options that trust the test CA and present the client certificate it signed. */
+function withClientCertificate(): NodeConnectionOptions['tls'] {
+  return { caFile: files.caFile, certFile: files.clientCertFile, keyFile: files.clientKeyFile };
+}
+
 /** Connects the official client over TLS, sends a request to itself and returns the reply. */
 async function roundTrip(port: number, tls: NodeConnectionOptions['tls']): Promise<string> {
   const nc = await connect({ servers: `127.0.0.1:${port}`, tls, reconnect: false });
@@ -76,13 +81,7 @@ describe('slipstream-server with TLS', () => {
     await serving(args, async (port) => {
       expect(await readInfo(port)).toMatchObject({ tls_required: true, tls_verify: true });
       expect(await refusal(port, { caFile: files.caFile })).toBeInstanceOf(Error);
-      expect(
-        await roundTrip(port, {
-          caFile: files.caFile,
-          certFile: files.clientCertFile,
-          keyFile: files.clientKeyFile,
-        }),
-      ).toBe('over tls');
+      expect(await roundTrip(port, withClientCertificate())).toBe('over tls');
     });
   });
 
@@ -104,13 +103,7 @@ describe('slipstream-server with TLS', () => {
     await serving(['-c', config, '-m', '0'], async (port, server) => {
       expect(await readInfo(port)).toMatchObject({ tls_required: true, tls_verify: true });
       expect(await refusal(port, { caFile: files.caFile })).toBeInstanceOf(Error);
-      expect(
-        await roundTrip(port, {
-          caFile: files.caFile,
-          certFile: files.clientCertFile,
-          keyFile: files.clientKeyFile,
-        }),
-      ).toBe('over tls');
+      expect(await roundTrip(port, withClientCertificate())).toBe('over tls');
       expect(server.output()).not.toMatch(/tls: .*not supported/i);
     });
   });
