@@ -18,7 +18,7 @@ export class TlsSetupError extends Error {
 }
 
 /** True when the settings ask for TLS: any TLS flag or a `tls {}` block, unless `--tls=false`. */
-export function tlsRequested(tls: Settings['tls']): boolean {
+function tlsRequested(tls: Settings['tls']): boolean {
   return tls !== undefined && tls.enabled !== false;
 }
 
