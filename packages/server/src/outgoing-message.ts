@@ -48,25 +48,49 @@ export class FramePartsCache {
   }
 }
 
+const EMPTY = new Uint8Array(0);
+
 /**
  * One publish as every receiver gets it: the line start (`MSG <subject> <sid>`), then the rest
  * (` [reply] <sizes>\r\n[headers]<payload>\r\n`). The rest is encoded once per form (MSG, or HMSG
  * for header-aware clients) and shared by every subscriber; a subscription on a literal subject
- * keeps its own line start, so only that differs.
+ * keeps its own line start, so only that differs. Every receiver gets a copy at once, so one
+ * instance serves publish after publish (`reset`, then `release`), sparing an allocation each.
  */
 export class OutgoingMessage {
+  subject = '';
+  reply: string | undefined;
+  headers: Uint8Array | undefined;
+  payload: Uint8Array = EMPTY;
+  /** More than one subscription may receive it. */
+  shared = false;
   #msgRest: Uint8Array | undefined;
   #hmsgRest: Uint8Array | undefined;
 
-  constructor(
-    readonly parts: FramePartsCache,
-    readonly subject: string,
-    readonly reply: string | undefined,
-    readonly headers: Uint8Array | undefined,
-    readonly payload: Uint8Array,
-    /** More than one subscription may receive it. */
-    readonly shared: boolean,
-  ) {}
+  constructor(readonly parts: FramePartsCache) {}
+
+  /** Makes this the message for the next publish. */
+  reset(
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    shared: boolean,
+  ): this {
+    this.subject = subject;
+    this.reply = reply;
+    this.headers = headers;
+    this.payload = payload;
+    this.shared = shared;
+    this.#msgRest = undefined;
+    this.#hmsgRest = undefined;
+    return this;
+  }
+
+  /** Drops the payload: it may be a view of a whole socket chunk, which must not outlive the publish. */
+  release(): void {
+    this.reset('', undefined, undefined, EMPTY, false);
+  }
 
   /** Appends this message for `sub` to its connection's outbound buffer; returns the bytes delivered. */
   writeTo(sub: Subscription): number {

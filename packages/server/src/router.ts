@@ -15,6 +15,7 @@ const EMPTY = new Uint8Array(0);
 export class Router {
   readonly sublist = new Sublist<Subscription>();
   readonly #parts = new FramePartsCache();
+  readonly #message = new OutgoingMessage(this.#parts);
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
@@ -39,14 +40,7 @@ export class Router {
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
       const receivers = result.psubs.length + result.qsubs.length;
-      const message = new OutgoingMessage(
-        this.#parts,
-        subject,
-        reply,
-        headers,
-        payload,
-        receivers > 1,
-      );
+      const message = this.#message.reset(subject, reply, headers, payload, receivers > 1);
       for (const sub of result.psubs) {
         if (this.#deliver(from, sub, message)) delivered++;
       }
@@ -60,6 +54,7 @@ export class Router {
           }
         }
       }
+      message.release();
     }
     if (delivered === 0 && reply !== undefined && from.noResponders)
       this.#noResponders(from, reply);
@@ -88,7 +83,7 @@ export class Router {
     if (!sub) return;
     this.#send(
       sub,
-      new OutgoingMessage(this.#parts, reply, undefined, NO_RESPONDERS, EMPTY, false),
+      new OutgoingMessage(this.#parts).reset(reply, undefined, NO_RESPONDERS, EMPTY, false),
     );
   }
 }
