@@ -57,6 +57,11 @@ export class Outbound {
   #blocked = false;
   #deadline: NodeJS.Timeout | undefined;
   #failed = false;
+  /**
+   * The socket's writableLength after our last write. It only shrinks until we write again, so it
+   * bounds the real figure from above and spares reading it for every queued message.
+   */
+  #socketPendingAtMost = 0;
 
   constructor(socket: Socket, queue: FlushQueue, options: OutboundOptions) {
     this.#socket = socket;
@@ -72,7 +77,11 @@ export class Outbound {
   /** Call after appending frames to `writer`: schedules the flush, or reports a slow consumer. */
   queued(): void {
     if (this.#failed) return;
-    if (this.pendingBytes > this.#options.maxPending) {
+    const maxPending = this.#options.maxPending;
+    if (
+      this.writer.length + this.#socketPendingAtMost > maxPending &&
+      this.pendingBytes > maxPending
+    ) {
       this.#fail('Slow Consumer (Pending Bytes)');
       return;
     }
@@ -100,7 +109,8 @@ export class Outbound {
     writer.writeTo((bytes) => {
       if (socket.destroyed) return true;
       accepted = socket.write(bytes);
-      return socket.writableLength === 0;
+      this.#socketPendingAtMost = socket.writableLength;
+      return this.#socketPendingAtMost === 0;
     });
     if (!accepted) {
       this.#blocked = true;
