@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { FrameWriter } from '@slipstream/protocol';
 
 /**
@@ -51,6 +52,7 @@ export class Outbound {
   /** Largest flush since `writer` was created: roughly its capacity. */
   #peak = 0;
   readonly #socket: Socket;
+  readonly #plainTcp: boolean;
   readonly #queue: FlushQueue;
   readonly #options: OutboundOptions;
   #queued = false;
@@ -65,6 +67,7 @@ export class Outbound {
 
   constructor(socket: Socket, queue: FlushQueue, options: OutboundOptions) {
     this.#socket = socket;
+    this.#plainTcp = !(socket instanceof TLSSocket);
     this.#queue = queue;
     this.#options = options;
   }
@@ -104,14 +107,22 @@ export class Outbound {
     }
     const socket = this.#socket;
     let accepted = true;
-    // Without a copy: the kernel usually takes the whole write at once, and then the writer may
-    // reuse its buffer; otherwise the socket keeps the bytes and the writer moves to a new one.
-    writer.writeTo((bytes) => {
-      if (socket.destroyed) return true;
-      accepted = socket.write(bytes);
-      this.#socketPendingAtMost = socket.writableLength;
-      return this.#socketPendingAtMost === 0;
-    });
+    if (socket.destroyed) {
+      writer.writeTo(() => true); // nobody will read them: drop the bytes
+    } else if (this.#plainTcp && socket.writableLength === 0) {
+      // Without a copy: the kernel usually takes a write to an idle TCP socket at once, and then
+      // the writer may reuse its buffer; otherwise the socket keeps the bytes and the writer
+      // moves on to a new one.
+      writer.writeTo((bytes) => {
+        accepted = socket.write(bytes);
+        return socket.writableLength === 0;
+      });
+    } else {
+      // TLS finishes every write later, and a socket with a backlog queues it: both keep the
+      // bytes, so hand over a copy of just those rather than the writer's whole buffer.
+      accepted = socket.write(writer.take());
+    }
+    this.#socketPendingAtMost = socket.writableLength;
     if (!accepted) {
       this.#blocked = true;
       this.#deadline = setTimeout(
