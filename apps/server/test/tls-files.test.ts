@@ -1,16 +1,16 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CertificateFiles, writeTestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../src/settings.js';
 import { readTlsFiles, TlsSetupError } from '../src/tls-files.js';
-import { type CertificateFiles, writeCertificates } from './certificates.js';
 
 let dir: string;
 let files: CertificateFiles;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'slipstream-server-tls-files-'));
-  files = await writeCertificates(dir);
+  files = await writeTestCertificates(dir);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { type CertificateFiles, writeTestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CertificateFiles, writeCertificates } from './certificates.js';
 import { expectPrinted, readInfo, run, serving } from './server-process.js';
 
 /** Should a failing start not fail, it still listens on 127.0.0.1 only, on free ports. */
@@ -13,7 +13,7 @@ let dir: string;
 let files: CertificateFiles;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'slipstream-server-tls-'));
-  files = await writeCertificates(dir);
+  files = await writeTestCertificates(dir);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

@@ -1,50 +1,27 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import {
+  makeTestCertificates,
+  type RunningNatsServer,
+  startNatsServer,
+  type TestCertificates,
+} from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, connect, createInbox } from '../src/node.js';
 import { waitFor } from './servers.js';
 
 describe('client over TLS against nats-server 2.9.10', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'slipstream-client-tls-'));
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
+  let certs: TestCertificates;
   let server: RunningNatsServer;
   let ca: string;
   beforeAll(async () => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        certFile,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(certFile, 'utf8');
+    certs = await makeTestCertificates();
+    ca = certs.ca;
     server = await startNatsServer({
-      config: `tls { cert_file: "${certFile}", key_file: "${keyFile}" }`,
+      config: `tls { cert_file: "${certs.certFile}", key_file: "${certs.keyFile}" }`,
     });
   });
   afterAll(async () => {
     await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await certs?.remove();
   });
 
   it('upgrades when the server requires TLS, with tls:// URLs too', async () => {

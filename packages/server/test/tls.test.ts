@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeCertificates, type TestCertificates } from './certs.js';
 import { RawClient } from './raw-client.js';
 import { bothServers, type RunningTarget } from './targets.js';
 
 let certs: TestCertificates;
-beforeAll(() => {
-  certs = makeCertificates();
+beforeAll(async () => {
+  certs = await makeTestCertificates();
 });
 afterAll(() => certs?.remove());
 

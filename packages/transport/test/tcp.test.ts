@@ -1,8 +1,13 @@
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import {
+  makeTestCertificates,
+  type RunningNatsServer,
+  startNatsServer,
+  type TestCertificates,
+} from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../src/index.js';
 import { tcpTransport } from '../src/tcp.js';
-import { bytes, readUntil, selfSignedCert } from './helpers.js';
+import { bytes, readUntil } from './helpers.js';
 
 describe('tcp transport, plain', () => {
   let server: RunningNatsServer;
@@ -121,17 +126,21 @@ describe('tcp transport, plain', () => {
 });
 
 describe('tcp transport, TLS driven by INFO', () => {
-  const tls = selfSignedCert();
+  let tls: TestCertificates;
   let server: RunningNatsServer;
   beforeAll(async () => {
+    tls = await makeTestCertificates();
     server = await startNatsServer({
       config: `tls { cert_file: "${tls.certFile}", key_file: "${tls.keyFile}" }`,
     });
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await tls?.remove();
+  });
 
   it('upgrades when the server says tls_required', async () => {
-    const conn = await tcpTransport().connect(new URL(server.url), { tls: { ca: tls.cert } });
+    const conn = await tcpTransport().connect(new URL(server.url), { tls: { ca: tls.ca } });
     expect(conn.encrypted).toBe(true);
     const pong = readUntil(conn, 'PONG\r\n');
     conn.send(bytes('CONNECT {"verbose":false}\r\nPING\r\n'));
@@ -158,19 +167,22 @@ describe('tcp transport, TLS handshake first', () => {
   it('starts TLS before reading the INFO line', async () => {
     const { createServer } = await import('node:tls');
     const { readFileSync } = await import('node:fs');
-    const tls = selfSignedCert();
+    const tls = await makeTestCertificates();
     // nats-server 2.9.10 has no handshake_first, so a small TLS server plays its part.
-    const server = createServer({ cert: tls.cert, key: readFileSync(tls.keyFile) }, (socket) => {
-      socket.write('INFO {"tls_required":true} \r\n');
-      socket.on('data', (d) => {
-        if (d.toString().includes('PING')) socket.write('PONG\r\n');
-      });
-    });
+    const server = createServer(
+      { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+      (socket) => {
+        socket.write('INFO {"tls_required":true} \r\n');
+        socket.on('data', (d) => {
+          if (d.toString().includes('PING')) socket.write('PONG\r\n');
+        });
+      },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
     try {
       const conn = await tcpTransport().connect(new URL(`nats://127.0.0.1:${port}`), {
-        tls: { ca: tls.cert, handshakeFirst: true },
+        tls: { ca: tls.ca, handshakeFirst: true },
       });
       expect(conn.encrypted).toBe(true);
       const pong = readUntil(conn, 'PONG\r\n');
@@ -179,6 +191,7 @@ describe('tcp transport, TLS handshake first', () => {
       await conn.close(new Error('done'));
     } finally {
       await new Promise((resolve) => server.close(resolve));
+      await tls.remove();
     }
   });
 });

@@ -1,3 +1,9 @@
+export {
+  type CertificateFiles,
+  makeTestCertificates,
+  type TestCertificates,
+  writeTestCertificates,
+} from './certificates.js';
 export { freePort } from './free-port.js';
 export {
   type NatsServerOptions,

@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
 
@@ -19,7 +20,7 @@ type Extensions = NonNullable<Parameters<typeof generate>[1]>['extensions'];
  * Writes a throwaway CA, a server certificate for 127.0.0.1/localhost and a client certificate
  * (both signed by that CA) as PEM files into `dir`. EC keys keep generation quick.
  */
-export async function writeCertificates(dir: string): Promise<CertificateFiles> {
+export async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
   const validity = {
     notBeforeDate: new Date(Date.now() - day),
     notAfterDate: new Date(Date.now() + 2 * day),
@@ -78,4 +79,23 @@ export async function writeCertificates(dir: string): Promise<CertificateFiles> 
     writeFile(files.otherCaFile, other.cert),
   ]);
   return files;
+}
+
+export interface TestCertificates extends CertificateFiles {
+  dir: string;
+  /** The CA certificate as PEM text, for a client's `ca` option. */
+  ca: string;
+  remove(): Promise<void>;
+}
+
+/** The same certificates in a fresh temp directory, which `remove()` deletes. */
+export async function makeTestCertificates(): Promise<TestCertificates> {
+  const dir = await mkdtemp(join(tmpdir(), 'slipstream-tls-'));
+  const files = await writeTestCertificates(dir);
+  return {
+    ...files,
+    dir,
+    ca: await readFile(files.caFile, 'utf8'),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
 }
