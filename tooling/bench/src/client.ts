@@ -135,7 +135,7 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
       describeCounts(['publishOnly', 'pubSub16', 'pubSub1k', 'requests', 'subscriptions']),
     );
     table.note(
-      'Subscription memory: heapUsed + external after a forced GC, before and after 10,000 subscriptions with callbacks on distinct subjects of one connection.',
+      'Subscription memory: heapUsed + external once forced GCs stop freeing anything, before and after 10,000 subscriptions with callbacks on distinct subjects of one connection.',
     );
   } finally {
     await server.stop();

@@ -181,26 +181,37 @@ export async function idleConnections(target: Target, count: number) {
 
 /** Heap and buffer memory this process holds for `count` subscriptions on one connection. */
 export async function subscriptionMemory(target: Target, count: number) {
-  const collect = (globalThis as { gc?: () => void }).gc;
-  if (!collect)
-    throw new Error('subscriptionMemory needs node --expose-gc (the bench script passes it)');
   const nc = await target.connect(target.url);
   try {
     await nc.flush();
-    collect();
-    const before = clientMemory();
+    const before = await settledMemory();
     for (let i = 0; i < count; i++) nc.subscribe(`bench.subs.${i}`, { callback: () => {} });
     await nc.flush();
-    collect();
-    return { subscriptionsBytes: clientMemory() - before };
+    return { subscriptionsBytes: (await settledMemory()) - before };
   } finally {
     await nc.close();
   }
 }
 
-function clientMemory(): number {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
+/**
+ * heapUsed + external once garbage collection stops freeing anything. One forced GC is not enough:
+ * sockets and connections closed by the previous round release their memory over a few turns, and
+ * counting that release would make a round's figure small or even negative.
+ */
+async function settledMemory(): Promise<number> {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (!collect)
+    throw new Error('subscriptionMemory needs node --expose-gc (the bench script passes it)');
+  let last = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    collect();
+    await nextTurn();
+    const usage = process.memoryUsage();
+    const now = usage.heapUsed + usage.external;
+    if (Math.abs(now - last) < 64 * 1024) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** Wall time, this process's CPU and (when known) the server's CPU over one measured section. */
