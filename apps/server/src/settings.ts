@@ -1,30 +1,30 @@
+import type { ServerOptions } from '@slipstream/server';
+
 /**
  * Everything the command line and the config file can set, in one shape, so that flags can
  * override the file key by key before it becomes the library's ServerOptions.
  */
-export interface Settings {
-  host?: string;
-  port?: number;
-  serverName?: string;
-  httpHost?: string;
-  httpPort?: number;
-  maxPayload?: number;
-  maxPending?: number;
-  maxControlLine?: number;
-  maxConnections?: number;
-  maxSubscriptions?: number;
-  /** Milliseconds. */
-  pingInterval?: number;
-  pingMax?: number;
-  /** Milliseconds. */
-  writeDeadline?: number;
-  /** Milliseconds. */
-  authTimeout?: number;
-  /** Milliseconds. */
-  lameDuckDuration?: number;
-  /** Milliseconds. */
-  lameDuckGracePeriod?: number;
-  authorization?: { user?: string; pass?: string; token?: string };
+export interface Settings
+  extends Pick<
+    ServerOptions,
+    | 'host'
+    | 'port'
+    | 'serverName'
+    | 'httpHost'
+    | 'httpPort'
+    | 'maxPayload'
+    | 'maxPending'
+    | 'maxControlLine'
+    | 'maxConnections'
+    | 'maxSubscriptions'
+    | 'pingInterval'
+    | 'pingMax'
+    | 'writeDeadline'
+    | 'authTimeout'
+    | 'lameDuckDuration'
+    | 'lameDuckGracePeriod'
+    | 'authorization'
+  > {
   debug?: boolean;
   trace?: boolean;
   logFile?: string;
