@@ -3,7 +3,8 @@
  * defaults. Field names are the JSON tags of nats-server's `ClientOpts`; every field may
  * be omitted.
  */
-import { type FieldKind, type ParseResult, parseWireJson, type SubjectPermission } from './info.js';
+import type { SubjectPermission } from './info.js';
+import { type FieldKind, type ParseResult, parseWireJson } from './wire-json.js';
 
 export interface ConnectInfo {
   /** Ask for `+OK` after every CONNECT, PUB/HPUB, SUB and UNSUB. Server default: true. */

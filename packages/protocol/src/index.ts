@@ -7,3 +7,4 @@ export * from './ops.js';
 export * from './parser.js';
 export * from './protocol-error.js';
 export * from './subjects.js';
+export { type ParseResult, WireJsonError, type WireJsonErrorCode } from './wire-json.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectDefaults, parseConnectInfo } from '../src/connect.js';
-import { parseServerInfo, WireJsonError } from '../src/info.js';
+import { parseServerInfo } from '../src/info.js';
+import { WireJsonError } from '../src/wire-json.js';
 
 // Captured from nats-server 2.9.10 (-js, loopback): the text between "INFO " and CRLF,
 // including the trailing space the server writes.
