@@ -172,6 +172,8 @@ export class NatsConnectionImpl implements NatsConnection {
   #handshake: Handshake | undefined;
   #state = State.Connecting;
   #draining = false;
+  /** Set by drain once every subscription is drained, before the final flush (as nats.js). */
+  #noMorePublishing = false;
 
   /** Outbound frames not yet handed to the socket; also the reconnect buffer while disconnected. */
   readonly #writer = new FrameWriter(64 * 1024);
@@ -230,6 +232,7 @@ export class NatsConnectionImpl implements NatsConnection {
 
   publish(subject: string, payload?: Payload, options?: PublishOptions): void {
     if (this.#state !== State.Connected && this.#state !== State.Reconnecting) this.#assertOpen();
+    if (this.#noMorePublishing) throw new DrainingConnectionError();
     const data =
       payload === undefined ? Empty : typeof payload === 'string' ? encodeUtf8(payload) : payload;
     if (!(data instanceof Uint8Array)) {
@@ -506,6 +509,9 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#draining = true;
     const subs = [...this.#subs.values()];
     await Promise.allSettled(subs.map((sub) => sub.drain()));
+    // Replies sent while handling the last messages went out above; from here on nothing may be
+    // published, so the flush below covers everything the connection will ever send.
+    this.#noMorePublishing = true;
     await this.flush().catch(() => undefined);
     await this.#close(undefined);
   }

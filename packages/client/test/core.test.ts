@@ -429,6 +429,33 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(other.isClosed()).toBe(true);
   });
 
+  it('publishes while subscriptions drain, refuses publishing once they are drained', async () => {
+    const other = await connect({ servers: server.url });
+    const subject = createInbox();
+    const sub = other.subscribe(subject);
+    await other.flush();
+    const answer = nc.request(subject, 'question', { timeout: 5000 });
+    await waitFor(() => sub.getReceived() === 1, 'the request to reach the responder');
+    const draining = other.drain();
+    // The request is delivered but not yet handled: the subscription is still draining.
+    for await (const m of sub) m.respond('answered while draining');
+    expect((await answer).string()).toBe('answered while draining');
+    // Every subscription is drained now; the final flush waits on the network, so within these
+    // microtasks the connection cannot have closed yet and the refusal must show.
+    let refusal: unknown;
+    for (let i = 0; i < 100 && refusal === undefined; i++) {
+      await Promise.resolve();
+      try {
+        other.publish(subject, 'too late');
+      } catch (error) {
+        refusal = error;
+      }
+    }
+    expect(refusal).toBeInstanceOf(errors.DrainingConnectionError);
+    await draining;
+    expect(() => other.publish(subject)).toThrow(ClosedConnectionError);
+  });
+
   it('close ends iterators and rejects later calls with ClosedConnectionError', async () => {
     const other = await connect({ servers: server.url });
     const sub = other.subscribe(createInbox());
