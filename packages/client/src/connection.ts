@@ -35,7 +35,7 @@ import {
 } from './errors.js';
 import type { MsgImpl } from './msg.js';
 import { QueuedIterator } from './queued-iterator.js';
-import { requestMany } from './request-many.js';
+import { type ReplyHandler, type ReplyInbox, requestMany, sharedInbox } from './request-many.js';
 import { RequestMux } from './request-mux.js';
 import { errorFromServer } from './server-error.js';
 import { type ServerEntry, ServerPool } from './servers.js';
@@ -410,7 +410,9 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#assertOpen();
       if (this.#draining) throw new DrainingConnectionError();
       const iterator = requestMany(
-        this.#requestMux(),
+        options.noMux
+          ? (handler) => this.#ownInbox(subject, handler)
+          : sharedInbox(this.#requestMux()),
         subject,
         options,
         this.#options.timeout,
@@ -420,6 +422,31 @@ export class NatsConnectionImpl implements NatsConnection {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** The inbox of one requestMany with `noMux`: a subscription of its own, as in nats.js. */
+  #ownInbox(subject: string, handler: ReplyHandler): ReplyInbox {
+    const reply = createInbox(this.#options.inboxPrefix);
+    const sub = this.#subscribe(reply, {
+      // Errors also end the subscription: `closed` below reports them.
+      callback: (error, msg) => {
+        if (!error) handler.deliver(msg as MsgImpl);
+      },
+    });
+    sub.requestSubject = subject;
+    // Drained with the connection, the request ends quietly; closed with it, it fails as a
+    // request on the shared inbox does.
+    void sub.closed.then((error) =>
+      handler.end(
+        error ?? (this.#state === State.Closed ? new ClosedConnectionError() : undefined),
+      ),
+    );
+    return {
+      reply,
+      close: () => {
+        if (!sub.isClosed()) sub.unsubscribe();
+      },
+    };
   }
 
   #requestMux(): RequestMux {

@@ -1,18 +1,38 @@
 import { NoRespondersError } from './errors.js';
 import type { MsgImpl } from './msg.js';
 import { QueuedIterator } from './queued-iterator.js';
-import type { RequestMux } from './request-mux.js';
+import type { PendingReply, RequestMux } from './request-mux.js';
 import { type Msg, type RequestManyOptions, RequestStrategy } from './types.js';
 
 const DEFAULT_JITTER = 300;
 
-/**
- * Sends one request and yields every reply until the strategy says stop: a message count, the
- * overall `maxWait`, a stall of `jitter` ms, or an empty sentinel message. The iterator holds at
- * most `maxMessages` replies when counting; other strategies are bounded by `maxWait`.
- */
+/** Receives the replies of one requestMany, wherever they arrive. */
+export interface ReplyHandler extends PendingReply {
+  /** Ends the request: quietly (e.g. its inbox was drained) or with an error. */
+  end(error?: Error): void;
+}
+
+/** Where the replies of one requestMany arrive. */
+export interface ReplyInbox {
+  /** The reply subject to publish the request with. */
+  readonly reply: string;
+  /** Stops routing replies to the handler. */
+  close(): void;
+}
+
+/** Opens the inbox of one request: the shared one, or (noMux) a subscription of its own. */
+export type OpenReplyInbox = (handler: ReplyHandler) => ReplyInbox;
+
+/** The connection's shared inbox, where the last token of the reply subject names the request. */
+export function sharedInbox(mux: RequestMux): OpenReplyInbox {
+  return (handler) => {
+    const { token, reply } = mux.add(handler);
+    return { reply, close: () => mux.remove(token) };
+  };
+}
+
 export function requestMany(
-  mux: RequestMux,
+  openInbox: OpenReplyInbox,
   subject: string,
   options: Partial<RequestManyOptions>,
   defaultWait: number,
@@ -23,14 +43,17 @@ export function requestMany(
   const iterator = new QueuedIterator<Msg>();
   let received = 0;
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let finished = false;
   const stop = (error?: Error) => {
+    if (finished) return;
+    finished = true;
     clearTimeout(overall);
     clearTimeout(stallTimer);
-    mux.remove(token);
+    inbox.close();
     iterator.stop(error);
   };
   const overall = setTimeout(() => stop(), maxWait);
-  const { token, reply } = mux.add({
+  const inbox = openInbox({
     subject,
     deliver: (msg: MsgImpl) => {
       if (msg.isStatus && msg.headers?.code === 503) {
@@ -54,10 +77,11 @@ export function requestMany(
       }
     },
     fail: (error) => stop(error),
+    end: (error) => stop(error),
   });
   iterator.onFinished = () => stop();
   try {
-    send(reply);
+    send(inbox.reply);
   } catch (error) {
     stop();
     throw error;

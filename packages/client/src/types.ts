@@ -163,6 +163,8 @@ export interface RequestManyOptions {
   maxMessages?: number;
   /** Stall time for the jitterTimer strategy (default 300 ms). */
   jitter?: number;
+  /** Use a subscription of this request's own instead of the shared inbox. */
+  noMux?: boolean;
 }
 
 export interface Msg {

@@ -167,37 +167,72 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     silent.unsubscribe();
   });
 
-  it('collects many replies with each requestMany strategy', async () => {
+  it.each([
+    { inbox: 'the shared inbox', noMux: false, replyTokens: 3 },
+    { inbox: 'an inbox of its own (noMux)', noMux: true, replyTokens: 2 },
+  ])(
+    'collects many replies with each requestMany strategy on $inbox',
+    async ({ noMux, replyTokens }) => {
+      const subject = createInbox();
+      const replySubjects = new Set<string>();
+      const responders = [1, 2, 3].map((i) =>
+        nc.subscribe(subject, {
+          callback: (_e, msg) => {
+            if (msg.reply) replySubjects.add(msg.reply);
+            msg.respond(`r${i}`);
+            if (msg.string() === 'sentinel' && i === 3) setTimeout(() => msg.respond(Empty), 50);
+          },
+        }),
+      );
+      const collect = async (it: AsyncIterable<Msg>) => {
+        const out: string[] = [];
+        for await (const m of it) out.push(m.string());
+        return out;
+      };
+      const count = async (payload: string, options: Partial<RequestManyOptions>) =>
+        (await collect(await nc.requestMany(subject, payload, { ...options, noMux }))).length;
+      expect(
+        await count('x', { strategy: RequestStrategy.Count, maxMessages: 2, maxWait: 5000 }),
+      ).toBe(2);
+      expect(await count('x', { strategy: RequestStrategy.Timer, maxWait: 300 })).toBe(3);
+      expect(
+        await count('x', { strategy: RequestStrategy.JitterTimer, jitter: 200, maxWait: 5000 }),
+      ).toBe(3);
+      expect(
+        await count('sentinel', { strategy: RequestStrategy.SentinelMsg, maxWait: 5000 }),
+      ).toBe(3);
+      // The shared inbox names the request in a last token; noMux gives each request a plain inbox.
+      expect(replySubjects.size).toBe(4);
+      for (const reply of replySubjects) expect(reply.split('.')).toHaveLength(replyTokens);
+      for (const r of responders) r.unsubscribe();
+      await expect(
+        collect(await nc.requestMany(subject, 'x', { maxWait: 5000, noMux })),
+      ).rejects.toBeInstanceOf(NoRespondersError);
+    },
+  );
+
+  it('ends a noMux requestMany with its connection: quietly on drain, with an error on close', async () => {
     const subject = createInbox();
-    const responders = [1, 2, 3].map((i) =>
-      nc.subscribe(subject, {
-        callback: (_e, msg) => {
-          msg.respond(`r${i}`);
-          if (msg.string() === 'sentinel' && i === 3) setTimeout(() => msg.respond(Empty), 50);
-        },
-      }),
-    );
-    const collect = async (it: AsyncIterable<Msg>) => {
-      const out: string[] = [];
-      for await (const m of it) out.push(m.string());
-      return out;
+    const silent = nc.subscribe(subject, { callback: () => {} });
+    await nc.flush();
+    const drained = await connect({ servers: server.url });
+    const waitingOnDrain = await drained.requestMany(subject, 'x', {
+      noMux: true,
+      maxWait: 30_000,
+    });
+    await drained.drain();
+    const seen: Msg[] = [];
+    for await (const m of waitingOnDrain) seen.push(m);
+    expect(seen).toEqual([]);
+    const closed = await connect({ servers: server.url });
+    const waitingOnClose = await closed.requestMany(subject, 'x', { noMux: true, maxWait: 30_000 });
+    await closed.close();
+    const iterate = async () => {
+      for await (const _ of waitingOnClose) {
+      }
     };
-    const count = async (payload: string, options: Partial<RequestManyOptions>) =>
-      (await collect(await nc.requestMany(subject, payload, options))).length;
-    expect(
-      await count('x', { strategy: RequestStrategy.Count, maxMessages: 2, maxWait: 5000 }),
-    ).toBe(2);
-    expect(await count('x', { strategy: RequestStrategy.Timer, maxWait: 300 })).toBe(3);
-    expect(
-      await count('x', { strategy: RequestStrategy.JitterTimer, jitter: 200, maxWait: 5000 }),
-    ).toBe(3);
-    expect(await count('sentinel', { strategy: RequestStrategy.SentinelMsg, maxWait: 5000 })).toBe(
-      3,
-    );
-    for (const r of responders) r.unsubscribe();
-    await expect(
-      collect(await nc.requestMany(subject, 'x', { maxWait: 5000 })),
-    ).rejects.toBeInstanceOf(NoRespondersError);
+    await expect(iterate()).rejects.toBeInstanceOf(ClosedConnectionError);
+    silent.unsubscribe();
   });
 
   it('fails a subscription that sees nothing within its timeout', async () => {
