@@ -33,13 +33,13 @@ module.exports = {
       comment: 'transport, client and jetstream never import the server or better-sqlite3.',
       severity: 'error',
       from: { path: '^packages/(transport|client|jetstream)/src/' },
-      to: { path: ['^packages/server/', '^@slipstream/server$', 'better-sqlite3'] },
+      to: { path: ['^packages/server/', 'better-sqlite3'] },
     },
     {
       name: 'server-never-imports-client',
       severity: 'error',
       from: { path: '^packages/server/src/' },
-      to: { path: ['^packages/(client|jetstream)/', '^@slipstream/(client|jetstream)$'] },
+      to: { path: '^packages/(client|jetstream)/' },
     },
     {
       name: 'sqlite-only-in-server',
@@ -51,7 +51,7 @@ module.exports = {
       name: 'transport-only-for-client-and-server',
       severity: 'error',
       from: { path: '^packages/(protocol|jsapi|jetstream)/src/' },
-      to: { path: ['^packages/transport/', '^@slipstream/transport$'] },
+      to: { path: '^packages/transport/' },
     },
     {
       name: 'no-cross-package-relative-imports',
@@ -60,7 +60,7 @@ module.exports = {
       from: { path: '^(packages|apps)/([^/]+)/' },
       to: {
         path: '^(packages|apps)/',
-        pathNot: ['^$1/$2/', '^packages/[^/]+/dist/', '^packages/[^/]+/src/index\\.ts$'],
+        pathNot: '^$1/$2/',
         dependencyTypes: ['local'],
       },
     },
