@@ -64,6 +64,8 @@ export class OutgoingMessage {
   payload: Uint8Array = EMPTY;
   /** More than one subscription may receive it. */
   shared = false;
+  #msgLineEnd: Uint8Array | undefined;
+  #hmsgLineEnd: Uint8Array | undefined;
   #msgRest: Uint8Array | undefined;
   #hmsgRest: Uint8Array | undefined;
 
@@ -82,6 +84,8 @@ export class OutgoingMessage {
     this.headers = headers;
     this.payload = payload;
     this.shared = shared;
+    this.#msgLineEnd = undefined;
+    this.#hmsgLineEnd = undefined;
     this.#msgRest = undefined;
     this.#hmsgRest = undefined;
     return this;
@@ -108,7 +112,7 @@ export class OutgoingMessage {
       writer.bytes(sub.sidBytes);
     }
     if (!this.shared || payload.length > MAX_JOINED_PAYLOAD) {
-      writer.bytes(withHeaders ? this.#lineEnd(headers) : this.#lineEnd(undefined));
+      writer.bytes(withHeaders ? this.#hmsgLine(headers) : this.#msgLine());
       if (withHeaders) writer.bytes(headers);
       writer.bytes(payload);
       writer.bytes(CRLF);
@@ -119,6 +123,15 @@ export class OutgoingMessage {
       writer.bytes((this.#msgRest ??= this.#join(undefined)));
     }
     return payload.length + (withHeaders ? headers.length : 0);
+  }
+
+  /** The MSG line end, encoded once per publish however many receivers take it uncopied. */
+  #msgLine(): Uint8Array {
+    return (this.#msgLineEnd ??= this.#lineEnd(undefined));
+  }
+
+  #hmsgLine(headers: Uint8Array): Uint8Array {
+    return (this.#hmsgLineEnd ??= this.#lineEnd(headers));
   }
 
   /** ` [reply] <sizes>\r\n` */

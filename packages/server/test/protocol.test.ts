@@ -198,6 +198,33 @@ describe.each(bothServers)('client protocol against $name', (target) => {
     expect(without.afterInfo()).toContain('MSG h 2 2\r\nhi\r\n');
   });
 
+  it('fans a large payload with a reply and headers out intact to every subscriber', async () => {
+    // Above the size where a shared message is joined into one array: each receiver gets the
+    // pieces uncopied, so the line end must be right for every one of them.
+    const payload = 'p'.repeat(5000);
+    const headers = 'NATS/1.0\r\nA: b\r\n\r\n';
+    const withHeaders = await connect();
+    const without = await connect();
+    await withHeaders.send(
+      'CONNECT {"verbose":false,"headers":true}\r\nSUB big 1\r\nSUB big 2\r\n',
+    );
+    await without.send(`${QUIET}SUB big 3\r\nSUB * 4\r\n`);
+    await withHeaders.sync();
+    await without.sync();
+    await withHeaders.send(
+      `HPUB big r.1 ${headers.length} ${headers.length + payload.length}\r\n${headers}${payload}\r\n`,
+    );
+    await withHeaders.sync();
+    await without.sync();
+    const hmsg = (sid: number) =>
+      `HMSG big ${sid} r.1 ${headers.length} ${headers.length + payload.length}\r\n${headers}${payload}\r\n`;
+    expect(withHeaders.afterInfo()).toContain(hmsg(1));
+    expect(withHeaders.afterInfo()).toContain(hmsg(2));
+    const msg = (sid: number) => `MSG big ${sid} r.1 ${payload.length}\r\n${payload}\r\n`;
+    expect(without.afterInfo()).toContain(msg(3));
+    expect(without.afterInfo()).toContain(msg(4));
+  });
+
   it('does not echo a publisher its own messages with echo false, but others get them', async () => {
     const publisher = await connect();
     const other = await connect();
