@@ -49,6 +49,29 @@ function readable(results: (ClientFrame | ServerFrame | ProtocolError)[]) {
   });
 }
 
+/** A PUB frame as `readable` shows it; `hpub` defaults to whether a header block is given. */
+function pub(
+  subject: string,
+  payload: string,
+  {
+    reply,
+    headers,
+    hpub = headers !== undefined,
+  }: { reply?: string; headers?: string; hpub?: boolean } = {},
+) {
+  return { op: 'PUB', subject, reply, headers, payload, hpub };
+}
+/** A MSG frame as `readable` shows it. */
+function msg(
+  subject: string,
+  sid: string,
+  payload: string,
+  { reply, headers }: { reply?: string; headers?: string } = {},
+) {
+  return { op: 'MSG', subject, sid, reply, headers, payload };
+}
+const sub = (subject: string, sid: string, queue?: string) => ({ op: 'SUB', subject, queue, sid });
+
 function expectError(
   results: (ClientFrame | ServerFrame | ProtocolError)[],
   code: ProtocolErrorCode,
@@ -72,40 +95,12 @@ describe('ServerSideParser: what a client sends', () => {
     );
     expect(readable(results)).toEqual([
       { op: 'CONNECT', json: '{"verbose":false,"headers":true}' },
-      { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
-      { op: 'SUB', subject: 'foo.*', queue: 'workers', sid: '2' },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: undefined,
-        payload: 'hello',
-        hpub: false,
-      },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: 'reply.to',
-        headers: undefined,
-        payload: '',
-        hpub: false,
-      },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: 'NATS/1.0\r\n\r\n',
-        payload: 'hi',
-        hpub: true,
-      },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: '_INBOX.1',
-        headers: 'NATS/1.0\r\nA: b\r\n\r\n',
-        payload: '',
-        hpub: true,
-      },
+      sub('foo', '1'),
+      sub('foo.*', '2', 'workers'),
+      pub('foo', 'hello'),
+      pub('foo', '', { reply: 'reply.to' }),
+      pub('foo', 'hi', { headers: 'NATS/1.0\r\n\r\n' }),
+      pub('foo', '', { reply: '_INBOX.1', headers: 'NATS/1.0\r\nA: b\r\n\r\n' }),
       { op: 'UNSUB', sid: '1', max: undefined },
       { op: 'UNSUB', sid: '2', max: 10 },
       { op: 'PING' },
@@ -117,137 +112,80 @@ describe('ServerSideParser: what a client sends', () => {
     const results = fromClient('connect {}\r\nPuB foo 1\r\nx\r\nsub foo 1\r\nUnSuB 1\r\n');
     expect(results.map((r) => (r as ClientFrame).op)).toEqual(['CONNECT', 'PUB', 'SUB', 'UNSUB']);
     expect(readable(fromClient('hpub foo 12 12\r\nNATS/1.0\r\n\r\n\r\npInG\r\npong\r\n'))).toEqual([
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: 'NATS/1.0\r\n\r\n',
-        payload: '',
-        hpub: true,
-      },
+      pub('foo', '', { headers: 'NATS/1.0\r\n\r\n' }),
       { op: 'PING' },
       { op: 'PONG' },
     ]);
   });
 
-  it('separates arguments by any run of spaces and tabs', () => {
-    expect(readable(fromClient('PUB\tfoo \t bar\t\t2\r\nhi\r\nSUB  foo\t q  9 \r\n'))).toEqual([
-      { op: 'PUB', subject: 'foo', reply: 'bar', headers: undefined, payload: 'hi', hpub: false },
-      { op: 'SUB', subject: 'foo', queue: 'q', sid: '9' },
-    ]);
-  });
-
-  it('accepts control lines ended by a bare LF', () => {
-    expect(readable(fromClient('CONNECT {}\nPUB foo 2\nhi\r\nPING\nSUB foo 1\n'))).toEqual([
-      { op: 'CONNECT', json: '{}' },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: undefined,
-        payload: 'hi',
-        hpub: false,
-      },
-      { op: 'PING' },
-      { op: 'SUB', subject: 'foo', queue: undefined, sid: '1' },
-    ]);
-  });
-
-  it('treats PING/PONG/+OK followed by anything as that op, as nats-server does', () => {
-    const results = fromClient('PINGX\r\nPING foo\r\nPONGjunk\r\n+OK\r\n+okay\r\nPING\r\n');
-    expect(results).toEqual([
-      { op: 'PING' },
-      { op: 'PING' },
-      { op: 'PONG' },
-      { op: 'OK' },
-      { op: 'OK' },
-      { op: 'PING' },
-    ]);
-  });
-
-  it('passes client INFO through as a frame (the server ignores it)', () => {
-    expect(fromClient('INFO {"a":1}\r\nPING\r\n')).toEqual([
-      { op: 'INFO', json: '{"a":1}' },
-      { op: 'PING' },
-    ]);
-  });
-
-  it('gives CONNECT text as is, even when empty or glued to the verb', () => {
-    expect(fromClient('CONNECT\r\nCONNECT{}\r\nCONNECT   {bad\r\n')).toEqual([
-      { op: 'CONNECT', json: '' },
-      { op: 'CONNECT', json: '{}' },
-      { op: 'CONNECT', json: '{bad' },
-    ]);
-  });
-
-  it('decodes UTF-8 subjects', () => {
-    expect(readable(fromClient('PUB grüße.日本 0\r\n\r\n'))).toEqual([
-      {
-        op: 'PUB',
-        subject: 'grüße.日本',
-        reply: undefined,
-        headers: undefined,
-        payload: '',
-        hpub: false,
-      },
-    ]);
-  });
-
-  it('accepts leading zeros in sizes', () => {
-    expect(
-      readable(fromClient('PUB foo 02\r\nhi\r\nHPUB foo 012 000000014\r\nNATS/1.0\r\n\r\nhi\r\n')),
-    ).toEqual([
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: undefined,
-        payload: 'hi',
-        hpub: false,
-      },
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: 'NATS/1.0\r\n\r\n',
-        payload: 'hi',
-        hpub: true,
-      },
-    ]);
-  });
-
-  it('gives no headers for an HPUB with a zero-length header block, but says it was an HPUB', () => {
-    expect(readable(fromClient('HPUB foo 0 2\r\nhi\r\n'))).toEqual([
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: undefined,
-        payload: 'hi',
-        hpub: true,
-      },
-    ]);
-  });
-
-  it('keeps payloads holding CR and LF intact', () => {
-    expect(readable(fromClient('PUB foo 6\r\n\r\nPUB\n\r\n'))).toEqual([
-      {
-        op: 'PUB',
-        subject: 'foo',
-        reply: undefined,
-        headers: undefined,
-        payload: '\r\nPUB\n',
-        hpub: false,
-      },
-    ]);
-  });
-
-  it('reads UNSUB max as nats-server does: an unparsable max means none', () => {
-    expect(fromClient('UNSUB 1 0\r\nUNSUB 1 x\r\nUNSUB 1 -1\r\n')).toEqual([
-      { op: 'UNSUB', sid: '1', max: 0 },
-      { op: 'UNSUB', sid: '1', max: undefined },
-      { op: 'UNSUB', sid: '1', max: undefined },
-    ]);
+  it.each([
+    {
+      what: 'separates arguments by any run of spaces and tabs',
+      input: 'PUB\tfoo \t bar\t\t2\r\nhi\r\nSUB  foo\t q  9 \r\n',
+      frames: [pub('foo', 'hi', { reply: 'bar' }), sub('foo', '9', 'q')],
+    },
+    {
+      what: 'accepts control lines ended by a bare LF',
+      input: 'CONNECT {}\nPUB foo 2\nhi\r\nPING\nSUB foo 1\n',
+      frames: [{ op: 'CONNECT', json: '{}' }, pub('foo', 'hi'), { op: 'PING' }, sub('foo', '1')],
+    },
+    {
+      what: 'treats PING/PONG/+OK followed by anything as that op, as nats-server does',
+      input: 'PINGX\r\nPING foo\r\nPONGjunk\r\n+OK\r\n+okay\r\nPING\r\n',
+      frames: [
+        { op: 'PING' },
+        { op: 'PING' },
+        { op: 'PONG' },
+        { op: 'OK' },
+        { op: 'OK' },
+        { op: 'PING' },
+      ],
+    },
+    {
+      what: 'passes client INFO through as a frame (the server ignores it)',
+      input: 'INFO {"a":1}\r\nPING\r\n',
+      frames: [{ op: 'INFO', json: '{"a":1}' }, { op: 'PING' }],
+    },
+    {
+      what: 'gives CONNECT text as is, even when empty or glued to the verb',
+      input: 'CONNECT\r\nCONNECT{}\r\nCONNECT   {bad\r\n',
+      frames: [
+        { op: 'CONNECT', json: '' },
+        { op: 'CONNECT', json: '{}' },
+        { op: 'CONNECT', json: '{bad' },
+      ],
+    },
+    {
+      what: 'decodes UTF-8 subjects',
+      input: 'PUB grüße.日本 0\r\n\r\n',
+      frames: [pub('grüße.日本', '')],
+    },
+    {
+      what: 'accepts leading zeros in sizes',
+      input: 'PUB foo 02\r\nhi\r\nHPUB foo 012 000000014\r\nNATS/1.0\r\n\r\nhi\r\n',
+      frames: [pub('foo', 'hi'), pub('foo', 'hi', { headers: 'NATS/1.0\r\n\r\n' })],
+    },
+    {
+      what: 'gives no headers for an HPUB with a zero-length header block, but says it was an HPUB',
+      input: 'HPUB foo 0 2\r\nhi\r\n',
+      frames: [pub('foo', 'hi', { hpub: true })],
+    },
+    {
+      what: 'keeps payloads holding CR and LF intact',
+      input: 'PUB foo 6\r\n\r\nPUB\n\r\n',
+      frames: [pub('foo', '\r\nPUB\n')],
+    },
+    {
+      what: 'reads UNSUB max as nats-server does: an unparsable max means none',
+      input: 'UNSUB 1 0\r\nUNSUB 1 x\r\nUNSUB 1 -1\r\n',
+      frames: [
+        { op: 'UNSUB', sid: '1', max: 0 },
+        { op: 'UNSUB', sid: '1', max: undefined },
+        { op: 'UNSUB', sid: '1', max: undefined },
+      ],
+    },
+  ])('$what', ({ input, frames }) => {
+    expect(readable(fromClient(input))).toEqual(frames);
   });
 
   describe('rejects what nats-server rejects, with its -ERR text or none', () => {
@@ -291,13 +229,13 @@ describe('ServerSideParser: what a client sends', () => {
 });
 
 describe('max control line', () => {
-  const sub = (args: string) => `SUB ${args}\r\nPING\r\n`;
+  const subLine = (args: string) => `SUB ${args}\r\nPING\r\n`;
   const a = (n: number) => 'a'.repeat(n);
 
   it('allows 4096 bytes of arguments and rejects 4097, as nats-server does', () => {
-    expect(fromClient(sub(`${a(4094)} 1`))).toHaveLength(2);
+    expect(fromClient(subLine(`${a(4094)} 1`))).toHaveLength(2);
     expectError(
-      fromClient(sub(`${a(4095)} 1`)),
+      fromClient(subLine(`${a(4095)} 1`)),
       'MAX_CONTROL_LINE',
       'maximum control line exceeded',
     );
@@ -305,7 +243,7 @@ describe('max control line', () => {
 
   it('counts trailing blanks but not the blanks after the verb', () => {
     expectError(
-      fromClient(sub(`${a(4094)} 1 `)),
+      fromClient(subLine(`${a(4094)} 1 `)),
       'MAX_CONTROL_LINE',
       'maximum control line exceeded',
     );
@@ -323,8 +261,8 @@ describe('max control line', () => {
   });
 
   it('measures the same when the line arrives in pieces', () => {
-    const accepted = sub(`${a(4094)} 1`);
-    const rejected = sub(`${a(4095)} 1`);
+    const accepted = subLine(`${a(4094)} 1`);
+    const rejected = subLine(`${a(4095)} 1`);
     for (const size of [1, 7, 100, 4099]) {
       const pieces = (s: string) =>
         Array.from({ length: Math.ceil(s.length / size) }, (_, i) =>
@@ -354,7 +292,7 @@ describe('max control line', () => {
     for (let i = 0; i < 100; i++) subscriber.parser.parse(new Uint8Array(100).fill(i % 2 ? 9 : 32));
     expect(subscriber.parser.bufferedBytes).toBeLessThanOrEqual(4);
     subscriber.parser.parse(bytes('foo 1\r\n'));
-    expect(subscriber.out).toEqual([{ op: 'SUB', subject: 'foo', queue: undefined, sid: '1' }]);
+    expect(subscriber.out).toEqual([sub('foo', '1')]);
     const pinger = collectingServerSide();
     pinger.parser.parse(bytes('PING'));
     for (let i = 0; i < 100; i++) pinger.parser.parse(bytes('x'.repeat(100)));
@@ -453,31 +391,10 @@ describe('ClientSideParser: what a server sends', () => {
     expect(readable(results)).toEqual([
       { op: 'INFO', json: '{"server_id":"N1","max_payload":1048576}' },
       { op: 'OK' },
-      {
-        op: 'MSG',
-        subject: 'foo',
-        sid: '1',
-        reply: undefined,
-        headers: undefined,
-        payload: 'hello',
-      },
-      { op: 'MSG', subject: 'foo', sid: '2', reply: '_INBOX.x', headers: undefined, payload: '' },
-      {
-        op: 'MSG',
-        subject: 'foo',
-        sid: '3',
-        reply: undefined,
-        headers: 'NATS/1.0\r\n\r\n',
-        payload: 'hi',
-      },
-      {
-        op: 'MSG',
-        subject: 'foo',
-        sid: '4',
-        reply: 'reply',
-        headers: 'NATS/1.0 503\r\n\r\n',
-        payload: '',
-      },
+      msg('foo', '1', 'hello'),
+      msg('foo', '2', '', { reply: '_INBOX.x' }),
+      msg('foo', '3', 'hi', { headers: 'NATS/1.0\r\n\r\n' }),
+      msg('foo', '4', '', { reply: 'reply', headers: 'NATS/1.0 503\r\n\r\n' }),
       { op: 'PING' },
       { op: 'PONG' },
       { op: 'ERR', message: 'Authorization Violation' },
@@ -486,14 +403,7 @@ describe('ClientSideParser: what a server sends', () => {
 
   it('tolerates the two spaces nats-server 2.9.10 writes for an empty reply', () => {
     expect(readable(fromServer('MSG $JS.ACK.x 7  27\r\n{"stream":"S","seq":1}12345\r\n'))).toEqual([
-      {
-        op: 'MSG',
-        subject: '$JS.ACK.x',
-        sid: '7',
-        reply: undefined,
-        headers: undefined,
-        payload: '{"stream":"S","seq":1}12345',
-      },
+      msg('$JS.ACK.x', '7', '{"stream":"S","seq":1}12345'),
     ]);
   });
 
