@@ -1,3 +1,4 @@
+import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
 import { z } from 'zod';
 
 /**
@@ -41,17 +42,14 @@ export function bucketNameProblem(name: string): string | undefined {
   return bucketName.test(name) ? undefined : 'bucket name must match ^[a-zA-Z0-9_-]+$';
 }
 
-// Keys are subject tokens: an empty token (leading, trailing or doubled dot) is never valid.
-function emptyTokenProblem(key: string): string | undefined {
-  if (key.startsWith('.') || key.endsWith('.')) return 'key can not start or end with "."';
-  if (key.includes('..')) return 'key can not contain ".."';
-  return undefined;
-}
+// Keys are subject tokens, so past the character rules a key must be a valid subject: after the
+// regexes rule out whitespace and misplaced wildcards, that leaves only the empty-token rule.
+const emptyToken = 'can not start or end with "." or contain ".."';
 
 /** Why a KV key is invalid: `^[-/_=.a-zA-Z0-9]+$`, no leading or trailing `.`, no `..`. */
 export function keyProblem(key: string): string | undefined {
   if (!keyName.test(key)) return 'key must match ^[-/_=.a-zA-Z0-9]+$';
-  return emptyTokenProblem(key);
+  return isValidPublishSubject(key) ? undefined : `key ${emptyToken}`;
 }
 
 /** Why a KV watch/search key is invalid: like a key, plus `*` tokens and a trailing `>`. */
@@ -59,7 +57,7 @@ export function searchKeyProblem(key: string): string | undefined {
   if (key.length === 0 || !searchKey.test(key)) {
     return 'search key must match ^[-/_=.a-zA-Z0-9*]*>?$';
   }
-  return emptyTokenProblem(key);
+  return isValidSubscribeSubject(key) ? undefined : `search key ${emptyToken}`;
 }
 
 /** Why an object store object name is invalid: any non-empty text (it is base64-encoded). */

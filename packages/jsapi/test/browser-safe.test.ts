@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 // The package must run unchanged in a browser: no node: modules, no Node globals, and nothing
-// imported but zod and its own files (dependency-cruiser checks the imports too).
+// imported but zod, @slipstream/protocol (itself browser-safe) and its own files (dependency-cruiser checks the imports too).
 const srcDir = join(import.meta.dirname, '..', 'src');
 const sources = readdirSync(srcDir).map((file) => ({
   file,
@@ -17,7 +17,10 @@ describe('browser safety', () => {
     expect(text).not.toMatch(/\bprocess\./);
     expect(text).not.toMatch(/\brequire\(/);
     for (const [, spec] of text.matchAll(/from '([^']+)'/g)) {
-      expect(spec === 'zod' || spec!.startsWith('./'), spec).toBe(true);
+      expect(
+        spec === 'zod' || spec === '@slipstream/protocol' || spec!.startsWith('./'),
+        spec,
+      ).toBe(true);
     }
   });
 });
