@@ -14,8 +14,7 @@ const EMPTY = new Uint8Array(0);
  */
 export class Router {
   readonly sublist = new Sublist<Subscription>();
-  readonly #parts = new FramePartsCache();
-  readonly #message = new OutgoingMessage(this.#parts);
+  readonly #message = new OutgoingMessage(new FramePartsCache());
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
@@ -81,9 +80,8 @@ export class Router {
   #noResponders(from: ClientConnection, reply: string): void {
     const sub = this.sublist.match(reply).psubs.find((s) => s.client === from && !s.closed);
     if (!sub) return;
-    this.#send(
-      sub,
-      new OutgoingMessage(this.#parts).reset(reply, undefined, NO_RESPONDERS, EMPTY, false),
-    );
+    const message = this.#message.reset(reply, undefined, NO_RESPONDERS, EMPTY, false);
+    this.#send(sub, message);
+    message.release();
   }
 }
