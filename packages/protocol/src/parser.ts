@@ -237,6 +237,27 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     this.maxPayload = options?.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   }
 
+  /**
+   * Parses a whole stream at once: every frame, then the error if there was one. Called on a
+   * side's parser (`ServerSideParser.parseAll(chunks)`).
+   */
+  static parseAll<F extends ClientFrame | ServerFrame>(
+    this: new (
+      sink: FrameSink<F>,
+      options?: ParserOptions,
+    ) => ProtocolParser<F>,
+    chunks: Iterable<Uint8Array>,
+    options?: ParserOptions,
+  ): (F | ProtocolError)[] {
+    const out: (F | ProtocolError)[] = [];
+    const parser = new this(
+      { frame: (frame) => out.push(frame), error: (error) => out.push(error) },
+      options,
+    );
+    for (const chunk of chunks) parser.parse(chunk);
+    return out;
+  }
+
   /** Bytes of incomplete input the parser holds: a partial control line or payload. */
   get bufferedBytes(): number {
     return this.lineLength + (this.body === undefined ? 0 : this.body.length);
@@ -657,14 +678,6 @@ export class ServerSideParser extends ProtocolParser<ClientFrame> {
   constructor(sink: FrameSink<ClientFrame>, options?: ParserOptions) {
     super(sink, options, true);
   }
-
-  /** Parses a whole stream at once: every frame, then the error if there was one. */
-  static parseAll(
-    chunks: Iterable<Uint8Array>,
-    options?: ParserOptions,
-  ): (ClientFrame | ProtocolError)[] {
-    return parseAllWith((sink) => new ServerSideParser(sink, options), chunks);
-  }
 }
 
 /** Parses what a client receives: INFO, MSG, HMSG, PING, PONG, +OK, -ERR. */
@@ -672,22 +685,4 @@ export class ClientSideParser extends ProtocolParser<ServerFrame> {
   constructor(sink: FrameSink<ServerFrame>, options?: ParserOptions) {
     super(sink, options, false);
   }
-
-  /** Parses a whole stream at once: every frame, then the error if there was one. */
-  static parseAll(
-    chunks: Iterable<Uint8Array>,
-    options?: ParserOptions,
-  ): (ServerFrame | ProtocolError)[] {
-    return parseAllWith((sink) => new ClientSideParser(sink, options), chunks);
-  }
-}
-
-function parseAllWith<F extends ClientFrame | ServerFrame>(
-  create: (sink: FrameSink<F>) => ProtocolParser<F>,
-  chunks: Iterable<Uint8Array>,
-): (F | ProtocolError)[] {
-  const out: (F | ProtocolError)[] = [];
-  const parser = create({ frame: (frame) => out.push(frame), error: (error) => out.push(error) });
-  for (const chunk of chunks) parser.parse(chunk);
-  return out;
 }
