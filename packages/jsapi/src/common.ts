@@ -42,6 +42,15 @@ export const pagedShape = {
   limit: int(),
 };
 
+/** Fields of a STREAM.LIST / CONSUMER.LIST response: a page, plus what a cluster could not list. */
+export const listShape = {
+  ...pagedShape,
+  /** Members that did not answer in time (clustered). */
+  missing: z.array(z.string()).optional(),
+  /** Members that are offline, with the reason (newer servers). */
+  offline: z.record(z.string(), z.string()).optional(),
+};
+
 /** Fields of a paged request. */
 export const pagedRequestShape = {
   offset: uint().optional(),

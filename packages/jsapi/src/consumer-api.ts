@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   apiResponse,
   durationNanos,
+  listShape,
   pagedRequestShape,
   pagedShape,
   successShape,
@@ -53,10 +54,8 @@ export const consumerNamesResponseSchema = apiResponse('consumer_names_response'
   consumers: z.array(z.string()).nullable(),
 });
 export const consumerListResponseSchema = apiResponse('consumer_list_response', {
-  ...pagedShape,
+  ...listShape,
   consumers: z.array(consumerInfoSchema).nullable(),
-  missing: z.array(z.string()).optional(),
-  offline: z.record(z.string(), z.string()).optional(),
 });
 export const consumerDeleteResponseSchema = apiResponse('consumer_delete_response', successShape);
 export const consumerPauseResponseSchema = apiResponse('consumer_pause_response', {

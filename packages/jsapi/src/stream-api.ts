@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   apiResponse,
   int,
+  listShape,
   pagedRequestShape,
   pagedShape,
   placementSchema,
@@ -91,12 +92,8 @@ export const streamNamesResponseSchema = apiResponse('stream_names_response', {
   streams: z.array(z.string()).nullable(),
 });
 export const streamListResponseSchema = apiResponse('stream_list_response', {
-  ...pagedShape,
+  ...listShape,
   streams: z.array(streamInfoSchema).nullable(),
-  /** Streams that did not answer in time (clustered). */
-  missing: z.array(z.string()).optional(),
-  /** Streams that are offline, with the reason (newer servers). */
-  offline: z.record(z.string(), z.string()).optional(),
 });
 export const streamDeleteResponseSchema = apiResponse('stream_delete_response', successShape);
 export const streamPurgeResponseSchema = apiResponse('stream_purge_response', {
