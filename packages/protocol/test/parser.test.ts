@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type ClientFrame,
   ClientSideParser,
+  type FrameSink,
   type ParserOptions,
   ProtocolError,
   type ProtocolErrorCode,
+  type ProtocolParser,
   type ServerFrame,
   ServerSideParser,
 } from '../src/index.js';
@@ -20,21 +22,13 @@ const fromClient = (...chunks: string[]) => ServerSideParser.parseAll(chunks.map
 /** What a client would read from these chunks. */
 const fromServer = (...chunks: string[]) => ClientSideParser.parseAll(chunks.map(bytes));
 
-/** A parser of each side that collects what it finds in `out`. */
-function collectingServerSide(options?: ParserOptions) {
-  const out: (ClientFrame | ProtocolError)[] = [];
-  const parser = new ServerSideParser(
-    { frame: (f) => out.push(f), error: (e) => out.push(e) },
-    options,
-  );
-  return { parser, out };
-}
-function collectingClientSide(options?: ParserOptions) {
-  const out: (ServerFrame | ProtocolError)[] = [];
-  const parser = new ClientSideParser(
-    { frame: (f) => out.push(f), error: (e) => out.push(e) },
-    options,
-  );
+/** A parser of the given side that collects what it finds in `out`. */
+function collecting<F extends ClientFrame | ServerFrame>(
+  Parser: new (sink: FrameSink<F>, options?: ParserOptions) => ProtocolParser<F>,
+  options?: ParserOptions,
+) {
+  const out: (F | ProtocolError)[] = [];
+  const parser = new Parser({ frame: (f) => out.push(f), error: (e) => out.push(e) }, options);
   return { parser, out };
 }
 
@@ -205,7 +199,7 @@ describe('ServerSideParser: what a client sends', () => {
   });
 
   it('delivers the frames before an error and nothing after it', () => {
-    const { parser, out } = collectingServerSide();
+    const { parser, out } = collecting(ServerSideParser);
     parser.parse(bytes('PING\r\nXYZ\r\nPING\r\n'));
     parser.parse(bytes('PING\r\n'));
     expect(parser.failed).toBe(true);
@@ -278,7 +272,7 @@ describe('max control line', () => {
   });
 
   it('rejects a line without LF as soon as it is too long', () => {
-    const { parser, out } = collectingServerSide();
+    const { parser, out } = collecting(ServerSideParser);
     parser.parse(bytes(`PUB ${a(4096)}`));
     expect(out).toEqual([]);
     expect(parser.bufferedBytes).toBeLessThanOrEqual(4096 + 16);
@@ -287,13 +281,13 @@ describe('max control line', () => {
   });
 
   it('does not hoard the blanks after a verb or the tail of a PING line', () => {
-    const subscriber = collectingServerSide();
+    const subscriber = collecting(ServerSideParser);
     subscriber.parser.parse(bytes('SUB'));
     for (let i = 0; i < 100; i++) subscriber.parser.parse(new Uint8Array(100).fill(i % 2 ? 9 : 32));
     expect(subscriber.parser.bufferedBytes).toBeLessThanOrEqual(4);
     subscriber.parser.parse(bytes('foo 1\r\n'));
     expect(subscriber.out).toEqual([sub('foo', '1')]);
-    const pinger = collectingServerSide();
+    const pinger = collecting(ServerSideParser);
     pinger.parser.parse(bytes('PING'));
     for (let i = 0; i < 100; i++) pinger.parser.parse(bytes('x'.repeat(100)));
     expect(pinger.parser.bufferedBytes).toBe(0);
@@ -302,13 +296,13 @@ describe('max control line', () => {
   });
 
   it('rejects an unknown op before its line ends', () => {
-    const { parser, out } = collectingServerSide();
+    const { parser, out } = collecting(ServerSideParser);
     parser.parse(bytes('XY'));
     expectError(out, 'UNKNOWN_OPERATION', 'Unknown Protocol Operation');
   });
 
   it('is configurable, also after construction', () => {
-    const { parser, out } = collectingServerSide({ maxControlLine: 10 });
+    const { parser, out } = collecting(ServerSideParser, { maxControlLine: 10 });
     parser.parse(bytes('SUB 12345678 1\r\n'));
     expect(out).toHaveLength(1);
     parser.maxControlLine = 9;
@@ -319,7 +313,7 @@ describe('max control line', () => {
 
 describe('max payload', () => {
   it('is configurable, also after construction', () => {
-    const { parser, out } = collectingServerSide({ maxPayload: 4 });
+    const { parser, out } = collecting(ServerSideParser, { maxPayload: 4 });
     parser.parse(bytes('PUB foo 4\r\nabcd\r\nHPUB foo 2 4\r\nabcd\r\n'));
     expect(out).toHaveLength(2);
     parser.maxPayload = 3;
@@ -364,14 +358,14 @@ describe('payload handling', () => {
   });
 
   it('reports a bad terminator as soon as its first byte arrives', () => {
-    const { parser, out } = collectingClientSide();
+    const { parser, out } = collecting(ClientSideParser);
     parser.parse(bytes('MSG foo 1 3\r\nab'));
     parser.parse(bytes('cd'));
     expectError(out, 'PAYLOAD_TERMINATOR', 'Unknown Protocol Operation');
   });
 
   it('counts a pending payload in bufferedBytes', () => {
-    const { parser } = collectingClientSide();
+    const { parser } = collecting(ClientSideParser);
     parser.parse(bytes('MSG foo 1 1000\r\nabc'));
     expect(parser.bufferedBytes).toBe(1000);
     parser.parse(new Uint8Array(997));
