@@ -73,6 +73,8 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   lastActivity = this.startedAt;
   readonly ip: string;
   readonly port: number;
+  /** `ip:port - cid:N`, the prefix of every log line about this connection (as nats-server). */
+  readonly label: string;
   readonly outbound: Outbound;
   readonly subscriptions = new Map<string, Subscription>();
 
@@ -113,6 +115,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     this.#socket = socket;
     this.ip = socket.remoteAddress ?? '';
     this.port = socket.remotePort ?? 0;
+    this.label = `${this.ip}:${this.port} - cid:${cid}`;
     const options = host.options;
     this.#trace = options.trace;
     this.#authenticated = !host.authRequired;
@@ -125,7 +128,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       writeDeadline: options.writeDeadline,
       slowConsumer: (reason) => {
         host.stats.slowConsumers++;
-        host.logger.warn(`${this.#label()} - Slow Consumer Detected: ${reason}`);
+        host.logger.warn(`${this.label} - Slow Consumer Detected: ${reason}`);
         this.close(reason);
       },
     });
@@ -137,8 +140,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
         this.#queued('PING');
       },
       stale: () => {
-        if (options.debug)
-          host.logger.debug(`${this.#label()} - Stale Client Connection - Closing`);
+        if (options.debug) host.logger.debug(`${this.label} - Stale Client Connection - Closing`);
         this.close('Stale Connection', ErrText.staleConnection);
       },
     });
@@ -146,7 +148,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     socket.on('data', this.#onData);
     socket.on('end', () => this.close('Client Closed'));
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (options.debug) host.logger.debug(`${this.#label()} - Socket error: ${error.message}`);
+      if (options.debug) host.logger.debug(`${this.label} - Socket error: ${error.message}`);
       if (socket instanceof TLSSocket && !socket.getProtocol()) this.close('TLS Handshake Failure');
       else this.close(error.code === 'EPIPE' ? 'Write Error' : 'Read Error');
     });
@@ -212,7 +214,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     stats.outMsgs++;
     stats.outBytes += bytes;
     if (this.#trace)
-      this.#host.logger.trace(`${this.#label()} - ->> [MSG ${subject} ${sub.sid} ${bytes}]`);
+      this.#host.logger.trace(`${this.label} - ->> [MSG ${subject} ${sub.sid} ${bytes}]`);
     this.outbound.queued();
   }
 
@@ -242,7 +244,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     } else {
       if (errText !== undefined) {
         this.outbound.writer.err(errText);
-        if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [-ERR '${errText}']`);
+        if (this.#trace) this.#host.logger.trace(`${this.label} - ->> [-ERR '${errText}']`);
       }
       this.outbound.flushFinal();
       this.outbound.dispose();
@@ -295,7 +297,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   error(error: ProtocolError): void {
     if (this.closed) return;
     if (this.#host.options.debug) {
-      this.#host.logger.debug(`${this.#label()} - Client parser error: ${error.message}`);
+      this.#host.logger.debug(`${this.label} - Client parser error: ${error.message}`);
     }
     // Garbage before an authenticated CONNECT is an authorization problem first (nats-server
     // checks that the first op is CONNECT before it looks any further).
@@ -324,7 +326,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
       // A bug of ours must cost one connection, never the server.
-      this.#host.logger.error(`${this.#label()} - Internal error: ${(error as Error).stack}`);
+      this.#host.logger.error(`${this.label} - Internal error: ${(error as Error).stack}`);
       this.close('Protocol Violation');
     }
   };
@@ -449,7 +451,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   }
 
   #queued(what: string): void {
-    if (this.#trace) this.#host.logger.trace(`${this.#label()} - ->> [${what}]`);
+    if (this.#trace) this.#host.logger.trace(`${this.label} - ->> [${what}]`);
     this.outbound.queued();
   }
 
@@ -464,11 +466,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
             : frame.op === 'CONNECT'
               ? ` ${frame.json}`
               : '';
-    this.#host.logger.trace(`${this.#label()} - <<- [${frame.op}${args}]`);
-  }
-
-  #label(): string {
-    return `${this.ip}:${this.port} - cid:${this.cid}`;
+    this.#host.logger.trace(`${this.label} - <<- [${frame.op}${args}]`);
   }
 }
 

@@ -189,9 +189,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   connectionClosed(client: ClientConnection, reason: CloseReason): void {
     this.clients.delete(client.cid);
     if (this.options.debug) {
-      this.logger.debug(
-        `${client.ip}:${client.port} - cid:${client.cid} - Client connection closed: ${reason}`,
-      );
+      this.logger.debug(`${client.label} - Client connection closed: ${reason}`);
     }
     if (this.closedConnections.length >= MAX_CLOSED_CONNECTIONS) this.closedConnections.shift();
     this.closedConnections.push(snapshotConnection(client));
@@ -224,7 +222,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       this.totalConnections++;
     }
     if (this.options.debug) {
-      this.logger.debug(`${client.ip}:${client.port} - cid:${cid} - Client connection created`);
+      this.logger.debug(`${client.label} - Client connection created`);
     }
     client.start({ sendInfo: tls === undefined });
     // nats-server sends INFO, then the error, then closes.
