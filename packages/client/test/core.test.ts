@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ClosedConnectionError,
   connect,
@@ -9,7 +9,6 @@ import {
   InvalidSubjectError,
   MaxPayloadExceededError,
   type Msg,
-  type NatsConnection,
   NoRespondersError,
   RequestError,
   type RequestManyOptions,
@@ -17,32 +16,25 @@ import {
   SlowConsumerError,
   TimeoutError,
 } from '../src/node.js';
-import { type SuiteServer, serverKinds, waitFor } from './servers.js';
+import { connectedSuite, serverKinds, waitFor } from './servers.js';
 
 describe.each(serverKinds)('core client against $name', (kind) => {
-  let server: SuiteServer;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    server = await kind.start();
-    nc = await connect({ servers: server.url });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const suite = connectedSuite(kind);
 
   it('connects and exposes the server INFO', () => {
-    expect(nc.info?.max_payload).toBeGreaterThan(0);
-    expect(nc.getServer()).toBe(server.url.replace('nats://', ''));
-    expect(nc.isClosed()).toBe(false);
+    expect(suite.nc.info?.max_payload).toBeGreaterThan(0);
+    expect(suite.nc.getServer()).toBe(suite.server.url.replace('nats://', ''));
+    expect(suite.nc.isClosed()).toBe(false);
   });
 
   it('delivers to a callback subscription', async () => {
     const subject = createInbox();
     const got: string[] = [];
-    const sub = nc.subscribe(subject, { callback: (_err, msg) => void got.push(msg.string()) });
-    for (let i = 0; i < 5; i++) nc.publish(subject, `m${i}`);
-    await nc.flush();
+    const sub = suite.nc.subscribe(subject, {
+      callback: (_err, msg) => void got.push(msg.string()),
+    });
+    for (let i = 0; i < 5; i++) suite.nc.publish(subject, `m${i}`);
+    await suite.nc.flush();
     expect(got).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     expect(sub.getReceived()).toBe(5);
     sub.unsubscribe();
@@ -57,20 +49,20 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     const size = 4096;
     const mismatches: number[] = [];
     let received = 0;
-    const sub = nc.subscribe(subject, {
+    const sub = suite.nc.subscribe(subject, {
       callback: (_err, msg) => {
         const expected = received++ % 251;
         if (msg.data.length !== size || msg.data.some((b) => b !== expected))
           mismatches.push(received);
       },
     });
-    await nc.flush();
+    await suite.nc.flush();
     const payload = new Uint8Array(size);
     for (let i = 0; i < count; i++) {
       payload.fill(i % 251);
-      nc.publish(subject, payload);
+      suite.nc.publish(subject, payload);
     }
-    await nc.flush();
+    await suite.nc.flush();
     await waitFor(() => received === count, `${count} messages`);
     expect(mismatches).toEqual([]);
     sub.unsubscribe();
@@ -78,8 +70,8 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('delivers to an async iterator and ends at max', async () => {
     const subject = createInbox();
-    const sub = nc.subscribe(subject, { max: 3 });
-    for (let i = 0; i < 5; i++) nc.publish(subject, new Uint8Array([i]));
+    const sub = suite.nc.subscribe(subject, { max: 3 });
+    for (let i = 0; i < 5; i++) suite.nc.publish(subject, new Uint8Array([i]));
     const got: number[] = [];
     for await (const msg of sub) got.push(msg.data[0]!);
     expect(got).toEqual([0, 1, 2]);
@@ -89,21 +81,21 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('breaking out of the loop unsubscribes', async () => {
     const subject = createInbox();
-    const sub = nc.subscribe(subject);
-    nc.publish(subject, 'one');
+    const sub = suite.nc.subscribe(subject);
+    suite.nc.publish(subject, 'one');
     for await (const _ of sub) break;
     expect(sub.isClosed()).toBe(true);
-    const before = nc.stats().inMsgs;
-    nc.publish(subject, 'two');
-    await nc.flush();
-    expect(nc.stats().inMsgs).toBe(before);
+    const before = suite.nc.stats().inMsgs;
+    suite.nc.publish(subject, 'two');
+    await suite.nc.flush();
+    expect(suite.nc.stats().inMsgs).toBe(before);
   });
 
   it('unsubscribe(max) stops after that many messages', async () => {
     const subject = createInbox();
-    const sub = nc.subscribe(subject);
+    const sub = suite.nc.subscribe(subject);
     sub.unsubscribe(2);
-    for (let i = 0; i < 4; i++) nc.publish(subject);
+    for (let i = 0; i < 4; i++) suite.nc.publish(subject);
     let n = 0;
     for await (const _ of sub) n++;
     expect(n).toBe(2);
@@ -112,10 +104,10 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   it('spreads a queue group over its members', async () => {
     const subject = createInbox();
     const counts = [0, 0];
-    const a = nc.subscribe(subject, { queue: 'q', callback: () => void counts[0]!++ });
-    const b = nc.subscribe(subject, { queue: 'q', callback: () => void counts[1]!++ });
-    for (let i = 0; i < 100; i++) nc.publish(subject);
-    await nc.flush();
+    const a = suite.nc.subscribe(subject, { queue: 'q', callback: () => void counts[0]!++ });
+    const b = suite.nc.subscribe(subject, { queue: 'q', callback: () => void counts[1]!++ });
+    for (let i = 0; i < 100; i++) suite.nc.publish(subject);
+    await suite.nc.flush();
     expect(counts[0]! + counts[1]!).toBe(100);
     a.unsubscribe();
     b.unsubscribe();
@@ -123,12 +115,12 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('carries headers both ways, decoded on demand', async () => {
     const subject = createInbox();
-    const sub = nc.subscribe(subject, { max: 1 });
+    const sub = suite.nc.subscribe(subject, { max: 1 });
     const h = headers();
     h.set('X-Trace', 'abc');
     h.append('X-Multi', '1');
     h.append('X-Multi', '2');
-    nc.publish(subject, 'body', { headers: h });
+    suite.nc.publish(subject, 'body', { headers: h });
     for await (const msg of sub) {
       expect(msg.string()).toBe('body');
       expect(msg.headers?.get('X-Trace')).toBe('abc');
@@ -138,20 +130,20 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('does request/reply over the shared inbox', async () => {
     const subject = createInbox();
-    const service = nc.subscribe(subject, {
+    const service = suite.nc.subscribe(subject, {
       callback: (_e, msg) => void msg.respond(`re:${msg.string()}`),
     });
     const replies = await Promise.all(
-      [1, 2, 3].map((i) => nc.request(subject, `q${i}`, { timeout: 5000 })),
+      [1, 2, 3].map((i) => suite.nc.request(subject, `q${i}`, { timeout: 5000 })),
     );
     expect(replies.map((m) => m.string())).toEqual(['re:q1', 're:q2', 're:q3']);
-    const noMux = await nc.request(subject, 'x', { timeout: 5000, noMux: true });
+    const noMux = await suite.nc.request(subject, 'x', { timeout: 5000, noMux: true });
     expect(noMux.string()).toBe('re:x');
     service.unsubscribe();
   });
 
   it('fails a request with no responders as a typed RequestError', async () => {
-    const error = await nc.request(createInbox(), 'x', { timeout: 5000 }).catch((e) => e);
+    const error = await suite.nc.request(createInbox(), 'x', { timeout: 5000 }).catch((e) => e);
     expect(error).toBeInstanceOf(NoRespondersError);
     expect(error).toBeInstanceOf(RequestError);
     expect(error.isNoResponders()).toBe(true);
@@ -160,8 +152,8 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('times out a request nobody answers', async () => {
     const subject = createInbox();
-    const silent = nc.subscribe(subject, { callback: () => {} });
-    const error = await nc.request(subject, 'x', { timeout: 100 }).catch((e) => e);
+    const silent = suite.nc.subscribe(subject, { callback: () => {} });
+    const error = await suite.nc.request(subject, 'x', { timeout: 100 }).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error.code).toBe('TIMEOUT');
     silent.unsubscribe();
@@ -176,7 +168,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
       const subject = createInbox();
       const replySubjects = new Set<string>();
       const responders = [1, 2, 3].map((i) =>
-        nc.subscribe(subject, {
+        suite.nc.subscribe(subject, {
           callback: (_e, msg) => {
             if (msg.reply) replySubjects.add(msg.reply);
             msg.respond(`r${i}`);
@@ -190,7 +182,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
         return out;
       };
       const count = async (payload: string, options: Partial<RequestManyOptions>) =>
-        (await collect(await nc.requestMany(subject, payload, { ...options, noMux }))).length;
+        (await collect(await suite.nc.requestMany(subject, payload, { ...options, noMux }))).length;
       expect(
         await count('x', { strategy: RequestStrategy.Count, maxMessages: 2, maxWait: 5000 }),
       ).toBe(2);
@@ -206,16 +198,16 @@ describe.each(serverKinds)('core client against $name', (kind) => {
       for (const reply of replySubjects) expect(reply.split('.')).toHaveLength(replyTokens);
       for (const r of responders) r.unsubscribe();
       await expect(
-        collect(await nc.requestMany(subject, 'x', { maxWait: 5000, noMux })),
+        collect(await suite.nc.requestMany(subject, 'x', { maxWait: 5000, noMux })),
       ).rejects.toBeInstanceOf(NoRespondersError);
     },
   );
 
   it('ends a noMux requestMany with its connection: quietly on drain, with an error on close', async () => {
     const subject = createInbox();
-    const silent = nc.subscribe(subject, { callback: () => {} });
-    await nc.flush();
-    const drained = await connect({ servers: server.url });
+    const silent = suite.nc.subscribe(subject, { callback: () => {} });
+    await suite.nc.flush();
+    const drained = await connect({ servers: suite.server.url });
     const waitingOnDrain = await drained.requestMany(subject, 'x', {
       noMux: true,
       maxWait: 30_000,
@@ -224,7 +216,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     const seen: Msg[] = [];
     for await (const m of waitingOnDrain) seen.push(m);
     expect(seen).toEqual([]);
-    const closed = await connect({ servers: server.url });
+    const closed = await connect({ servers: suite.server.url });
     const waitingOnClose = await closed.requestMany(subject, 'x', { noMux: true, maxWait: 30_000 });
     await closed.close();
     const iterate = async () => {
@@ -236,20 +228,20 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('fails a subscription that sees nothing within its timeout', async () => {
-    const sub = nc.subscribe(createInbox(), { timeout: 100 });
+    const sub = suite.nc.subscribe(createInbox(), { timeout: 100 });
     const iterate = async () => {
       for await (const _ of sub) {
       }
     };
     await expect(iterate()).rejects.toBeInstanceOf(TimeoutError);
     const viaCallback = await new Promise<Error | null>((resolve) =>
-      nc.subscribe(createInbox(), { timeout: 100, callback: (err) => resolve(err) }),
+      suite.nc.subscribe(createInbox(), { timeout: 100, callback: (err) => resolve(err) }),
     );
     expect(viaCallback).toBeInstanceOf(errors.TimeoutError);
   });
 
   it('bounds an unread iterator, drops the overflow and reports a slow consumer', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const events: string[] = [];
     void (async () => {
       for await (const s of other.status()) events.push(s.type);
@@ -257,8 +249,8 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     const subject = createInbox();
     const sub = other.subscribe(subject, { maxPendingMsgs: 10 });
     await other.flush();
-    for (let i = 0; i < 100; i++) nc.publish(subject, String(i));
-    await nc.flush();
+    for (let i = 0; i < 100; i++) suite.nc.publish(subject, String(i));
+    await suite.nc.flush();
     await other.flush();
     expect(sub.getPending()).toBe(10);
     expect(sub.getDropped()).toBe(90);
@@ -274,26 +266,26 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('checks subjects and payload size before writing anything', async () => {
-    const before = nc.stats();
-    expect(() => nc.publish('foo..bar')).toThrow(InvalidSubjectError);
-    expect(() => nc.publish('foo', '', { reply: 'bad reply' })).toThrow(InvalidSubjectError);
-    expect(() => nc.publish('foo.*')).toThrow(InvalidSubjectError);
-    expect(() => nc.subscribe('foo.>.bar')).toThrow(InvalidSubjectError);
-    expect(() => nc.publish('foo', 42 as never)).toThrow(errors.InvalidArgumentError);
-    expect(() => nc.subscribe('foo', { max: -1 })).toThrow(errors.InvalidArgumentError);
-    const max = nc.info!.max_payload;
-    expect(() => nc.publish('big', new Uint8Array(max + 1))).toThrow(MaxPayloadExceededError);
+    const before = suite.nc.stats();
+    expect(() => suite.nc.publish('foo..bar')).toThrow(InvalidSubjectError);
+    expect(() => suite.nc.publish('foo', '', { reply: 'bad reply' })).toThrow(InvalidSubjectError);
+    expect(() => suite.nc.publish('foo.*')).toThrow(InvalidSubjectError);
+    expect(() => suite.nc.subscribe('foo.>.bar')).toThrow(InvalidSubjectError);
+    expect(() => suite.nc.publish('foo', 42 as never)).toThrow(errors.InvalidArgumentError);
+    expect(() => suite.nc.subscribe('foo', { max: -1 })).toThrow(errors.InvalidArgumentError);
+    const max = suite.nc.info!.max_payload;
+    expect(() => suite.nc.publish('big', new Uint8Array(max + 1))).toThrow(MaxPayloadExceededError);
     const h = headers();
     h.set('k', 'v');
     // The payload alone fits; with its headers it does not.
-    expect(() => nc.publish('big', new Uint8Array(max - 4), { headers: h })).toThrow(
+    expect(() => suite.nc.publish('big', new Uint8Array(max - 4), { headers: h })).toThrow(
       MaxPayloadExceededError,
     );
     // Nothing went out and the connection is healthy.
-    expect(nc.stats().outMsgs).toBe(before.outMsgs);
-    expect(nc.stats().outBytes).toBe(before.outBytes);
-    await nc.flush();
-    expect(nc.isClosed()).toBe(false);
+    expect(suite.nc.stats().outMsgs).toBe(before.outMsgs);
+    expect(suite.nc.stats().outBytes).toBe(before.outBytes);
+    await suite.nc.flush();
+    expect(suite.nc.isClosed()).toBe(false);
   });
 
   it('runs async callbacks without holding up the reader', async () => {
@@ -304,15 +296,15 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     });
     const started: string[] = [];
     const finished: string[] = [];
-    const sub = nc.subscribe(subject, {
+    const sub = suite.nc.subscribe(subject, {
       callback: async (_e, m) => {
         started.push(m.string());
         await gate;
         finished.push(m.string());
       },
     });
-    for (let i = 0; i < 5; i++) nc.publish(subject, String(i));
-    await nc.flush();
+    for (let i = 0; i < 5; i++) suite.nc.publish(subject, String(i));
+    await suite.nc.flush();
     // Every message was handed over while the first callback is still waiting.
     expect(started).toEqual(['0', '1', '2', '3', '4']);
     expect(finished).toEqual([]);
@@ -322,7 +314,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('reports a failing callback as an error status and keeps delivering', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const errorsSeen: Error[] = [];
     void (async () => {
       for await (const s of other.status()) if (s.type === 'error') errorsSeen.push(s.error);
@@ -347,7 +339,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('bounds an unread iterator by bytes too, and takes messages again once read', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const slow: Error[] = [];
     void (async () => {
       for await (const s of other.status()) if (s.type === 'slowConsumer') slow.push(s.error);
@@ -356,8 +348,8 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     const sub = other.subscribe(subject, { maxPendingBytes: 100 });
     await other.flush();
     const payload = 'x'.repeat(30);
-    for (let i = 0; i < 10; i++) nc.publish(subject, payload);
-    await nc.flush();
+    for (let i = 0; i < 10; i++) suite.nc.publish(subject, payload);
+    await suite.nc.flush();
     await other.flush();
     expect(sub.getPending()).toBe(3); // 90 bytes; a fourth would pass 100
     expect(sub.getDropped()).toBe(7);
@@ -369,8 +361,8 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect((slow[0] as SlowConsumerError).code).toBe('SLOW_CONSUMER');
     const reader = sub[Symbol.asyncIterator]();
     for (let i = 0; i < 3; i++) await reader.next();
-    nc.publish(subject, payload);
-    await nc.flush();
+    suite.nc.publish(subject, payload);
+    await suite.nc.flush();
     await other.flush();
     expect(sub.getPending()).toBe(1);
     expect(sub.getDropped()).toBe(7);
@@ -379,9 +371,9 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('drains one subscription: what is in flight is delivered, the connection stays open', async () => {
     const subject = createInbox();
-    const sub = nc.subscribe(subject);
-    await nc.flush();
-    for (let i = 0; i < 20; i++) nc.publish(subject, String(i));
+    const sub = suite.nc.subscribe(subject);
+    await suite.nc.flush();
+    for (let i = 0; i < 20; i++) suite.nc.publish(subject, String(i));
     const seen: string[] = [];
     const reading = (async () => {
       for await (const m of sub) seen.push(m.string());
@@ -390,46 +382,46 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     await reading;
     expect(seen).toHaveLength(20);
     expect(sub.isClosed()).toBe(true);
-    nc.publish(subject, 'late');
-    await nc.flush();
+    suite.nc.publish(subject, 'late');
+    await suite.nc.flush();
     expect(sub.getReceived()).toBe(20);
-    expect(nc.isClosed()).toBe(false);
+    expect(suite.nc.isClosed()).toBe(false);
     // As in nats.js: draining a closed subscription, or on a closed connection, is refused.
     await expect(sub.drain()).rejects.toBeInstanceOf(errors.InvalidOperationError);
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const orphan = other.subscribe(createInbox());
     await other.close();
     await expect(orphan.drain()).rejects.toBeInstanceOf(ClosedConnectionError);
   });
 
   it('counts messages and bytes, and measures rtt', async () => {
-    const before = nc.stats();
+    const before = suite.nc.stats();
     const subject = createInbox();
-    const sub = nc.subscribe(subject, { callback: () => {} });
-    nc.publish(subject, 'hello');
-    await nc.flush();
-    const after = nc.stats();
+    const sub = suite.nc.subscribe(subject, { callback: () => {} });
+    suite.nc.publish(subject, 'hello');
+    await suite.nc.flush();
+    const after = suite.nc.stats();
     expect(after.outMsgs - before.outMsgs).toBe(1);
     expect(after.outBytes - before.outBytes).toBe(5);
     expect(after.inMsgs - before.inMsgs).toBe(1);
     expect(after.inBytes - before.inBytes).toBe(5);
-    expect(await nc.rtt()).toBeGreaterThanOrEqual(0);
+    expect(await suite.nc.rtt()).toBeGreaterThanOrEqual(0);
     sub.unsubscribe();
   });
 
   it('does not echo to itself with noEcho', async () => {
-    const quiet = await connect({ servers: server.url, noEcho: true });
+    const quiet = await connect({ servers: suite.server.url, noEcho: true });
     const subject = createInbox();
     let own = 0;
     quiet.subscribe(subject, { callback: () => void own++ });
     let fromOthers = 0;
-    nc.subscribe(subject, { callback: () => void fromOthers++ });
+    suite.nc.subscribe(subject, { callback: () => void fromOthers++ });
     await quiet.flush();
-    await nc.flush();
+    await suite.nc.flush();
     quiet.publish(subject);
-    nc.publish(subject);
+    suite.nc.publish(subject);
     await quiet.flush();
-    await nc.flush();
+    await suite.nc.flush();
     await quiet.flush();
     expect(own).toBe(1);
     expect(fromOthers).toBe(2);
@@ -437,12 +429,12 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('drains: pending messages are processed, then the connection closes', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const subject = createInbox();
     const sub = other.subscribe(subject);
     await other.flush();
-    for (let i = 0; i < 50; i++) nc.publish(subject, String(i));
-    await nc.flush();
+    for (let i = 0; i < 50; i++) suite.nc.publish(subject, String(i));
+    await suite.nc.flush();
     await other.flush();
     const seen: string[] = [];
     const reading = (async () => {
@@ -456,7 +448,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('refuses new subscriptions and requests while draining', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     other.subscribe(createInbox());
     const draining = other.drain();
     expect(other.isDraining()).toBe(true);
@@ -468,11 +460,11 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('publishes while subscriptions drain, refuses publishing once they are drained', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const subject = createInbox();
     const sub = other.subscribe(subject);
     await other.flush();
-    const answer = nc.request(subject, 'question', { timeout: 5000 });
+    const answer = suite.nc.request(subject, 'question', { timeout: 5000 });
     await waitFor(() => sub.getReceived() === 1, 'the request to reach the responder');
     const draining = other.drain();
     // The request is delivered but not yet handled: the subscription is still draining.
@@ -495,7 +487,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
   });
 
   it('close ends iterators and rejects later calls with ClosedConnectionError', async () => {
-    const other = await connect({ servers: server.url });
+    const other = await connect({ servers: suite.server.url });
     const sub = other.subscribe(createInbox());
     const statuses: string[] = [];
     const watching = (async () => {

@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  connect,
-  createInbox,
-  headers,
-  InvalidArgumentError,
-  type NatsConnection,
-  TimeoutError,
-} from '../src/node.js';
-import { type SuiteServer, serverKinds, waitFor } from './servers.js';
+import { connect, createInbox, headers, InvalidArgumentError, TimeoutError } from '../src/node.js';
+import { connectedSuite, type SuiteServer, serverKinds, waitFor } from './servers.js';
 
 interface ConnzEntry {
   name?: string;
@@ -16,21 +9,12 @@ interface ConnzEntry {
 }
 
 describe.each(serverKinds)('connect options against $name', (kind) => {
-  let server: SuiteServer;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    server = await kind.start();
-    nc = await connect({ servers: server.url });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const suite = connectedSuite(kind);
 
   it('announces name, lang and version in CONNECT (as /connz shows)', async () => {
-    const named = await connect({ servers: server.url, name: 'options-test' });
+    const named = await connect({ servers: suite.server.url, name: 'options-test' });
     await named.flush();
-    const connz = (await (await fetch(`${server.monitorUrl}/connz`)).json()) as {
+    const connz = (await (await fetch(`${suite.server.monitorUrl}/connz`)).json()) as {
       connections: ConnzEntry[];
     };
     const mine = connz.connections.find((c) => c.name === 'options-test');
@@ -39,7 +23,7 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
   });
 
   it('works in verbose and pedantic mode (the +OK acknowledgements are absorbed)', async () => {
-    const chatty = await connect({ servers: server.url, verbose: true, pedantic: true });
+    const chatty = await connect({ servers: suite.server.url, verbose: true, pedantic: true });
     const subject = createInbox();
     chatty.subscribe(subject, { callback: (_e, m) => void m.respond(`re:${m.string()}`) });
     const reply = await chatty.request(subject, 'q', { timeout: 5000 });
@@ -50,9 +34,9 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
 
   it('without headers: refuses header publishes, and no responders is off (requests time out)', async () => {
     await expect(
-      connect({ servers: server.url, headers: false, noResponders: true }),
+      connect({ servers: suite.server.url, headers: false, noResponders: true }),
     ).rejects.toBeInstanceOf(InvalidArgumentError);
-    const plain = await connect({ servers: server.url, headers: false });
+    const plain = await connect({ servers: suite.server.url, headers: false });
     const h = headers();
     h.set('k', 'v');
     expect(() => plain.publish('x', 'y', { headers: h })).toThrow(InvalidArgumentError);
@@ -62,13 +46,13 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
     const subject = createInbox();
     const sub = plain.subscribe(subject, { max: 1 });
     await plain.flush();
-    nc.publish(subject, 'body', { headers: h });
+    suite.nc.publish(subject, 'body', { headers: h });
     for await (const m of sub) expect([m.string(), m.headers]).toEqual(['body', undefined]);
     await plain.close();
   });
 
   it('with noResponders off, a request nobody listens to times out', async () => {
-    const patient = await connect({ servers: server.url, noResponders: false });
+    const patient = await connect({ servers: suite.server.url, noResponders: false });
     const error = await patient.request(createInbox(), '', { timeout: 200 }).catch((e) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     await patient.close();
@@ -76,15 +60,15 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
 
   it('builds reply subjects from inboxPrefix, muxed and not', async () => {
     const subject = createInbox();
-    nc.subscribe(subject, { callback: (_e, m) => void m.respond(m.reply) });
-    await nc.flush();
-    const custom = await connect({ servers: server.url, inboxPrefix: '_R.mine' });
+    suite.nc.subscribe(subject, { callback: (_e, m) => void m.respond(m.reply) });
+    await suite.nc.flush();
+    const custom = await connect({ servers: suite.server.url, inboxPrefix: '_R.mine' });
     const muxed = await custom.request(subject, '', { timeout: 5000 });
     expect(muxed.string()).toMatch(/^_R\.mine\./);
     const own = await custom.request(subject, '', { timeout: 5000, noMux: true });
     expect(own.string()).toMatch(/^_R\.mine\./);
     await custom.close();
-    await expect(connect({ servers: server.url, inboxPrefix: 'bad prefix' })).rejects.toThrow(
+    await expect(connect({ servers: suite.server.url, inboxPrefix: 'bad prefix' })).rejects.toThrow(
       InvalidArgumentError,
     );
   });
@@ -95,7 +79,7 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
       .spyOn(console, 'debug')
       .mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')));
     try {
-      const loud = await connect({ servers: server.url, debug: true, name: 'loud' });
+      const loud = await connect({ servers: suite.server.url, debug: true, name: 'loud' });
       await loud.flush();
       await loud.close();
     } finally {
@@ -107,7 +91,7 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
   });
 
   it('pings every pingInterval; answered pings never make the connection stale', async () => {
-    const pinging = await connect({ servers: server.url, pingInterval: 100, maxPingOut: 5 });
+    const pinging = await connect({ servers: suite.server.url, pingInterval: 100, maxPingOut: 5 });
     const seen: string[] = [];
     void (async () => {
       for await (const s of pinging.status()) seen.push(s.type);
@@ -119,7 +103,7 @@ describe.each(serverKinds)('connect options against $name', (kind) => {
   });
 
   it('gives up a handshake that does not finish within timeout', async (context) => {
-    if (!server.freeze) context.skip(); // only a server in its own process can be frozen
+    if (!suite.server.freeze) context.skip(); // only a server in its own process can be frozen
     const frozen = await kind.start();
     frozen.freeze!();
     try {

@@ -1,5 +1,7 @@
 import { startServer } from '@slipstream/server';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll } from 'vitest';
+import { connect, type NatsConnection } from '../src/node.js';
 
 /** A server the shared suite runs against; kill/restart keep its port. */
 export interface SuiteServer {
@@ -85,6 +87,26 @@ export const serverKinds: ServerKind[] = [
   { name: 'nats-server 2.9.10', start: natsServer },
   { name: '@slipstream/server', start: slipstreamServer },
 ];
+
+/** A server and a client connected to it, shared by the tests of one suite. */
+export interface ConnectedSuite {
+  readonly server: SuiteServer;
+  readonly nc: NatsConnection;
+}
+
+/** Starts a server of `kind` and connects to it before the suite's tests; closes both after. */
+export function connectedSuite(kind: ServerKind): ConnectedSuite {
+  const suite = {} as { server: SuiteServer; nc: NatsConnection };
+  beforeAll(async () => {
+    suite.server = await kind.start();
+    suite.nc = await connect({ servers: suite.server.url });
+  });
+  afterAll(async () => {
+    await suite.nc?.close();
+    await suite.server?.stop();
+  });
+  return suite;
+}
 
 /** Bounded wait for a condition that other events make true. */
 export async function waitFor(

@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addService,
-  connect,
   InvalidArgumentError,
-  type NatsConnection,
   NoRespondersError,
   RequestStrategy,
   ServiceError,
   ServiceResponseType,
   serviceClient,
 } from '../src/node.js';
-import { type SuiteServer, serverKinds } from './servers.js';
+import { connectedSuite, serverKinds } from './servers.js';
 
 describe.each(serverKinds)('services (micro protocol) against $name', (kind) => {
-  let server: SuiteServer;
-  let nc: NatsConnection;
-  beforeAll(async () => {
-    server = await kind.start();
-    nc = await connect({ servers: server.url });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
+  const suite = connectedSuite(kind);
 
   const discover = async (subject: string) => {
-    const replies = await nc.requestMany(subject, '', {
+    const replies = await suite.nc.requestMany(subject, '', {
       strategy: RequestStrategy.Timer,
       maxWait: 300,
     });
@@ -35,7 +24,7 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
   };
 
   it('serves endpoints and groups, answers errors with the service error headers', async () => {
-    const service = await addService(nc, {
+    const service = await addService(suite.nc, {
       name: 'calc',
       version: '1.2.3',
       description: 'adds numbers',
@@ -55,16 +44,16 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
     service.addEndpoint('boom', () => {
       throw new Error('kaput');
     });
-    await nc.flush();
+    await suite.nc.flush();
 
-    expect((await nc.request('add', '[2,3]', { timeout: 5000 })).json()).toBe(5);
-    expect((await nc.request('calc.v2.div', '[6,3]', { timeout: 5000 })).json()).toBe(2);
-    const failed = await nc.request('calc.v2.div', '[1,0]', { timeout: 5000 });
+    expect((await suite.nc.request('add', '[2,3]', { timeout: 5000 })).json()).toBe(5);
+    expect((await suite.nc.request('calc.v2.div', '[6,3]', { timeout: 5000 })).json()).toBe(2);
+    const failed = await suite.nc.request('calc.v2.div', '[1,0]', { timeout: 5000 });
     const error = ServiceError.toServiceError(failed);
     expect(error?.code).toBe(400);
     expect(error?.message).toBe('division by zero');
     expect(failed.headers?.get('Nats-Service-Error-Code')).toBe('400');
-    const boom = await nc.request('boom', '', { timeout: 5000 });
+    const boom = await suite.nc.request('boom', '', { timeout: 5000 });
     expect(ServiceError.toServiceError(boom)?.code).toBe(500);
 
     const [ping] = await discover('$SRV.PING.calc');
@@ -110,14 +99,14 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
 
     expect(await service.stop()).toBeNull();
     expect(service.isStopped).toBe(true);
-    await expect(nc.request('add', '[1,1]', { timeout: 5000 })).rejects.toBeInstanceOf(
+    await expect(suite.nc.request('add', '[1,1]', { timeout: 5000 })).rejects.toBeInstanceOf(
       NoRespondersError,
     );
   });
 
   it('spreads requests over instances in the queue group; every instance answers discovery', async () => {
-    const a = await addService(nc, { name: 'echo', version: '0.1.0' });
-    const b = await addService(nc, { name: 'echo', version: '0.1.0' });
+    const a = await addService(suite.nc, { name: 'echo', version: '0.1.0' });
+    const b = await addService(suite.nc, { name: 'echo', version: '0.1.0' });
     const counts = new Map<string, number>();
     for (const [svc, tag] of [
       [a, 'a'],
@@ -128,12 +117,12 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
         m.respond(m.data);
       });
     }
-    await nc.flush();
-    for (let i = 0; i < 20; i++) await nc.request('echo', 'x', { timeout: 5000 });
+    await suite.nc.flush();
+    for (let i = 0; i < 20; i++) await suite.nc.request('echo', 'x', { timeout: 5000 });
     expect((counts.get('a') ?? 0) + (counts.get('b') ?? 0)).toBe(20);
     const pings = await discover('$SRV.PING.echo');
     expect(pings.map((p) => p.id).sort()).toEqual([a.ping().id, b.ping().id].sort());
-    const client = serviceClient(nc, { maxWait: 2000, jitter: 200 });
+    const client = serviceClient(suite.nc, { maxWait: 2000, jitter: 200 });
     const infos: string[] = [];
     for await (const info of await client.info('echo')) infos.push(info.id);
     expect(infos.sort()).toEqual([a.ping().id, b.ping().id].sort());
@@ -146,22 +135,22 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
   });
 
   it('serves an endpoint without a handler as an iterator', async () => {
-    const service = await addService(nc, { name: 'iter', version: '1.0.0' });
+    const service = await addService(suite.nc, { name: 'iter', version: '1.0.0' });
     const requests = service.addEndpoint('upper');
     const serving = (async () => {
       for await (const m of requests) m.respond(m.string().toUpperCase());
     })();
-    await nc.flush();
-    expect((await nc.request('upper', 'abc', { timeout: 5000 })).string()).toBe('ABC');
+    await suite.nc.flush();
+    expect((await suite.nc.request('upper', 'abc', { timeout: 5000 })).string()).toBe('ABC');
     await service.stop();
     await serving;
   });
 
   it('rejects bad names and versions', async () => {
-    await expect(addService(nc, { name: 'bad name', version: '1.0.0' })).rejects.toBeInstanceOf(
-      InvalidArgumentError,
-    );
-    await expect(addService(nc, { name: 'ok', version: 'one' })).rejects.toBeInstanceOf(
+    await expect(
+      addService(suite.nc, { name: 'bad name', version: '1.0.0' }),
+    ).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(addService(suite.nc, { name: 'ok', version: 'one' })).rejects.toBeInstanceOf(
       InvalidArgumentError,
     );
   });
