@@ -2,8 +2,6 @@ import type { ConnectInfo } from './connect.js';
 import type { ServerInfo } from './info.js';
 import { encodeUtf8, writeUtf8 } from './utf8.js';
 
-export { decodeUtf8, encodeUtf8 } from './utf8.js';
-
 const CR = 0x0d;
 const LF = 0x0a;
 const SPACE = 0x20;
