@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationNanos, int, peerInfoSchema, timestamp, uint } from './common.js';
 import { streamStateSchema } from './stream-info.js';
+import { fillSubjectPattern } from './subject-pattern.js';
 
 /**
  * Payloads published under `$JS.EVENT.ADVISORY.>` and `$JS.EVENT.METRIC.>`. Every one starts
@@ -303,15 +304,7 @@ export function jsEventSubject(
   name: JsEventName,
   params: { stream?: string; consumer?: string } = {},
 ) {
-  const rest = jsEvents[name].subject.replace(
-    /\{(stream|consumer)\}/g,
-    (_, key: 'stream' | 'consumer') => {
-      const value = params[key];
-      if (!value) throw new TypeError(`jsEventSubject(${name}): missing parameter "${key}"`);
-      return value;
-    },
-  );
-  return `$JS.EVENT.${rest}`;
+  return `$JS.EVENT.${fillSubjectPattern(jsEvents[name].subject, params, `jsEventSubject(${name})`)}`;
 }
 
 const schemaByType = new Map<string, z.ZodType>(

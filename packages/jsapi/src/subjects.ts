@@ -4,6 +4,8 @@
  * maps a subject back to its operation and parameters.
  */
 
+import { fillSubjectPattern } from './subject-pattern.js';
+
 /** Default API prefix. */
 export const JS_API_PREFIX = '$JS.API';
 
@@ -89,12 +91,11 @@ export function apiSubject<Op extends ApiOperationName>(
   params: ApiSubjectParams<Op>,
   options: ApiPrefixOptions = {},
 ): string {
-  const values = params as Record<string, string>;
-  const rest = apiSubjectPatterns[operation].replace(/\{(\w+)(?:\.\.\.)?\}/g, (_, name: string) => {
-    const value = values[name];
-    if (!value) throw new TypeError(`apiSubject(${operation}): missing parameter "${name}"`);
-    return value;
-  });
+  const rest = fillSubjectPattern(
+    apiSubjectPatterns[operation],
+    params as Record<string, string>,
+    `apiSubject(${operation})`,
+  );
   return `${apiPrefix(options)}.${rest}`;
 }
 
