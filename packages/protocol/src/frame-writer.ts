@@ -116,18 +116,15 @@ export class FrameWriter {
   }
 
   ping(): void {
-    this.reserve(PING.length);
-    this.copy(PING);
+    this.bytes(PING);
   }
 
   pong(): void {
-    this.reserve(PONG.length);
-    this.copy(PONG);
+    this.bytes(PONG);
   }
 
   ok(): void {
-    this.reserve(OK.length);
-    this.copy(OK);
+    this.bytes(OK);
   }
 
   /** `-ERR '<text>'` */
