@@ -1,37 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort, waitForPort } from '@slipstream/test-servers';
+import { type RunningProcess, runProcess, startServerProcess } from '@slipstream/test-servers';
 import { expect } from 'vitest';
 
 // Runs dist/main.js as a child process, as a user would run slipstream-server.
 
 const main = join(import.meta.dirname, '..', 'dist', 'main.js');
 
-export interface Run {
-  child: ChildProcess;
-  output(): string;
-  exit: Promise<number | null>;
-}
-
-export function run(args: readonly string[]): Run {
-  const child = spawn(process.execPath, [main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  // 'close' rather than 'exit': by then all output has been read.
-  const exit = new Promise<number | null>((resolve) =>
-    child.once('close', (code) => resolve(code)),
-  );
-  return { child, output: () => output, exit };
+export function run(args: readonly string[]): RunningProcess {
+  return runProcess(process.execPath, [main, ...args]);
 }
 
 /** Expects the process to print `text`, waiting a bounded time: output can trail the port or the exit. */
-export async function expectPrinted(server: Run, text: string): Promise<void> {
+export async function expectPrinted(server: RunningProcess, text: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (!server.output().includes(text) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -60,14 +41,19 @@ export function readInfo(port: number): Promise<Record<string, unknown>> {
 /** Runs the server on a free 127.0.0.1 port, lets `check` look at it, then stops it with `signal`. */
 export async function serving(
   args: readonly string[],
-  check: (port: number, server: Run) => Promise<void>,
+  check: (port: number, server: RunningProcess) => Promise<void>,
   signal: NodeJS.Signals = 'SIGTERM',
 ): Promise<void> {
-  const port = await freePort();
-  const server = run(['-a', '127.0.0.1', '-p', String(port), ...args]);
+  const server = await startServerProcess(process.execPath, (port) => [
+    main,
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    ...args,
+  ]);
   try {
-    await waitForPort(port, server.child, server.output);
-    await check(port, server);
+    await check(server.port, server);
   } finally {
     server.child.kill(signal);
   }

@@ -3,9 +3,9 @@
  * both talking to the same nats-server 2.9.10 in the same run; ratio ours / official.
  */
 import { connect } from '@nats-io/transport-node';
+import { startServerProcess } from '@slipstream/test-servers';
 import { importIfBuilt, sideOf } from './harness/optional.js';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
-import { startServerProcess } from './harness/server-process.js';
 import { RatioTable } from './harness/table.js';
 import {
   type BenchConnection,
@@ -46,13 +46,13 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
       {
         name: '@nats-io',
         measure: () =>
-          workload({ connect: officialClient, url: server.url, serverPid: server.pid }),
+          workload({ connect: officialClient, url: server.url, serverPid: server.child.pid! }),
       },
       sideOf('slipstream', loaded, (client) =>
         workload({
           connect: (url) => client.connect({ servers: url }),
           url: server.url,
-          serverPid: server.pid,
+          serverPid: server.child.pid!,
         }),
       ),
     ];

@@ -6,9 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
+import { type ServerProcess, startServerProcess } from '@slipstream/test-servers';
 import { peakRssBytes } from './harness/proc.js';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
-import { type ServerProcess, startServerProcess } from './harness/server-process.js';
 import { RatioTable } from './harness/table.js';
 import {
   type BenchConnection,
@@ -113,8 +113,8 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
       name: 'peak RSS over the workloads above',
       unit: 'MiB',
       better: 'lower',
-      reference: peakRssBytes(servers.reference.pid) / MiB,
-      ours: 'pid' in servers.ours ? peakRssBytes(servers.ours.pid) / MiB : undefined,
+      reference: peakRssBytes(servers.reference.child.pid!) / MiB,
+      ours: 'child' in servers.ours ? peakRssBytes(servers.ours.child.pid!) / MiB : undefined,
     });
   });
 
@@ -204,5 +204,5 @@ async function startOurServer(): Promise<ServerProcess | { skipped: string }> {
 }
 
 function targetOf(server: ServerProcess): Target {
-  return { connect: officialClient, url: server.url, serverPid: server.pid };
+  return { connect: officialClient, url: server.url, serverPid: server.child.pid! };
 }

@@ -7,7 +7,7 @@ import { connect } from '@nats-io/transport-node';
 import { startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floodFrames, hostileFrame, seededRandom } from './support/hostile-frames.js';
-import { startServerProcess } from './support/server-process.js';
+import { startSlipstreamProcess } from './support/server-process.js';
 
 const attackMs = 5_000;
 const concurrent = 40;
@@ -40,7 +40,7 @@ const targets: readonly { name: string; start(): Promise<Target> }[] = [
       const dir = await mkdtemp(join(tmpdir(), 'hostile-'));
       const config = join(dir, 'server.conf');
       await writeFile(config, limits);
-      const server = await startServerProcess(['-c', config]);
+      const server = await startSlipstreamProcess(['-c', config]);
       return {
         ...server,
         alive: () => server.child.exitCode === null && server.child.signalCode === null,

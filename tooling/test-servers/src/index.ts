@@ -9,5 +9,11 @@ export {
   type NatsServerOptions,
   type RunningNatsServer,
   startNatsServer,
-  waitForPort,
 } from './nats-server.js';
+export {
+  type RunningProcess,
+  runProcess,
+  type ServerProcess,
+  startServerProcess,
+  waitForPort,
+} from './server-process.js';

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { runProcess, waitForPort } from './server-process.js';
 
 export interface NatsServerOptions {
   /** Text of a nats-server config file; `port`, `host` and the store dir are set for you. */
@@ -71,27 +71,15 @@ async function launch(
   const configFile = join(dir, 'server.conf');
   await writeFile(configFile, lines.join('\n'));
 
-  const child = spawn(options.bin ?? defaultBin(), ['-c', configFile, ...(options.args ?? [])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
-  });
-  let output = '';
-  child.stdout?.on('data', (d) => {
-    output += d;
-  });
-  child.stderr?.on('data', (d) => {
-    output += d;
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  await waitForPort(ports.port, child, () => output);
+  const running = runProcess(options.bin ?? defaultBin(), [
+    '-c',
+    configFile,
+    ...(options.args ?? []),
+  ]);
+  await waitForPort(ports.port, running.child, running.output);
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
+    await running.stop(signal);
   };
   return {
     url: `nats://127.0.0.1:${ports.port}`,
@@ -100,8 +88,8 @@ async function launch(
     httpPort: ports.httpPort,
     wsPort: ports.wsPort,
     dir,
-    process: child,
-    output: () => output,
+    process: running.child,
+    output: running.output,
     kill,
     stop: async () => {
       await kill();
@@ -112,34 +100,4 @@ async function launch(
       return launch(dir, options, ports);
     },
   };
-}
-
-/** Polls until a TCP connect to the port succeeds; fails early if the process exits. */
-export async function waitForPort(
-  port: number,
-  child?: ChildProcess,
-  output: () => string = () => '',
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) {
-      throw new Error(`server exited before listening on ${port}: ${output()}`);
-    }
-    if (await canConnect(port)) return;
-    if (Date.now() > deadline)
-      throw new Error(`nothing listening on ${port} after ${timeoutMs} ms: ${output()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
