@@ -162,15 +162,9 @@ const configSchema = z.object({
 
 type ConfigShape = z.output<typeof configSchema>;
 const supportedKeys = new Set(Object.keys(configSchema.shape));
-const supportedAuthorizationKeys = new Set([
-  'user',
-  'username',
-  'password',
-  'pass',
-  'token',
-  'timeout',
-]);
-const supportedTlsKeys = new Set(['cert_file', 'key_file', 'ca_file', 'verify', 'timeout']);
+// The blocks' schemas keep unknown keys (to point at them below), so their shapes list what is honoured.
+const supportedAuthorizationKeys = new Set(Object.keys(authorization.shape));
+const supportedTlsKeys = new Set(Object.keys(tlsBlock.shape));
 
 /** Reads, parses and validates a config file; every problem names its file, line and key. */
 export function loadConfigFile(
