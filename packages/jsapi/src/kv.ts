@@ -1,6 +1,5 @@
 import { bucketNameProblem, keyProblem } from './names.js';
-import type { StorageType, StreamConfig } from './stream-config.js';
-import { DEFAULT_DUPLICATE_WINDOW_NANOS } from './stream-config.js';
+import { defaultDuplicateWindow, type StorageType, type StreamConfig } from './stream-config.js';
 import { type ApiPrefixOptions, apiPrefix } from './subjects.js';
 
 /**
@@ -75,8 +74,7 @@ export function kvStreamConfig(options: KvBucketOptions): StreamConfig {
     discard: 'new',
     max_msgs: -1,
     max_consumers: -1,
-    duplicate_window:
-      ttl > 0 && ttl < DEFAULT_DUPLICATE_WINDOW_NANOS ? ttl : DEFAULT_DUPLICATE_WINDOW_NANOS,
+    duplicate_window: defaultDuplicateWindow(ttl),
   };
   if (options.description) config.description = options.description;
   if (options.compression) config.compression = 's2';

@@ -123,6 +123,13 @@ export type StreamConfig = z.infer<typeof streamConfigSchema>;
 /** nats-server's default duplicate window: 2 minutes. */
 export const DEFAULT_DUPLICATE_WINDOW_NANOS = 120_000_000_000;
 
+/** The duplicate window nats-server (and the KV clients) choose: 2 minutes, or max_age if shorter. */
+export function defaultDuplicateWindow(maxAgeNanos: number): number {
+  return maxAgeNanos > 0 && maxAgeNanos < DEFAULT_DUPLICATE_WINDOW_NANOS
+    ? maxAgeNanos
+    : DEFAULT_DUPLICATE_WINDOW_NANOS;
+}
+
 /**
  * The config as nats-server stores it after applying its defaults (stream.go checkStreamCfg):
  * unlimited limits as -1, limits retention, old discard, file storage, one replica, a two-minute
@@ -145,13 +152,8 @@ export function streamConfigWithDefaults(config: StreamConfig): StreamConfig {
   out.discard ??= 'old';
   out.storage ??= 'file';
   if (!out.num_replicas) out.num_replicas = 1;
-  if (!out.duplicate_window && !out.mirror) {
-    const maxAge = out.max_age;
-    out.duplicate_window =
-      maxAge > 0 && maxAge < DEFAULT_DUPLICATE_WINDOW_NANOS
-        ? maxAge
-        : DEFAULT_DUPLICATE_WINDOW_NANOS;
-  }
+  if (!out.duplicate_window && !out.mirror)
+    out.duplicate_window = defaultDuplicateWindow(out.max_age);
   if (!out.subjects?.length && !out.mirror && !out.sources?.length) out.subjects = [out.name];
   out.allow_direct ??= false;
   out.mirror_direct ??= false;
