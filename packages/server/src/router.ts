@@ -27,14 +27,14 @@ export class Router {
     this.sublist.remove(sub);
   }
 
-  /** Routes one publish; returns how many subscriptions received it. */
+  /** Routes one publish. */
   publish(
     from: ClientConnection,
     subject: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
     payload: Uint8Array,
-  ): number {
+  ): void {
     const result = this.sublist.match(subject);
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
@@ -57,7 +57,6 @@ export class Router {
     }
     if (delivered === 0 && reply !== undefined && from.noResponders)
       this.#noResponders(from, reply);
-    return delivered;
   }
 
   #deliver(from: ClientConnection, sub: Subscription, message: OutgoingMessage): boolean {
