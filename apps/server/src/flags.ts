@@ -374,7 +374,7 @@ function setPath(target: Settings, path: SettingPath, value: unknown): void {
 
 /** The -h text, built from the flag table so it cannot drift from what is parsed. */
 export function usage(bin: string): string {
-  const lines = [`Usage: ${bin} [options]`, ''];
+  const lines = [`Usage: ${bin} [options]`];
   let section = '';
   for (const spec of flagTable) {
     if (spec.section !== section) {
@@ -391,5 +391,5 @@ export function usage(bin: string): string {
     '',
     'Every long flag also works with a single dash (-user, -config), and -flag=value works too.',
   );
-  return lines.join('\n').replace('\n\n\n', '\n\n');
+  return lines.join('\n');
 }
