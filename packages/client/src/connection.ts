@@ -9,6 +9,7 @@ import {
   isValidSubscribeSubject,
   type MsgHdrsImpl,
   type ProtocolError,
+  parseServerInfo,
   type ServerFrame,
   type ServerInfo,
 } from '@slipstream/protocol';
@@ -813,17 +814,18 @@ export class NatsConnectionImpl implements NatsConnection {
   };
 
   #onInfo(json: string): void {
-    let info: ServerInfo;
-    try {
-      info = JSON.parse(json) as ServerInfo;
-    } catch (error) {
+    const parsed = parseServerInfo(json);
+    if (!parsed.ok) {
       void this.#conn?.close(
-        new ProtocolViolationError('the server sent an INFO that is not JSON', { cause: error }),
+        new ProtocolViolationError(`the server sent a bad INFO: ${parsed.error.message}`, {
+          cause: parsed.error,
+        }),
       );
       return;
     }
+    const info = parsed.value;
     this.info = info;
-    if (typeof info.max_payload === 'number' && info.max_payload > 0) {
+    if (info.max_payload > 0) {
       this.#maxPayload = info.max_payload;
       if (this.#parser) this.#parser.maxPayload = info.max_payload + PAYLOAD_SLACK;
     }
@@ -834,16 +836,13 @@ export class NatsConnectionImpl implements NatsConnection {
       void this.#sendConnect(this.#conn, info, handshake);
     }
     if (!this.#options.ignoreClusterUpdates) {
-      const info2 = info as ServerInfo & { connect_urls?: string[]; ws_connect_urls?: string[] };
-      const urls =
-        this.#transport.name === 'websocket' ? info2.ws_connect_urls : info2.connect_urls;
+      const urls = this.#transport.name === 'websocket' ? info.ws_connect_urls : info.connect_urls;
       if (urls && urls.length > 0) {
         const { added, deleted } = this.#pool.update(urls, this.#server);
         if (added.length > 0 || deleted.length > 0) this.#emit({ type: 'update', added, deleted });
       }
     }
-    if ((info as { ldm?: boolean }).ldm && !handshake)
-      this.#emit({ type: 'ldm', server: this.getServer() });
+    if (info.ldm && !handshake) this.#emit({ type: 'ldm', server: this.getServer() });
   }
 
   #onServerError(text: string): void {

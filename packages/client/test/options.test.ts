@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connect, createInbox, headers, InvalidArgumentError, TimeoutError } from '../src/node.js';
+import {
+  connect,
+  createInbox,
+  headers,
+  InvalidArgumentError,
+  ProtocolViolationError,
+  TimeoutError,
+} from '../src/node.js';
 import { connectedSuite, type SuiteServer, serverKinds, waitFor } from './servers.js';
 
 interface ConnzEntry {
@@ -151,5 +158,22 @@ describe.each(serverKinds)('the servers pool against $name', (kind) => {
     for (let i = 0; i < 30 && seen.size < 2; i++)
       seen.add(await connectedTo([a.url, b.url], false));
     expect([...seen].sort()).toEqual([hostport(a), hostport(b)].sort());
+  });
+});
+
+describe('a server whose INFO breaks the protocol', () => {
+  it('fails the connect with a ProtocolViolationError naming the bad field', async () => {
+    const { createServer } = await import('node:net');
+    // No real server sends this, so a socket plays one: max_payload must be an integer.
+    const fake = createServer((socket) => socket.write('INFO {"max_payload":"1MB"} \r\n'));
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const { port } = fake.address() as { port: number };
+    try {
+      const error = await connect({ servers: `127.0.0.1:${port}`, timeout: 5000 }).catch((e) => e);
+      expect(error).toBeInstanceOf(ProtocolViolationError);
+      expect(error.message).toContain('max_payload');
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });
