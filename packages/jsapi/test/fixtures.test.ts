@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   pubAckSchema,
   responseError,
 } from '../src/index.js';
+import { fixturesDir, readFixture } from './support/fixtures.js';
 
 interface Recorded {
   name: string;
@@ -25,14 +26,12 @@ interface Recorded {
   replies: { reply?: string; headers?: string; data: string }[];
 }
 
-const dir = join(import.meta.dirname, 'fixtures');
-const read = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) as T;
-const calls = readdirSync(join(dir, 'api'))
+const calls = readdirSync(join(fixturesDir, 'api'))
   .sort()
-  .map((file) => read<Recorded>(join(dir, 'api', file)));
-const events = readdirSync(join(dir, 'events')).map((file) => ({
+  .map((file) => readFixture<Recorded>('api', file));
+const events = readdirSync(join(fixturesDir, 'events')).map((file) => ({
   file,
-  ...read<{ subject: string; data: string }>(join(dir, 'events', file)),
+  ...readFixture<{ subject: string; data: string }>('events', file),
 }));
 
 const jsonReplies = calls.filter(

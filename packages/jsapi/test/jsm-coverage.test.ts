@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import * as jsapi from '../src/index.js';
+import { readFixture } from './support/fixtures.js';
 
 /**
  * Field coverage against the JSON Schemas nats-io/jsm.go publishes. The fixture holds the field
@@ -15,9 +14,7 @@ interface Fixture {
   definitions: Record<string, { read: string; commit: string; fields: FieldEntry[] }>;
   schemas: Record<string, { commit: string; ours: string; fields: FieldEntry[]; note?: string }>;
 }
-const jsm = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures', 'jsm-fields.json'), 'utf8'),
-) as Fixture;
+const jsm = readFixture<Fixture>('jsm-fields.json');
 
 const accountInfoSuccess = (jsapi.accountInfoResponseSchema as z.ZodUnion).options[1] as z.ZodType;
 

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   base64UrlDecode,
@@ -10,10 +8,9 @@ import {
   type StreamConfig,
   streamConfigWithDefaults,
 } from '../src/index.js';
+import { officialAudits } from './support/fixtures.js';
 
-const audits = JSON.parse(
-  readFileSync(join(import.meta.dirname, 'fixtures', 'official', 'api-audit.json'), 'utf8'),
-) as { subject: string; request?: string }[];
+const audits = officialAudits();
 const officialCreate = (stream: string) =>
   JSON.parse(
     audits.find((a) => a.subject === `$JS.API.STREAM.CREATE.${stream}`)!.request!,

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   decodeApiRequest,
@@ -9,19 +7,14 @@ import {
   parseApiSubject,
   parseObjectSubject,
 } from '../src/index.js';
+import { officialAudits, readFixture } from './support/fixtures.js';
 
 // Recorded by tooling/jsapi-fixtures from the official nats.js v3 KV and object store clients.
-const dir = join(import.meta.dirname, 'fixtures', 'official');
-const audits = JSON.parse(readFileSync(join(dir, 'api-audit.json'), 'utf8')) as {
-  subject: string;
-  request?: string;
-  response: string;
-}[];
-const metas = JSON.parse(readFileSync(join(dir, 'object-meta.json'), 'utf8')) as {
-  subject: string;
-  headers?: string;
-  data: string;
-}[];
+const audits = officialAudits();
+const metas = readFixture<{ subject: string; headers?: string; data: string }[]>(
+  'official',
+  'object-meta.json',
+);
 
 describe('what the official clients send', () => {
   it('was recorded', () => {
