@@ -3,8 +3,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, expectPrinted, readInfo, run, serving } from './server-process.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectPrinted, readInfo, run, serving } from './server-process.js';
+
+// For what lands a moment after the port opens: retried every 20 ms; 10 s is only a safety net.
+const retry = { timeout: 10_000, interval: 20 };
 
 describe('slipstream-server process', () => {
   let dir: string;
@@ -43,7 +46,7 @@ describe('slipstream-server process', () => {
       await expectPrinted(server, 'Server is ready');
       // Like a harness, poll for the file: it lands just after the ready line.
       const ports = JSON.parse(
-        await eventually(() => readFile(portsFile(server.child.pid), 'utf8')),
+        await vi.waitFor(() => readFile(portsFile(server.child.pid), 'utf8'), retry),
       );
       expect(ports).toEqual({
         nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)],
@@ -95,8 +98,9 @@ describe('slipstream-server process', () => {
     const logFile = join(dir, 'server.log');
     await serving(['-m', '0', '-l', logFile], async (_port, server) => {
       // The port can open a moment before the ready line is appended.
-      await eventually(async () =>
-        expect(await readFile(logFile, 'utf8')).toContain('Server is ready'),
+      await vi.waitFor(
+        async () => expect(await readFile(logFile, 'utf8')).toContain('Server is ready'),
+        retry,
       );
       expect(server.output()).not.toContain('Server is ready');
     });
@@ -122,10 +126,7 @@ describe('slipstream-server process', () => {
     socket.on('error', () => {});
     socket.on('data', (chunk) => lines.push(...String(chunk).split('\r\n')));
     socket.write('CONNECT {"verbose":false,"protocol":1}\r\nPING\r\n');
-    await new Promise<void>((resolve) => {
-      const check = () => (lines.includes('PONG') ? resolve() : setTimeout(check, 10));
-      check();
-    });
+    await vi.waitFor(() => expect(lines).toContain('PONG'), retry);
     server.child.kill('SIGUSR2');
     expect(await server.exit).toBe(0);
     socket.destroy();

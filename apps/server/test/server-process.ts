@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { type RunningProcess, runProcess, startServerProcess } from '@slipstream/test-servers';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 
 // Runs dist/main.js as a child process, as a user would run slipstream-server.
 
@@ -13,11 +13,10 @@ export function run(args: readonly string[]): RunningProcess {
 
 /** Expects the process to print `text`, waiting a bounded time: output can trail the port or the exit. */
 export async function expectPrinted(server: RunningProcess, text: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!server.output().includes(text) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  expect(server.output()).toContain(text);
+  await vi.waitFor(() => expect(server.output()).toContain(text), {
+    timeout: 10_000,
+    interval: 10,
+  });
 }
 
 /** Reads the INFO line a NATS server sends first on a new connection. */
@@ -58,17 +57,4 @@ export async function serving(
     server.child.kill(signal);
   }
   expect(await server.exit).toBe(0);
-}
-
-/** Retries `attempt` every 20 ms for up to 5 s; the last failure is the one reported. */
-export async function eventually<T>(attempt: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }
