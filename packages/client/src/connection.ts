@@ -358,7 +358,7 @@ export class NatsConnectionImpl implements NatsConnection {
         deliver: (msg) => {
           clearTimeout(timer);
           mux.remove(token);
-          if (isNoResponders(msg)) reject(new NoRespondersError(subject));
+          if (msg.isNoResponders) reject(new NoRespondersError(subject));
           else resolve(msg);
         },
         fail: (error) => {
@@ -396,7 +396,7 @@ export class NatsConnectionImpl implements NatsConnection {
       throw error;
     }
     for await (const msg of sub) {
-      if (isNoResponders(msg as MsgImpl)) throw new NoRespondersError(subject);
+      if ((msg as MsgImpl).isNoResponders) throw new NoRespondersError(subject);
       return msg;
     }
     throw new ClosedConnectionError();
@@ -1046,10 +1046,6 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#wakeSleeper = done;
     });
   }
-}
-
-function isNoResponders(msg: MsgImpl): boolean {
-  return msg.isStatus && msg.headers?.code === 503;
 }
 
 function sameAuthError(previous: unknown, current: unknown): boolean {

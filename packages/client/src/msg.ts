@@ -42,13 +42,9 @@ export class MsgImpl implements Msg {
     return this.#headers;
   }
 
-  /** True for a header-only status message such as the server's 503 no-responders. */
-  get isStatus(): boolean {
-    return (
-      this.data.length === 0 &&
-      (this.#rawHeaders !== undefined || this.#headers !== undefined) &&
-      (this.headers?.code ?? 0) > 0
-    );
+  /** True for the server's header-only 503 status: nobody listens on the request subject. */
+  get isNoResponders(): boolean {
+    return this.data.length === 0 && this.headers?.code === 503;
   }
 
   respond(payload?: Payload, options?: PublishOptions): boolean {

@@ -56,7 +56,7 @@ export function requestMany(
   const inbox = openInbox({
     subject,
     deliver: (msg: MsgImpl) => {
-      if (msg.isStatus && msg.headers?.code === 503) {
+      if (msg.isNoResponders) {
         stop(received === 0 ? new NoRespondersError(subject) : undefined);
         return;
       }
