@@ -41,32 +41,43 @@ function invalid<T>(issues: SchemaIssue[]): Decoded<T> {
   };
 }
 
+type ParsedJson = { ok: true; json: unknown } | { ok: false; message: string };
+
+function parseJson(text: string): ParsedJson {
+  try {
+    return { ok: true, json: JSON.parse(text) };
+  } catch (cause) {
+    return { ok: false, message: (cause as Error).message };
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, parsed: ParsedJson): Decoded<z.output<S>> {
+  if (!parsed.ok) return invalid([{ path: '(body)', rule: 'json', message: parsed.message }]);
+  const result = schema.safeParse(parsed.json);
+  return result.success ? { ok: true, value: result.data } : invalid(schemaIssues(result.error));
+}
+
 /** Parses JSON text with a schema; invalid JSON and schema failures both give 10025. */
 export function decodeJson<S extends z.ZodType>(
   schema: S,
   body: string | Uint8Array,
 ): Decoded<z.output<S>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(asText(body));
-  } catch (cause) {
-    return invalid([{ path: '(body)', rule: 'json', message: (cause as Error).message }]);
-  }
-  const result = schema.safeParse(json);
-  return result.success ? { ok: true, value: result.data } : invalid(schemaIssues(result.error));
+  return validate(schema, parseJson(asText(body)));
 }
+
+const isEmptyObject = (json: unknown) =>
+  typeof json === 'object' &&
+  json !== null &&
+  !Array.isArray(json) &&
+  Object.keys(json).length === 0;
 
 /** nats-server's notion of an empty request: no bytes, or a JSON object without keys (`{}`). */
 export function isEmptyRequest(text: string): boolean {
   const trimmed = text.trim();
   if (trimmed.length === 0) return true;
   if (!trimmed.startsWith('{')) return false;
-  try {
-    const json: unknown = JSON.parse(trimmed);
-    return typeof json === 'object' && json !== null && Object.keys(json).length === 0;
-  } catch {
-    return false;
-  }
+  const parsed = parseJson(trimmed);
+  return parsed.ok && isEmptyObject(parsed.json);
 }
 
 /**
@@ -82,9 +93,11 @@ export function decodeApiRequest<Op extends ApiOperationName>(
     payload: string;
     request: z.ZodType | undefined;
   };
-  const text = asText(body);
-  const empty = isEmptyRequest(text);
   if (payload === 'ignored') return { ok: true, value: undefined };
+  const text = asText(body);
+  // The body is parsed once, both to tell `{}` from a real request and to validate it.
+  const parsed = text.trim().length === 0 ? undefined : parseJson(text);
+  const empty = parsed === undefined || (parsed.ok && isEmptyObject(parsed.json));
   if (payload === 'none') {
     if (empty) return { ok: true, value: undefined };
     const error = ApiError.of(jsErrors.JSNotEmptyRequestErr);
@@ -104,7 +117,7 @@ export function decodeApiRequest<Op extends ApiOperationName>(
     };
   }
   if (!request) return { ok: true, value: undefined };
-  return decodeJson(request, text) as Decoded<ApiRequest<Op>>;
+  return validate(request, parsed ?? parseJson(text)) as Decoded<ApiRequest<Op>>;
 }
 
 /**
