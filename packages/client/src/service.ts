@@ -1,5 +1,5 @@
 import { headers as createHeaders, isValidSubscribeSubject, nuid } from '@slipstream/protocol';
-import { InvalidArgumentError, NatsError } from './errors.js';
+import { InvalidArgumentError, InvalidOperationError } from './errors.js';
 import {
   type Msg,
   type NatsConnection,
@@ -326,7 +326,7 @@ class ServiceImpl implements Service {
     name: string,
     options: ServiceHandler | EndpointOptions = {},
   ): AsyncIterable<ServiceMsg> {
-    if (this.#stopped) throw new NatsError('INVALID_OPERATION', 'the service is stopped');
+    if (this.#stopped) throw new InvalidOperationError('the service is stopped');
     if (!NAME.test(name))
       throw new InvalidArgumentError(
         `endpoint name '${name}' may only hold A-Z, a-z, 0-9, - and _`,

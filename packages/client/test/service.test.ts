@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addService,
   InvalidArgumentError,
+  InvalidOperationError,
   NoRespondersError,
   RequestStrategy,
   ServiceError,
@@ -99,6 +100,7 @@ describe.each(serverKinds)('services (micro protocol) against $name', (kind) => 
 
     expect(await service.stop()).toBeNull();
     expect(service.isStopped).toBe(true);
+    expect(() => service.addEndpoint('late', () => {})).toThrow(InvalidOperationError);
     await expect(suite.nc.request('add', '[1,1]', { timeout: 5000 })).rejects.toBeInstanceOf(
       NoRespondersError,
     );
