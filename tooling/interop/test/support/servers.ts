@@ -1,4 +1,4 @@
-import { type ServerOptions, startServer } from '@slipstream/server';
+import { type ServerOptions, silentLogger, startServer } from '@slipstream/server';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 
 export interface TestServer {
@@ -25,7 +25,7 @@ export interface ServerKind {
 export const slipstream: ServerKind = {
   name: 'slipstream',
   start: (settings = {}) =>
-    startSlipstream({ host: '127.0.0.1', port: 0, ...settings, logger: quietLogger }),
+    startSlipstream({ host: '127.0.0.1', port: 0, ...settings, logger: silentLogger }),
 };
 
 async function startSlipstream(options: ServerOptions): Promise<TestServer> {
@@ -70,6 +70,3 @@ function natsConfig(settings: ServerSettings): string {
 
 /** Expectations that hold for nats-server too run against both, so a difference shows up as a failure. */
 export const bothServers: readonly ServerKind[] = [slipstream, natsServer];
-
-const ignore = () => {};
-const quietLogger = { error: ignore, warn: ignore, info: ignore, debug: ignore, trace: ignore };
