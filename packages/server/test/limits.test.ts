@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { delay, RawClient } from './raw-client.js';
-import { bothServers, type RunningTarget, type TargetOptions } from './targets.js';
+import { bothServers, closedAfterEach } from './targets.js';
 
 const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
 
@@ -31,23 +31,7 @@ async function closeReasons(httpUrl: string | undefined): Promise<string[]> {
 }
 
 describe.each(bothServers)('limits and keepalive against $name', (target) => {
-  const servers: RunningTarget[] = [];
-  const clients: RawClient[] = [];
-  const start = async (options: TargetOptions) => {
-    const server = await target.start(options);
-    servers.push(server);
-    return server;
-  };
-  const connect = async (server: RunningTarget) => {
-    const client = await RawClient.connectAndGreet(server.port);
-    clients.push(client);
-    return client;
-  };
-
-  afterEach(async () => {
-    for (const client of clients.splice(0)) client.close();
-    await Promise.all(servers.splice(0).map((server) => server.stop()));
-  });
+  const { start, connect, track } = closedAfterEach(target);
 
   it('advertises max_payload and closes a PUB above it with Maximum Payload Violation', async () => {
     const server = await start({ maxPayload: 1024 });
@@ -76,8 +60,7 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     const second = await connect(server);
     await first.sync();
     await second.sync();
-    const third = await RawClient.connect(server.port);
-    clients.push(third);
+    const third = track(await RawClient.connect(server.port));
     const text = await third.waitClosed();
     expect(text).toMatch(/^INFO \{.*\} \r\n-ERR 'maximum connections exceeded'\r\n$/);
     // The others are untouched.

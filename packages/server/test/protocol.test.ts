@@ -1,23 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient } from './raw-client.js';
-import { bothServers, type RunningTarget } from './targets.js';
+import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
 
 const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
 
 describe.each(bothServers)('client protocol against $name', (target) => {
   let server: RunningTarget;
-  const clients: RawClient[] = [];
-  const connect = async () => {
-    const client = await RawClient.connectAndGreet(server.port);
-    clients.push(client);
-    return client;
-  };
+  const resources = closedAfterEach(target);
+  const connect = () => resources.connect(server);
 
   beforeAll(async () => {
     server = await target.start();
-  });
-  afterEach(() => {
-    for (const client of clients.splice(0)) client.close();
   });
   afterAll(async () => {
     await server.stop();

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { startNatsServer } from '@slipstream/test-servers';
+import { afterEach } from 'vitest';
 import { silentLogger, startServer } from '../src/index.js';
+import { RawClient } from './raw-client.js';
 
 /** Settings a test needs, in our option names; translated to a config file for nats-server. */
 export interface TargetOptions {
@@ -118,3 +120,30 @@ export const natsServer: Target = {
 
 /** Both servers: a test written once runs against ours and the reference, so a difference fails. */
 export const bothServers = [ours, natsServer];
+
+/**
+ * Servers and raw clients opened by each test of a describe block, all closed after the test, so
+ * a failing assertion leaves nothing running. Call it inside the describe block.
+ */
+export function closedAfterEach(target: Target) {
+  const servers: RunningTarget[] = [];
+  const clients: RawClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+  const track = <C extends RawClient>(client: C): C => {
+    clients.push(client);
+    return client;
+  };
+  return {
+    track,
+    async start(options?: TargetOptions): Promise<RunningTarget> {
+      const server = await target.start(options);
+      servers.push(server);
+      return server;
+    },
+    /** Connects and waits for INFO. */
+    connect: async (server: RunningTarget) => track(await RawClient.connectAndGreet(server.port)),
+  };
+}

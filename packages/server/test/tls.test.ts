@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RawClient } from './raw-client.js';
-import { bothServers, type RunningTarget } from './targets.js';
+import { bothServers, closedAfterEach } from './targets.js';
 
 let certs: TestCertificates;
 beforeAll(async () => {
@@ -50,10 +50,10 @@ async function connectSecure(
 }
 
 describe.each(bothServers)('TLS against $name', (target) => {
-  const servers: RunningTarget[] = [];
-  const clients: RawClient[] = [];
-  const start = async (verify = false, timeout?: number) => {
-    const server = await target.start({
+  const resources = closedAfterEach(target);
+  const { track, connect } = resources;
+  const start = (verify = false, timeout?: number) =>
+    resources.start({
       tls: {
         certFile: certs.certFile,
         keyFile: certs.keyFile,
@@ -63,18 +63,11 @@ describe.each(bothServers)('TLS against $name', (target) => {
       },
       monitoring: true,
     });
-    servers.push(server);
-    return server;
-  };
-  afterEach(async () => {
-    for (const client of clients.splice(0)) client.close();
-    await Promise.all(servers.splice(0).map((server) => server.stop()));
-  });
 
   it('announces tls_required in a plain INFO and serves the protocol over TLS', async () => {
     const server = await start();
     const { info, client } = await connectSecure(server.port);
-    clients.push(client);
+    track(client);
     expect(info).toMatchObject({ tls_required: true });
     expect(info.tls_verify).toBeUndefined();
     await client.send('CONNECT {"verbose":false}\r\nSUB secret 1\r\nPUB secret 2\r\nhi\r\n');
@@ -91,16 +84,14 @@ describe.each(bothServers)('TLS against $name', (target) => {
 
   it('closes a client that talks plain text instead of starting TLS', async () => {
     const server = await start();
-    const client = await RawClient.connectAndGreet(server.port);
-    clients.push(client);
+    const client = await connect(server);
     await client.send('CONNECT {"verbose":false}\r\nPING\r\n');
     expect(await client.waitClosed()).not.toContain('PONG');
   });
 
   it('closes a client that never starts the handshake after the TLS timeout', async () => {
     const server = await start(false, 300);
-    const client = await RawClient.connectAndGreet(server.port);
-    clients.push(client);
+    const client = await connect(server);
     await client.waitClosed();
     const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
       connections: { reason: string }[];
@@ -112,13 +103,13 @@ describe.each(bothServers)('TLS against $name', (target) => {
   it('with verify, refuses a client without a certificate and serves one with', async () => {
     const server = await start(true);
     const anonymous = await connectSecure(server.port);
-    clients.push(anonymous.client);
+    track(anonymous.client);
     expect(anonymous.info).toMatchObject({ tls_required: true, tls_verify: true });
     void anonymous.client.send('CONNECT {"verbose":false}\r\nPING\r\n');
     expect(await anonymous.client.waitClosed()).not.toContain('PONG');
 
     const known = await connectSecure(server.port, true);
-    clients.push(known.client);
+    track(known.client);
     await known.client.send('CONNECT {"verbose":false}\r\n');
     expect(await known.client.sync()).toBe('PONG\r\n');
   });
