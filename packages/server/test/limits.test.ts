@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { delay, RawClient } from './raw-client.js';
-import { bothServers, closedAfterEach } from './targets.js';
+import { bothServers, closedAfterEach, closeReasons } from './targets.js';
 
 const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
 
@@ -20,14 +20,6 @@ async function flood(slow: RawClient, publisher: RawClient): Promise<void> {
     await publisher.send(`PUB flood ${payload.length}\r\n${payload}\r\n`);
     if (i % 10 === 0) await publisher.sync(25_000);
   }
-}
-
-/** The reasons /connz gives for closed connections. */
-async function closeReasons(httpUrl: string | undefined): Promise<string[]> {
-  const closed = (await (await fetch(`${httpUrl}/connz?state=closed`)).json()) as {
-    connections: { reason: string }[];
-  };
-  return closed.connections.map((c) => c.reason);
 }
 
 describe.each(bothServers)('limits and keepalive against $name', (target) => {
@@ -125,7 +117,7 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
       slow_consumers: number;
     };
     expect(varz.slow_consumers).toBeGreaterThanOrEqual(1);
-    const reasons = await closeReasons(server.httpUrl);
+    const reasons = await closeReasons(server);
     expect(reasons.some((reason) => reason.startsWith('Slow Consumer ('))).toBe(true);
   });
 
@@ -168,7 +160,7 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     // Far below max_pending: only the blocked write can end this connection. Still not reading,
     // the server must give up on its own, within the deadline plus slack.
     await flood(slow, publisher);
-    const reasons = () => closeReasons(server.httpUrl);
+    const reasons = () => closeReasons(server);
     for (let i = 0; i < 100 && !(await reasons()).includes('Slow Consumer (Write Deadline)'); i++) {
       await delay(100);
     }

@@ -118,6 +118,14 @@ export const natsServer: Target = {
   },
 };
 
+/** The reasons /connz gives for the server's closed connections (it needs `monitoring`). */
+export async function closeReasons(server: RunningTarget): Promise<string[]> {
+  const closed = (await (await fetch(`${server.httpUrl}/connz?state=closed`)).json()) as {
+    connections: { reason: string }[];
+  };
+  return closed.connections.map((c) => c.reason);
+}
+
 /** Both servers: a test written once runs against ours and the reference, so a difference fails. */
 export const bothServers = [ours, natsServer];
 
