@@ -1,3 +1,4 @@
+import { decodeUtf8 } from '@slipstream/protocol';
 import type { z } from 'zod';
 import { ApiError } from './api-error.js';
 import { type ApiRequest, type ApiResponse, apiOperations } from './api-operations.js';
@@ -16,9 +17,7 @@ export type Decoded<T> =
   | { ok: true; value: T }
   | { ok: false; error: ApiError; issues: SchemaIssue[] };
 
-const decoder = new TextDecoder();
-const asText = (body: string | Uint8Array) =>
-  typeof body === 'string' ? body : decoder.decode(body);
+const asText = (body: string | Uint8Array) => (typeof body === 'string' ? body : decodeUtf8(body));
 
 /** zod's issues as field paths and rules, e.g. `config.retention: invalid_value (...)`. */
 export function schemaIssues(error: z.ZodError): SchemaIssue[] {

@@ -1,4 +1,4 @@
-import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
+import { encodeUtf8, isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
 import { z } from 'zod';
 
 /**
@@ -18,8 +18,7 @@ const bucketName = /^[a-zA-Z0-9_-]+$/;
 const keyName = /^[-/_=.a-zA-Z0-9]+$/;
 const searchKey = /^[-/_=.a-zA-Z0-9*]*>?$/;
 
-const encoder = new TextEncoder();
-const utf8Length = (text: string) => encoder.encode(text).length;
+const utf8Length = (text: string) => encodeUtf8(text).length;
 
 function assetNameProblem(what: string, name: string): string | undefined {
   if (name.length === 0) return `${what} name is required`;

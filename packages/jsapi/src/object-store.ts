@@ -1,3 +1,4 @@
+import { decodeUtf8, encodeUtf8 } from '@slipstream/protocol';
 import { z } from 'zod';
 import { int, metadata, timestamp, uint } from './common.js';
 import type { StorageType, StreamConfig } from './stream-config.js';
@@ -60,7 +61,7 @@ export const objChunkSubject = (bucket: string, nuid: string) =>
   `${OBJ_SUBJECT_PREFIX}.${bucket}.C.${nuid}`;
 /** Subject of the metadata of an object name. */
 export const objMetaSubject = (bucket: string, name: string) =>
-  `${OBJ_SUBJECT_PREFIX}.${bucket}.M.${base64UrlEncode(new TextEncoder().encode(name))}`;
+  `${OBJ_SUBJECT_PREFIX}.${bucket}.M.${base64UrlEncode(encodeUtf8(name))}`;
 /** The two wildcard subjects of a bucket's stream. */
 export const objStreamSubjects = (bucket: string) => [
   `${OBJ_SUBJECT_PREFIX}.${bucket}.C.>`,
@@ -79,7 +80,7 @@ export function parseObjectSubject(subject: string): ParsedObjectSubject | undef
   if (kind === 'C') return { bucket: bucket!, kind: 'chunk', nuid: token! };
   const bytes = base64UrlDecode(token!);
   if (!bytes) return undefined;
-  return { bucket: bucket!, kind: 'meta', name: new TextDecoder().decode(bytes) };
+  return { bucket: bucket!, kind: 'meta', name: decodeUtf8(bytes) };
 }
 
 /** The `digest` value for a SHA-256 hash of the whole content. */
