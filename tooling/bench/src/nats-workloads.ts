@@ -4,7 +4,7 @@
  * the server under a fixed client, the client benchmark varies the client under a fixed server.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { cpuSeconds, rssBytes } from './harness/proc.js';
+import { cpuSeconds, rssBytes } from '@slipstream/test-servers';
 import { percentile } from './harness/stats.js';
 
 /** The subset of the nats.js v3 connection API the workloads use; ours follows the same names. */

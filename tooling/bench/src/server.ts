@@ -6,8 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { type ServerProcess, startServerProcess } from '@slipstream/test-servers';
-import { peakRssBytes } from './harness/proc.js';
+import { peakRssBytes, type ServerProcess, startServerProcess } from '@slipstream/test-servers';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
 import {

@@ -1,5 +1,5 @@
+import { cpuSeconds, peakRssBytes, rssBytes } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import { cpuSeconds, peakRssBytes, rssBytes } from '../src/harness/proc.js';
 import { alternateRounds, pick, type Sample } from '../src/harness/rounds.js';
 import { median, percentile } from '../src/harness/stats.js';
 import { formatNumber, RatioTable } from '../src/harness/table.js';

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { startNatsServer } from '@slipstream/test-servers';
+import { peakRssBytes, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floodFrames, hostileFrame, seededRandom } from './support/hostile-frames.js';
 import { startSlipstreamProcess } from './support/server-process.js';
@@ -28,7 +27,8 @@ interface Target {
   readonly httpPort: number;
   readonly url: string;
   alive(): boolean;
-  rss(): number;
+  /** The most resident memory the server process has used so far, in bytes. */
+  peakRss(): number;
   stop(): Promise<unknown>;
 }
 
@@ -44,7 +44,7 @@ const targets: readonly { name: string; start(): Promise<Target> }[] = [
       return {
         ...server,
         alive: () => server.child.exitCode === null && server.child.signalCode === null,
-        rss: () => rssOf(server.child.pid!),
+        peakRss: () => peakRssBytes(server.child.pid!),
         stop: async () => {
           await server.stop();
           await rm(dir, { recursive: true, force: true });
@@ -61,7 +61,7 @@ const targets: readonly { name: string; start(): Promise<Target> }[] = [
         httpPort: server.httpPort!,
         url: server.url,
         alive: () => server.process.exitCode === null && server.process.signalCode === null,
-        rss: () => rssOf(server.process.pid!),
+        peakRss: () => peakRssBytes(server.process.pid!),
         stop: () => server.stop(),
       };
     },
@@ -94,11 +94,6 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
     });
     await nc.flush();
 
-    let peakRss = server.rss();
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, server.rss());
-    }, 100);
-
     const deadline = Date.now() + attackMs;
     let answered = 0;
     let slowest = 0;
@@ -127,7 +122,7 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
       }
     };
     await Promise.all([client, ...Array.from({ length: concurrent }, attacker)]);
-    clearInterval(sampler);
+    const peakRss = server.peakRss();
 
     expect(server.alive()).toBe(true);
     expect({ failures, clientEvents }).toEqual({ failures: [], clientEvents: [] });
@@ -147,12 +142,6 @@ describe.each(targets)(`hostile input against a live $name (seed ${seed})`, (kin
     );
   }, 60_000);
 });
-
-/** Resident memory of a process in bytes (VmRSS from /proc). */
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
-}
 
 /** One raw connection: some frames, maybe a flood, maybe never reading, then gone. */
 function attack(port: number, rand: () => number, deadline: number): Promise<void> {

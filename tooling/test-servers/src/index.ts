@@ -10,6 +10,7 @@ export {
   type RunningNatsServer,
   startNatsServer,
 } from './nats-server.js';
+export { cpuSeconds, peakRssBytes, rssBytes } from './process-stats.js';
 export {
   type RunningProcess,
   runProcess,

@@ -2,13 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 // Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on Linux/x86).
-const ticksPerSecond = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
+// Asked on first use, so that importing this package does not spawn getconf for every test file.
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond =
+        Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
   }
-})();
+  return ticksPerSecond;
+}
 
 /** User + system CPU seconds a process has used so far, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
@@ -16,7 +22,7 @@ export function cpuSeconds(pid: number): number {
   // The command name (field 2) is in parentheses and may contain spaces: count fields after it.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After the name, field 3 (state) is index 0, so utime (14) and stime (15) are at 11 and 12.
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
 }
 
 /** Peak resident set size (VmHWM) of a process in bytes. */
