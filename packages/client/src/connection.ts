@@ -232,7 +232,7 @@ export class NatsConnectionImpl implements NatsConnection {
   // ---- publishing -------------------------------------------------------------------------
 
   publish(subject: string, payload?: Payload, options?: PublishOptions): void {
-    if (this.#state !== State.Connected && this.#state !== State.Reconnecting) this.#assertOpen();
+    this.#assertOpen();
     if (this.#noMorePublishing) throw new DrainingConnectionError();
     const data =
       payload === undefined ? Empty : typeof payload === 'string' ? encodeUtf8(payload) : payload;
@@ -327,7 +327,7 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#subs.delete(sub.sidKey);
     },
     flush: () => this.flush(),
-    isClosed: () => this.#state === State.Closed,
+    isClosed: () => this.isClosed(),
     callbackFailed: (error: unknown) => {
       this.#emit({
         type: 'error',
@@ -583,11 +583,6 @@ export class NatsConnectionImpl implements NatsConnection {
     for (const listener of this.#statusListeners) listener.stop();
     this.#statusListeners.clear();
     this.#resolveClosed(error);
-  }
-
-  /** Re-reads the state after an await (a close may have happened meanwhile). */
-  #isClosedNow(): boolean {
-    return this.#state === State.Closed;
   }
 
   #assertOpen(): void {
@@ -992,7 +987,8 @@ export class NatsConnectionImpl implements NatsConnection {
         return;
       }
       await this.#sleep(this.#reconnectDelay(entry));
-      if (this.#isClosedNow()) return;
+      // isClosed(), not a field test: TypeScript would keep the loop-top narrowing across the await.
+      if (this.isClosed()) return;
       attempt++;
       if (!onConnected) this.#emit({ type: 'reconnecting', server: entry.hostport, attempt });
       try {
