@@ -109,7 +109,7 @@ export class OutgoingMessage {
       writer.bytes(
         withHeaders ? this.parts.hmsgHead(this.subject) : this.parts.msgHead(this.subject),
       );
-      writer.bytes(sub.sidBytes);
+      writer.bytes(sub.sidBytes());
     }
     if (!this.shared || payload.length > MAX_JOINED_PAYLOAD) {
       writer.bytes(withHeaders ? this.#hmsgLine(headers) : this.#msgLine());

@@ -3,8 +3,6 @@ import type { ClientConnection } from './client-connection.js';
 
 /** One SUB of one connection. */
 export class Subscription {
-  /** The sid as bytes, written into every MSG for this subscription. */
-  readonly sidBytes: Uint8Array;
   /** True when the subject has no wildcard: every message it gets carries exactly this subject. */
   readonly literal: boolean;
   /** Messages delivered so far. */
@@ -13,6 +11,7 @@ export class Subscription {
   max: number | undefined;
   /** Set once the subscription is gone, so a fan-out already in progress skips it. */
   closed = false;
+  #sid: Uint8Array | undefined;
   #msgStart: Uint8Array | undefined;
   #hmsgStart: Uint8Array | undefined;
 
@@ -22,8 +21,15 @@ export class Subscription {
     readonly queue: string | undefined,
     readonly sid: string,
   ) {
-    this.sidBytes = Buffer.from(sid);
     this.literal = !hasWildcard(subject);
+  }
+
+  /**
+   * The sid as bytes, for a wildcard subscription: its line start is the subject's cached head
+   * then this. A literal one never needs it, so it is encoded on first use.
+   */
+  sidBytes(): Uint8Array {
+    return (this.#sid ??= Buffer.from(this.sid));
   }
 
   /** `MSG <subject> <sid>`, for a literal subscription. */
