@@ -6,27 +6,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
+import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { servePage } from './page-server.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let server: RunningNatsServer;
 let outDir: string;
-let site: Awaited<ReturnType<typeof servePage>>;
+let site: PreviewServer;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
   server = await startNatsServer({ websocket: true });
   outDir = await mkdtemp(join(tmpdir(), 'slipstream-page-'));
-  await build({
-    root: join(import.meta.dirname, '../page'),
+  const root = join(import.meta.dirname, '../page');
+  await build({ root, logLevel: 'warn', build: { outDir, emptyOutDir: true, minify: false } });
+  // Served over http://, not file://, so that the page may open WebSockets.
+  site = await preview({
+    root,
     logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, minify: false },
+    build: { outDir },
+    preview: { host: '127.0.0.1', port: 0, open: false },
   });
-  site = await servePage(outDir);
   browser = await chromium.launch({
     executablePath: chromiumPath,
     args: [
@@ -40,7 +42,7 @@ beforeAll(async () => {
     ],
   });
   page = await browser.newPage();
-  await page.goto(site.url);
+  await page.goto(site.resolvedUrls!.local[0]!);
   await page.waitForFunction(() => document.title === 'ready');
 });
 
