@@ -1,4 +1,5 @@
 import { fromSeed } from '@nats-io/nkeys';
+import { decodeUtf8, encodeUtf8 } from '@slipstream/protocol';
 import { InvalidArgumentError } from './errors.js';
 import type { Auth, Authenticator, ConnectionOptions } from './types.js';
 
@@ -72,15 +73,15 @@ export async function authenticate(
 
 function sign(kp: ReturnType<typeof fromSeed>, nonce: string | undefined): string {
   if (!nonce) throw new InvalidArgumentError('the server sent no nonce to sign');
-  return toBase64Url(kp.sign(new TextEncoder().encode(nonce)));
+  return toBase64Url(kp.sign(encodeUtf8(nonce)));
 }
 
 function toBytes(value: Uint8Array | string): Uint8Array {
-  return typeof value === 'string' ? new TextEncoder().encode(value.trim()) : value;
+  return typeof value === 'string' ? encodeUtf8(value.trim()) : value;
 }
 
 function toText(value: Uint8Array | string): string {
-  return typeof value === 'string' ? value : new TextDecoder().decode(value);
+  return typeof value === 'string' ? value : decodeUtf8(value);
 }
 
 function toBase64Url(bytes: Uint8Array): string {

@@ -1,12 +1,10 @@
-import { type MsgHdrs, MsgHdrsImpl } from '@slipstream/protocol';
+import { decodeUtf8, type MsgHdrs, MsgHdrsImpl } from '@slipstream/protocol';
 import type { Msg, Payload, PublishOptions } from './types.js';
 
 /** What a message needs from its connection to answer itself. */
 export interface Responder {
   publish(subject: string, payload?: Payload, options?: PublishOptions): void;
 }
-
-const decoder = new TextDecoder();
 
 /** A received message. Headers stay raw bytes until someone reads them. */
 export class MsgImpl implements Msg {
@@ -58,6 +56,6 @@ export class MsgImpl implements Msg {
   }
 
   string(): string {
-    return decoder.decode(this.data);
+    return decodeUtf8(this.data);
   }
 }

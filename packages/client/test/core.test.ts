@@ -41,6 +41,16 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(sub.isClosed()).toBe(true);
   });
 
+  it('decodes text payloads as UTF-8, short and long', async () => {
+    const subject = createInbox();
+    const texts = ['é', 'ok', 'grüße aus köln, 東京', 'x'.repeat(100)];
+    const got: string[] = [];
+    suite.nc.subscribe(subject, { callback: (_err, msg) => void got.push(msg.string()) });
+    for (const text of texts) suite.nc.publish(subject, text);
+    await suite.nc.flush();
+    expect(got).toEqual(texts);
+  });
+
   it('keeps every payload intact when many megabytes are written at once', async () => {
     // The writer hands its buffer to the socket without a copy and reuses it once the socket is
     // done with it: enough bytes to make the socket queue some writes must still arrive unmixed.
