@@ -9,6 +9,7 @@ import {
   type TrafficStats,
 } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
+import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
@@ -126,19 +127,15 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   async listen(): Promise<void> {
     const { host, port } = this.options;
-    await new Promise<void>((resolve, reject) => {
-      const failed = (error: Error) => reject(listenFailed(`${host}:${port}`, error));
-      this.#listener.once('error', failed);
-      this.#listener.listen({ host, port }, () => {
-        this.#listener.off('error', failed);
-        resolve();
-      });
-    });
+    let boundPort: number;
+    try {
+      boundPort = await listen(this.#listener, host, port);
+    } catch (error) {
+      throw listenFailed(`${host}:${port}`, error as Error);
+    }
     this.#listener.on('error', (error) =>
       this.logger.error(`Client listener error: ${error.message}`),
     );
-    const address = this.#listener.address();
-    const boundPort = typeof address === 'object' && address ? address.port : port;
     this.info = {
       server_id: this.serverId,
       server_name: this.options.serverName ?? this.serverId,

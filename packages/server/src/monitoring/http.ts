@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listen } from '../listen.js';
 import { connz } from './connz.js';
 import { goJson } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
@@ -80,16 +81,9 @@ export async function startMonitoring(
       send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(error as Error).message}`);
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen({ host, port }, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  const address = http.address();
+  const boundPort = await listen(http, host, port);
   return {
-    port: typeof address === 'object' && address ? address.port : port,
+    port: boundPort,
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());
