@@ -3,20 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/conf/errors.js';
 import { parseConfigFile, parseConfigText } from '../src/conf/parser.js';
 import { parseDuration, parseSize } from '../src/conf/units.js';
+import { thrown } from './thrown.js';
 
 const parse = (text: string, env: Record<string, string> = {}) =>
   parseConfigText(text, 'test.conf', { env }).data;
 const fixtures = join(import.meta.dirname, 'fixtures');
 
-function errorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (run: () => unknown) => thrown(ConfigError, run);
 
 describe('config text parser', () => {
   it.each([

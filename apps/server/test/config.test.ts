@@ -3,20 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/conf/errors.js';
 import { parseConfigText } from '../src/conf/parser.js';
 import { loadConfigFile, validateConfig } from '../src/config.js';
+import { thrown } from './thrown.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const load = (text: string, env: Record<string, string> = {}) =>
   validateConfig(parseConfigText(text, 'server.conf', { env }));
 
-function errorOf(text: string): ConfigError {
-  try {
-    load(text);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const errorOf = (text: string) => thrown(ConfigError, () => load(text));
 
 describe('config file validation', () => {
   it('maps every supported key of the fixture to settings', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FlagError, flagTable, parseCommandLine, usage } from '../src/flags.js';
 import { mergeSettings } from '../src/settings.js';
+import { thrown } from './thrown.js';
 
 describe('parseCommandLine', () => {
   it.each([
@@ -91,15 +92,10 @@ describe('parseCommandLine', () => {
     [['stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
     [['--', 'stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
   ])('rejects %j', (argv, code, text) => {
-    let caught: unknown;
-    try {
-      parseCommandLine(argv);
-    } catch (error) {
-      caught = error;
-    }
+    const caught = thrown(FlagError, () => parseCommandLine(argv));
     expect(caught).toBeInstanceOf(FlagError);
-    expect((caught as FlagError).code).toBe(code);
-    expect((caught as FlagError).message).toContain(text);
+    expect(caught.code).toBe(code);
+    expect(caught.message).toContain(text);
   });
 
   it('command-line values override the config file key by key', () => {

@@ -5,6 +5,7 @@ import { type CertificateFiles, writeTestCertificates } from '@slipstream/test-s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../src/settings.js';
 import { readTlsFiles, TlsSetupError } from '../src/tls-files.js';
+import { thrown } from './thrown.js';
 
 let dir: string;
 let files: CertificateFiles;
@@ -16,15 +17,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function errorOf(tls: Settings['tls']): TlsSetupError {
-  try {
-    readTlsFiles(tls);
-  } catch (error) {
-    if (error instanceof TlsSetupError) return error;
-    throw error;
-  }
-  throw new Error('expected a TlsSetupError');
-}
+const errorOf = (tls: Settings['tls']) => thrown(TlsSetupError, () => readTlsFiles(tls));
 
 describe('readTlsFiles', () => {
   it('is off without TLS settings or with --tls=false', () => {
