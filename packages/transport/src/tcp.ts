@@ -60,33 +60,39 @@ async function openTcp(
       );
     }, options.timeout);
   });
-  try {
-    const handshake = async () => {
-      socket = await openSocket(host, port, transportOptions);
-      if (tls?.handshakeFirst) socket = await startTls(socket, host, tls);
-      const greeting = await readGreeting(socket);
-      let encrypted = tls?.handshakeFirst === true;
-      let early: Uint8Array[] = [greeting.line, ...greeting.rest];
-      if (!encrypted) {
-        const serverRequires = greeting.info.tls_required === true;
-        if (serverRequires && options.tls === null) {
-          throw new TransportError('TLS_REQUIRED', `${url.host} requires TLS but tls is null`);
-        }
-        if (tls && !serverRequires && greeting.info.tls_available !== true) {
-          throw new TransportError('TLS_UNAVAILABLE', `${url.host} does not offer TLS`);
-        }
-        if (serverRequires || tls) {
-          // The server waits for our handshake before sending anything else, so nothing is dropped.
-          socket = await startTls(socket, host, tls ?? {});
-          encrypted = true;
-          early = [greeting.line];
-        }
+  const handshake = async () => {
+    socket = await openSocket(host, port, transportOptions);
+    if (tls?.handshakeFirst) socket = await startTls(socket, host, tls);
+    const greeting = await readGreeting(socket);
+    let encrypted = tls?.handshakeFirst === true;
+    let early: Uint8Array[] = [greeting.line, ...greeting.rest];
+    if (!encrypted) {
+      const serverRequires = greeting.info.tls_required === true;
+      if (serverRequires && options.tls === null) {
+        throw new TransportError('TLS_REQUIRED', `${url.host} requires TLS but tls is null`);
       }
-      return new TcpConnection(socket, url, encrypted, early, transportOptions.highWaterMark);
-    };
-    return await Promise.race([handshake(), timedOut]);
+      if (tls && !serverRequires && greeting.info.tls_available !== true) {
+        throw new TransportError('TLS_UNAVAILABLE', `${url.host} does not offer TLS`);
+      }
+      if (serverRequires || tls) {
+        // The server waits for our handshake before sending anything else, so nothing is dropped.
+        socket = await startTls(socket, host, tls ?? {});
+        encrypted = true;
+        early = [greeting.line];
+      }
+    }
+    return new TcpConnection(socket, url, encrypted, early, transportOptions.highWaterMark);
+  };
+  const opening = handshake();
+  try {
+    return await Promise.race([opening, timedOut]);
   } catch (error) {
     socket?.destroy();
+    // A socket still being opened when time ran out is closed as soon as it is up.
+    opening.then(
+      (conn) => conn.close(error as Error),
+      () => undefined,
+    );
     throw error;
   } finally {
     clearTimeout(timer);

@@ -1,10 +1,11 @@
+import type { Socket } from 'node:net';
 import {
   makeTestCertificates,
   type RunningNatsServer,
   startNatsServer,
   type TestCertificates,
 } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TransportError } from '../src/index.js';
 import { tcpTransport } from '../src/tcp.js';
 import { bytes, readUntil } from './helpers.js';
@@ -64,6 +65,27 @@ describe('tcp transport, plain', () => {
     const conn = await transport.connect(new URL(server.url));
     expect(opened).toEqual([`127.0.0.1:${server.port}`]);
     await conn.close();
+  });
+
+  it('closes a socket that comes up only after the timeout gave up on it', async () => {
+    const { connect } = await import('node:net');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let late: Socket | undefined;
+    const transport = tcpTransport({
+      // The socket is opened only once the caller has been told about the timeout.
+      socketFactory: async (host, port) => {
+        await released;
+        late = connect({ host, port });
+        return late;
+      },
+    });
+    const error = await transport.connect(new URL(server.url), { timeout: 20 }).catch((e) => e);
+    expect(error.code).toBe('TIMEOUT');
+    release();
+    await vi.waitFor(() => expect(late?.destroyed).toBe(true), { timeout: 5000 });
   });
 
   it('fails with a typed error when nothing listens', async () => {
