@@ -129,22 +129,20 @@ function isPortTaken(error: unknown, port: number | undefined): boolean {
 }
 
 /**
- * Maps settings to the library's options; -1 ports mean "any free port" as in nats-server. `tls` is
- * what {@link readTlsFiles} made of `settings.tls`.
+ * Maps settings to the library's options. `-m 0` turns monitoring off as in nats-server; a -1 port
+ * ("any free port") the library reads itself. `tls` is what {@link readTlsFiles} made of `settings.tls`.
  */
 export function toServerOptions(
   settings: Settings,
   log: Logger,
   tls: TlsOptions | undefined,
 ): ServerOptions {
-  const anyPort = (port: number | undefined) => (port === -1 ? 0 : port);
-  const httpPort = anyPort(settings.httpPort);
-  const options: ServerOptions = {
+  return {
     host: settings.host,
-    port: anyPort(settings.port),
+    port: settings.port,
     serverName: settings.serverName,
     httpHost: settings.httpHost,
-    httpPort: httpPort === 0 && settings.httpPort !== -1 ? undefined : httpPort,
+    httpPort: settings.httpPort === 0 ? undefined : settings.httpPort,
     maxPayload: settings.maxPayload,
     maxPending: settings.maxPending,
     maxControlLine: settings.maxControlLine,
@@ -162,9 +160,6 @@ export function toServerOptions(
     trace: settings.trace,
     logger: log,
   };
-  return Object.fromEntries(
-    Object.entries(options).filter(([, v]) => v !== undefined),
-  ) as ServerOptions;
 }
 
 /** Signals map to nats-server's: INT/TERM stop, USR2 lame duck; a second signal exits at once. */
