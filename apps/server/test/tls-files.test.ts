@@ -1,20 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CertificateFiles, writeTestCertificates } from '@slipstream/test-servers';
+import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Settings } from '../src/settings.js';
 import { readTlsFiles, TlsSetupError } from '../src/tls-files.js';
 import { thrown } from './thrown.js';
 
-let dir: string;
-let files: CertificateFiles;
+let files: TestCertificates;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'slipstream-server-tls-files-'));
-  files = await writeTestCertificates(dir);
+  files = await makeTestCertificates();
 });
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await files?.remove();
 });
 
 const errorOf = (tls: Settings['tls']) => thrown(TlsSetupError, () => readTlsFiles(tls));
@@ -58,14 +55,14 @@ describe('readTlsFiles', () => {
   });
 
   it('names a file it cannot read', () => {
-    const missing = join(dir, 'nope.pem');
+    const missing = join(files.dir, 'nope.pem');
     const error = errorOf({ cert: files.certFile, key: missing });
     expect(error.code).toBe('TLS_FILE_UNREADABLE');
     expect(error.message).toBe(
       `cannot read the TLS private key "${missing}": ENOENT: no such file or directory`,
     );
-    expect(errorOf({ cert: dir, key: files.keyFile }).message).toContain(
-      `cannot read the TLS server certificate "${dir}": EISDIR`,
+    expect(errorOf({ cert: files.dir, key: files.keyFile }).message).toContain(
+      `cannot read the TLS server certificate "${files.dir}": EISDIR`,
     );
   });
 

@@ -1,22 +1,19 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect, type NodeConnectionOptions } from '@nats-io/transport-node';
-import { type CertificateFiles, writeTestCertificates } from '@slipstream/test-servers';
+import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectPrinted, readInfo, run, serving } from './server-process.js';
 
 /** Should a failing start not fail, it still listens on 127.0.0.1 only, on free ports. */
 const safePorts = ['-a', '127.0.0.1', '-p', '-1', '-m', '0'];
 
-let dir: string;
-let files: CertificateFiles;
+let files: TestCertificates;
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'slipstream-server-tls-'));
-  files = await writeTestCertificates(dir);
+  files = await makeTestCertificates();
 });
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await files?.remove();
 });
 
 /** Client TLS options that trust the test CA and present the client certificate it signed. */
@@ -86,7 +83,7 @@ describe('slipstream-server with TLS', () => {
   });
 
   it('reads a tls {} block from the config file', async () => {
-    const config = join(dir, 'tls.conf');
+    const config = join(files.dir, 'tls.conf');
     await writeFile(
       config,
       [
@@ -109,7 +106,7 @@ describe('slipstream-server with TLS', () => {
   });
 
   it('turns the config file TLS off with --tls=false', async () => {
-    const config = join(dir, 'tls-off.conf');
+    const config = join(files.dir, 'tls-off.conf');
     await writeFile(config, `tls { cert_file: "${files.certFile}", key_file: "nope.pem" }\n`);
     await serving(['-c', config, '-m', '0', '--tls=false'], async (port) => {
       expect((await readInfo(port)).tls_required).toBeUndefined();
@@ -117,12 +114,12 @@ describe('slipstream-server with TLS', () => {
   });
 
   it('exits 1 naming a TLS file it cannot read, also under -t', async () => {
-    const missing = join(dir, 'missing-key.pem');
+    const missing = join(files.dir, 'missing-key.pem');
     const server = run([...safePorts, '--tls', '--tlscert', files.certFile, '--tlskey', missing]);
     expect(await server.exit).toBe(1);
     await expectPrinted(server, `cannot read the TLS private key "${missing}"`);
 
-    const config = join(dir, 'bad-tls.conf');
+    const config = join(files.dir, 'bad-tls.conf');
     await writeFile(config, `tls { cert_file: "${missing}", key_file: "${files.keyFile}" }\n`);
     const check = run([...safePorts, '-t', '-c', config]);
     expect(await check.exit).toBe(1);
