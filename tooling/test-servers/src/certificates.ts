@@ -20,7 +20,7 @@ type Extensions = NonNullable<Parameters<typeof generate>[1]>['extensions'];
  * Writes a throwaway CA, a server certificate for 127.0.0.1/localhost and a client certificate
  * (both signed by that CA) as PEM files into `dir`. EC keys keep generation quick.
  */
-export async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
+async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
   const validity = {
     notBeforeDate: new Date(Date.now() - day),
     notAfterDate: new Date(Date.now() + 2 * day),

@@ -2,7 +2,6 @@ export {
   type CertificateFiles,
   makeTestCertificates,
   type TestCertificates,
-  writeTestCertificates,
 } from './certificates.js';
 export { freePort } from './free-port.js';
 export {
