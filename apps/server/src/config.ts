@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, type SourcePosition } from './conf/errors.js';
+import { ConfigError, formatLocation, type SourcePosition } from './conf/errors.js';
 import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
 import { parseDuration, parseSize } from './conf/units.js';
 import type { Settings } from './settings.js';
@@ -212,7 +212,7 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedTlsKeys,
     'cert_file, key_file, ca_file, verify and timeout',
   );
-  if (config.jetstream && jetstreamRequested(config.jetstream)) {
+  if (config.jetstream && config.jetstream.enabled !== false) {
     warnings.push(
       describe(
         parsed.positions.get('jetstream'),
@@ -242,10 +242,6 @@ function refuseUnsupported(
       );
     }
   }
-}
-
-function jetstreamRequested(js: NonNullable<ConfigShape['jetstream']>): boolean {
-  return js.enabled !== false;
 }
 
 function toSettings(c: ConfigShape): Settings {
@@ -315,8 +311,9 @@ function positionOf(
   return undefined;
 }
 
+/** A warning worded like a ConfigError: `file:line: key: message`. */
 function describe(at: SourcePosition | undefined, key: string, message: string): string {
-  return new ConfigError('CONFIG_INVALID', message, at, key).message;
+  return formatLocation(at, key) + message;
 }
 
 function dropUndefined<T extends object>(value: T): T {

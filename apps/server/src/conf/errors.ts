@@ -24,7 +24,11 @@ export class ConfigError extends Error {
   }
 }
 
-function formatLocation(position: SourcePosition | undefined, key: string | undefined): string {
+/** `file:line: key: ` for whichever of them are known; the prefix of every complaint about a value. */
+export function formatLocation(
+  position: SourcePosition | undefined,
+  key: string | undefined,
+): string {
   const where = position ? `${position.file}:${position.line}: ` : '';
   return key ? `${where}${key}: ` : where;
 }
