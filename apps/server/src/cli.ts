@@ -79,6 +79,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command.configFile) log.info(`  Using configuration file: ${command.configFile}`);
   for (const warning of warnings) log.warn(warning);
 
+  // Trapped before the start: a harness may signal as soon as the client port opens, which is
+  // before startServer resolves (monitoring still starting) and would otherwise kill the process.
+  const stopOnSignal = trapStopSignals(log);
   let server: NatsServer;
   try {
     server = await startWithMonitoringFallback(
@@ -98,7 +101,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     removePortsFile?.();
     if (pidFile) rmSync(pidFile, { force: true });
   });
-  return waitForStopSignal(server, log);
+  return stopOnSignal(server);
 }
 
 export function versionLine(): string {
@@ -162,27 +165,42 @@ export function toServerOptions(
   };
 }
 
-/** Signals map to nats-server's: INT/TERM stop, USR2 lame duck; a second signal exits at once. */
-function waitForStopSignal(server: NatsServer, log: Logger): Promise<number> {
+/**
+ * Signals map to nats-server's: INT/TERM stop, USR2 lame duck; a second signal exits at once. A
+ * signal that arrives before the server is running is acted on once it is. The returned function
+ * takes the running server and resolves with the exit code when it has closed.
+ */
+function trapStopSignals(log: Logger): (server: NatsServer) => Promise<number> {
   let stopping = false;
-  const onSignal = (name: string, stop: () => Promise<void>) => () => {
+  let running: NatsServer | undefined;
+  let pending: ((server: NatsServer) => Promise<void>) | undefined;
+  const act = (server: NatsServer, action: (server: NatsServer) => Promise<void>) =>
+    action(server).catch((error: unknown) =>
+      log.error(`shutdown failed: ${(error as Error).message}`),
+    );
+  const onSignal = (name: string, action: (server: NatsServer) => Promise<void>) => () => {
     log.info(`Trapped "${name}" signal`);
     if (stopping) process.exit(1);
     stopping = true;
-    stop().catch((error: unknown) => log.error(`shutdown failed: ${(error as Error).message}`));
+    if (running) void act(running, action);
+    else pending = action;
   };
   process.on(
     'SIGINT',
-    onSignal('interrupt', () => server.close()),
+    onSignal('interrupt', (server) => server.close()),
   );
   process.on(
     'SIGTERM',
-    onSignal('terminated', () => server.close()),
+    onSignal('terminated', (server) => server.close()),
   );
   process.on(
     'SIGUSR2',
-    onSignal('user defined signal 2', () => server.lameDuck()),
+    onSignal('user defined signal 2', (server) => server.lameDuck()),
   );
-  // However the server ends (signal, lame duck, or its own close), the process ends with it.
-  return server.closed.then(() => 0);
+  return (server) => {
+    running = server;
+    if (pending) void act(server, pending);
+    // However the server ends (signal, lame duck, or its own close), the process ends with it.
+    return server.closed.then(() => 0);
+  };
 }
