@@ -15,16 +15,16 @@ export interface SubjectPermission {
 export interface ServerInfo {
   /** Unique id of the server: a 56-character NKey-style public key starting with 'N'. */
   server_id: string;
-  /** Configured server name; nats-server uses the server_id when none is configured. */
-  server_name: string;
+  /** Configured server name; nats-server uses the server_id when none is configured (absent before 2.2). */
+  server_name?: string;
   /** Server version, e.g. "2.9.10". */
   version: string;
   /** Protocol version the server speaks; always 1 on current servers. */
   proto: number;
   /** Git commit the server was built from. */
   git_commit?: string;
-  /** Go runtime version of nats-server (ours reports its own runtime). */
-  go: string;
+  /** Go runtime version of nats-server (ours reports its own runtime; other servers may omit it). */
+  go?: string;
   /** Host the client listener is bound to. */
   host: string;
   /** Port of the client listener. */
@@ -166,12 +166,12 @@ const SERVER_INFO_FIELDS: Record<keyof ServerInfo, FieldKind> = {
 };
 
 /** The fields nats-server always sends (not `omitempty`), except `headers` (absent before 2.2). */
+// Only what every NATS server has sent since 1.x: a client must still connect to an older
+// nats-server or a compatible server that leaves out server_name or go.
 const SERVER_INFO_REQUIRED = [
   'server_id',
-  'server_name',
   'version',
   'proto',
-  'go',
   'host',
   'port',
   'max_payload',

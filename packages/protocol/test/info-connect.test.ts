@@ -69,6 +69,14 @@ describe('parseServerInfo', () => {
     expect(error.field).toBe(field);
   });
 
+  it('accepts an INFO without server_name and go, as servers before 2.2 and non-Go servers send', () => {
+    const info = JSON.parse(INFO_2_9_10);
+    delete info.server_name;
+    delete info.go;
+    const result = parseServerInfo(JSON.stringify(info));
+    expect(result.ok && result.value.max_payload).toBe(info.max_payload);
+  });
+
   it.each(['server_id', 'version', 'proto', 'max_payload', 'port'])('requires %s', (field) => {
     const info = JSON.parse(INFO_2_9_10);
     delete info[field];
