@@ -203,8 +203,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   }
 
   #accept(socket: Socket): void {
-    // A connection that raced the listener's close is not served.
-    if (this.#closing) {
+    // A connection that raced the listener's close is not served, nor one whose peer reset it
+    // before we got here (no remote address): wrapping such a socket in TLS crashes Node.
+    if (this.#closing || socket.destroyed || socket.remoteAddress === undefined) {
       socket.destroy();
       return;
     }
