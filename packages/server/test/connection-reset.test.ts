@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
