@@ -362,21 +362,47 @@ describe('hostile input', () => {
     );
   });
 
-  it('never holds more than its limits while fed an endless line or payload', () => {
+  it('fails an endless control line or an oversized payload before holding more than its limits', () => {
     const limits = { maxControlLine: 100, maxPayload: 1000 };
-    for (const start of ['PUB ', 'CONNECT ', 'MSG ', 'PING', 'SUB  ']) {
-      for (const side of ['server', 'client'] as const) {
-        const chunks = [
-          encodeUtf8(start),
-          ...Array.from({ length: 50 }, () => encodeUtf8('a'.repeat(7))),
-        ];
-        run(side, chunks, limits);
+    // 5,000 bytes, far past maxControlLine + maxPayload: a parser that buffered instead of
+    // failing would break run()'s bufferedBytes bound as well as the expected error.
+    const endless = 'a'.repeat(5000);
+    const cases: Array<[Side, string, string[]]> = [
+      ['server', 'PUB ', ['MAX_CONTROL_LINE']],
+      ['server', 'SUB  ', ['MAX_CONTROL_LINE']],
+      ['server', 'CONNECT ', ['MAX_CONTROL_LINE']],
+      ['client', 'MSG ', ['MAX_CONTROL_LINE']],
+      ['client', 'INFO ', ['MAX_CONTROL_LINE']],
+      // Not an op of that side: refused on its verb, long before the limit.
+      ['client', 'CONNECT ', ['UNKNOWN_OPERATION']],
+      ['server', 'MSG ', ['UNKNOWN_OPERATION']],
+      // A bare op skips what follows it without holding it.
+      ['server', 'PING', []],
+      ['client', 'PING', []],
+    ];
+    for (const [side, start, errors] of cases) {
+      const expected = errors.map((error) => expect.objectContaining({ error }));
+      const line = encodeUtf8(start + endless);
+      const what = `${side} ${JSON.stringify(start)}`;
+      // In 100-byte pieces (the partial-line path) and in one chunk with its CRLF (whole line).
+      const pieces = Array.from({ length: Math.ceil(line.length / 100) }, (_, i) =>
+        line.subarray(i * 100, (i + 1) * 100),
+      );
+      expect(run(side, pieces, limits), `${what} in pieces`).toEqual(expected);
+      if (start !== 'PING') {
+        const whole = run(side, [encodeUtf8(`${start}${endless}\r\n`)], limits);
+        expect(whole, `${what} as one line`).toEqual(expected);
       }
     }
-    run(
-      'client',
-      [encodeUtf8('MSG a 1 1000\r\n'), ...Array.from({ length: 200 }, () => new Uint8Array(7))],
-      limits,
-    );
+    const body = Array.from({ length: 50 }, () => new Uint8Array(100));
+    for (const [side, line] of [
+      ['server', 'PUB a 5000\r\n'],
+      ['server', 'HPUB a 12 5000\r\n'],
+      ['client', 'MSG a 1 5000\r\n'],
+      ['client', 'HMSG a 1 12 5000\r\n'],
+    ] as const) {
+      const out = run(side, [encodeUtf8(line), ...body], limits);
+      expect(out, `${side} ${line}`).toEqual([expect.objectContaining({ error: 'MAX_PAYLOAD' })]);
+    }
   });
 });
