@@ -113,14 +113,17 @@ describe.each(serverKinds)('core client against $name', (kind) => {
 
   it('spreads a queue group over its members', async () => {
     const subject = createInbox();
-    const counts = [0, 0];
-    const a = suite.nc.subscribe(subject, { queue: 'q', callback: () => void counts[0]!++ });
-    const b = suite.nc.subscribe(subject, { queue: 'q', callback: () => void counts[1]!++ });
-    for (let i = 0; i < 100; i++) suite.nc.publish(subject);
+    const counts = [0, 0, 0];
+    const members = counts.map((_, i) =>
+      suite.nc.subscribe(subject, { queue: 'q', callback: () => void counts[i]!++ }),
+    );
+    // Each message goes to one member picked at random: 900 give each an expected 300, and
+    // fewer than 100 for any member is 14 standard deviations away (odds below 1e-40).
+    for (let i = 0; i < 900; i++) suite.nc.publish(subject);
     await suite.nc.flush();
-    expect(counts[0]! + counts[1]!).toBe(100);
-    a.unsubscribe();
-    b.unsubscribe();
+    expect(counts.reduce((sum, n) => sum + n)).toBe(900);
+    for (const n of counts) expect(n).toBeGreaterThanOrEqual(100);
+    for (const member of members) member.unsubscribe();
   });
 
   it('carries headers both ways, decoded on demand', async () => {
@@ -131,11 +134,11 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     h.append('X-Multi', '1');
     h.append('X-Multi', '2');
     suite.nc.publish(subject, 'body', { headers: h });
+    const got: Array<[string, string | undefined, string[] | undefined]> = [];
     for await (const msg of sub) {
-      expect(msg.string()).toBe('body');
-      expect(msg.headers?.get('X-Trace')).toBe('abc');
-      expect(msg.headers?.values('X-Multi')).toEqual(['1', '2']);
+      got.push([msg.string(), msg.headers?.get('X-Trace'), msg.headers?.values('X-Multi')]);
     }
+    expect(got).toEqual([['body', 'abc', ['1', '2']]]);
   });
 
   it('does request/reply over the shared inbox', async () => {
@@ -404,7 +407,7 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     await expect(orphan.drain()).rejects.toBeInstanceOf(ClosedConnectionError);
   });
 
-  it('counts messages and bytes, and measures rtt', async () => {
+  it('counts messages and bytes', async () => {
     const before = suite.nc.stats();
     const subject = createInbox();
     const sub = suite.nc.subscribe(subject, { callback: () => {} });
@@ -415,7 +418,22 @@ describe.each(serverKinds)('core client against $name', (kind) => {
     expect(after.outBytes - before.outBytes).toBe(5);
     expect(after.inMsgs - before.inMsgs).toBe(1);
     expect(after.inBytes - before.inBytes).toBe(5);
-    expect(await suite.nc.rtt()).toBeGreaterThanOrEqual(0);
+    sub.unsubscribe();
+  });
+
+  it('measures rtt as one round trip through the server', async () => {
+    const subject = createInbox();
+    let delivered = 0;
+    const sub = suite.nc.subscribe(subject, { callback: () => void delivered++ });
+    for (let i = 0; i < 100; i++) suite.nc.publish(subject, 'x');
+    const before = performance.now();
+    const rtt = await suite.nc.rtt();
+    const elapsed = performance.now() - before;
+    // The server answers the ping only after what was sent before it, so all came back first.
+    expect(delivered).toBe(100);
+    expect(rtt).toBeGreaterThan(0);
+    expect(rtt).toBeLessThanOrEqual(elapsed);
+    expect(rtt).toBeLessThan(5_000);
     sub.unsubscribe();
   });
 
