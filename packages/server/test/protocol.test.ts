@@ -39,7 +39,6 @@ describe.each(bothServers)('client protocol against $name', (target) => {
   it('answers +OK for CONNECT, SUB, PUB and UNSUB under verbose, and only PONG for PING', async () => {
     const client = await connect();
     await client.send('CONNECT {"verbose":true}\r\nSUB foo 1\r\nPUB foo 2\r\nhi\r\nUNSUB 1\r\n');
-    expect(client.afterInfo()).toBe('');
     await client.sync();
     expect(client.afterInfo()).toBe('+OK\r\n+OK\r\n+OK\r\nMSG foo 1 2\r\nhi\r\n+OK\r\nPONG\r\n');
   });
@@ -92,9 +91,12 @@ describe.each(bothServers)('client protocol against $name', (target) => {
 
   it('closes with Unknown Protocol Operation when a PUB payload is longer than declared', async () => {
     const client = await connect();
-    await client.send(`${QUIET}PUB foo 3\r\nhello\r\n`);
-    expect(client.afterInfo()).not.toContain('MSG');
-    expect(await client.waitClosed()).toContain("-ERR 'Unknown Protocol Operation'\r\n");
+    await client.send(`${QUIET}SUB foo 1\r\n`);
+    await client.sync();
+    await client.send('PUB foo 3\r\nhello\r\n');
+    await client.waitClosed();
+    // Closed, so the server has read all of it: the cut-short payload was never delivered.
+    expect(client.afterInfo()).toBe("PONG\r\n-ERR 'Unknown Protocol Operation'\r\n");
   });
 
   it('closes with Unknown Protocol Operation when a PUB payload is shorter than declared', async () => {
