@@ -7,7 +7,11 @@ export default defineConfig({
       'packages/*/vitest.config.ts',
       'apps/*/vitest.config.ts',
       'tooling/*/vitest.config.ts',
+      // Files that load the whole machine, run after the rest (see @slipstream/vitest-config).
+      'tooling/*/vitest.heavy.config.ts',
     ],
+    // Says once which system components are missing, and so which tests were skipped.
+    globalSetup: ['tooling/test-servers/dist/global-setup.js'],
     reporters: ['default', ['json', { outputFile: '.reports/vitest.json' }]],
   },
 });

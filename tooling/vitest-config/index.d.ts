@@ -4,3 +4,8 @@ export declare function packageProject(
   dir: string,
   overrides?: TestProjectInlineConfiguration['test'],
 ): UserWorkspaceConfig;
+
+export declare function heavyProject(
+  dir: string,
+  overrides?: TestProjectInlineConfiguration['test'],
+): UserWorkspaceConfig;

@@ -1,5 +1,14 @@
 import { basename } from 'node:path';
-import { defineProject } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineProject } from 'vitest/config';
+
+// Reports tests that need an uninstalled nats-server or Chromium as skipped (see the file).
+const runner = fileURLToPath(new URL('./skipping-runner.js', import.meta.url));
+
+// Test files that load the whole machine (hostile connection storms, 100,000-message bursts) are
+// named *.heavy.test.ts. On a shared 2-core machine they starve whatever runs beside them and
+// are starved in turn, so they run in a project of their own, after every other file, one at a time.
+const heavyFiles = 'test/**/*.heavy.test.ts';
 
 /**
  * The vitest project of one package: tests live in its test/ folder and are named *.test.ts.
@@ -14,9 +23,28 @@ export function packageProject(dir, overrides = {}) {
       name: basename(dir),
       root: dir,
       include: ['test/**/*.test.ts'],
+      exclude: [...configDefaults.exclude, heavyFiles],
+      runner,
       testTimeout: 30_000,
       hookTimeout: 30_000,
       ...overrides,
     },
+  });
+}
+
+/**
+ * The project of a package's *.heavy.test.ts files (its vitest.heavy.config.ts): named
+ * `<package>-heavy`, run once every other project is done, one file at a time.
+ * @param {string} dir the package folder
+ * @param {import('vitest/config').TestProjectInlineConfiguration['test']} [overrides]
+ */
+export function heavyProject(dir, overrides = {}) {
+  return packageProject(dir, {
+    include: [heavyFiles],
+    exclude: configDefaults.exclude,
+    fileParallelism: false,
+    sequence: { groupOrder: 1 },
+    ...overrides,
+    name: `${overrides.name ?? basename(dir)}-heavy`,
   });
 }

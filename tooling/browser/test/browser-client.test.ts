@@ -4,12 +4,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import {
+  type RunningNatsServer,
+  requireSystemComponent,
+  startNatsServer,
+} from '@slipstream/test-servers';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let server: RunningNatsServer;
 let outDir: string;
@@ -18,6 +20,8 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
+  // Skips this file (fails it under CI) when Chromium or nats-server is not installed.
+  const chromiumPath = requireSystemComponent('chromium');
   server = await startNatsServer({ websocket: true });
   outDir = await mkdtemp(join(tmpdir(), 'slipstream-page-'));
   const root = join(import.meta.dirname, '../page');

@@ -17,3 +17,12 @@ export {
   startServerProcess,
   waitForPort,
 } from './server-process.js';
+export {
+  findSystemComponent,
+  installCommand,
+  MissingSystemComponentError,
+  missingSystemComponents,
+  requireSystemComponent,
+  type SystemComponent,
+  underCi,
+} from './system-components.js';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { runProcess, waitForPort } from './server-process.js';
+import { requireSystemComponent } from './system-components.js';
 
 export interface NatsServerOptions {
   /** Text of a nats-server config file; `port`, `host` and the store dir are set for you. */
@@ -18,7 +19,11 @@ export interface NatsServerOptions {
   websocket?: boolean;
   /** Reuse this port (for restart tests); a free one otherwise. */
   port?: number;
-  /** Binary to run; `NATS_SERVER_BIN` or nats-server on PATH (/usr/sbin) by default. */
+  /**
+   * Executable to run instead, any server that reads nats-server's config file (such as the
+   * slipstream-server bin); by default nats-server, found by requireSystemComponent (which
+   * skips the calling test if it is not installed).
+   */
   bin?: string;
 }
 
@@ -40,16 +45,19 @@ export interface RunningNatsServer {
   restart(): Promise<RunningNatsServer>;
 }
 
-const defaultBin = () => process.env.NATS_SERVER_BIN ?? 'nats-server';
-
-/** Starts the real nats-server on 127.0.0.1 and resolves once it accepts connections. */
+/** Starts the real nats-server (or `bin`) on 127.0.0.1 and resolves once it accepts connections. */
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<RunningNatsServer> {
+  const bin = options.bin ?? requireSystemComponent('nats-server');
   const dir = await mkdtemp(join(tmpdir(), 'nats-server-'));
-  return launch(dir, options, {
-    port: options.port ?? (await freePort()),
-    httpPort: options.monitoring ? await freePort() : undefined,
-    wsPort: options.websocket ? await freePort() : undefined,
-  });
+  return launch(
+    dir,
+    { ...options, bin },
+    {
+      port: options.port ?? (await freePort()),
+      httpPort: options.monitoring ? await freePort() : undefined,
+      wsPort: options.websocket ? await freePort() : undefined,
+    },
+  );
 }
 
 interface Ports {
@@ -60,7 +68,7 @@ interface Ports {
 
 async function launch(
   dir: string,
-  options: NatsServerOptions,
+  options: NatsServerOptions & { bin: string },
   ports: Ports,
 ): Promise<RunningNatsServer> {
   const lines = [options.config ?? '', `host: 127.0.0.1`, `port: ${ports.port}`];
@@ -71,11 +79,7 @@ async function launch(
   const configFile = join(dir, 'server.conf');
   await writeFile(configFile, lines.join('\n'));
 
-  const running = runProcess(options.bin ?? defaultBin(), [
-    '-c',
-    configFile,
-    ...(options.args ?? []),
-  ]);
+  const running = runProcess(options.bin, ['-c', configFile, ...(options.args ?? [])]);
   await waitForPort(ports.port, running.child, running.output);
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {

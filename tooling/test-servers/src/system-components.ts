@@ -1,0 +1,90 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+
+/** Programs some tests need that a package manager cannot install: they come from the OS. */
+export type SystemComponent = 'nats-server' | 'chromium';
+
+/** How a newcomer gets every system component at once (Debian and Ubuntu package names). */
+export const installCommand = 'apt-get install nats-server chromium';
+
+// Where each component may be: an environment override, then its names looked up on PATH.
+const overrides: Record<SystemComponent, string> = {
+  'nats-server': 'NATS_SERVER_BIN',
+  chromium: 'CHROMIUM_PATH',
+};
+const commandNames: Record<SystemComponent, readonly string[]> = {
+  'nats-server': ['nats-server'],
+  chromium: ['chromium', 'chromium-browser'],
+};
+// Debian puts nats-server in /usr/sbin, which a normal user's PATH lacks.
+const extraDirs = ['/usr/sbin', '/usr/local/sbin'];
+
+/**
+ * Thrown outside CI when a test needs a component that is not installed. The shared vitest
+ * runner (@slipstream/vitest-config) reports a test or suite that threw it as skipped, with
+ * this message as the reason; the error is recognised by its name.
+ */
+export class MissingSystemComponentError extends Error {
+  override name = 'MissingSystemComponentError';
+}
+
+/** The absolute path of the component's executable, or undefined if it is not installed. */
+export function findSystemComponent(component: SystemComponent): string | undefined {
+  const override = process.env[overrides[component]];
+  if (override) return isAbsolute(override) ? executable(override) : onPath(override);
+  for (const name of commandNames[component]) {
+    const found = onPath(name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Every component that is not installed, in a stable order. */
+export function missingSystemComponents(): SystemComponent[] {
+  return (Object.keys(overrides) as SystemComponent[]).filter((c) => !findSystemComponent(c));
+}
+
+/** CI must run every test, so there a missing component fails instead of skipping. */
+export function underCi(): boolean {
+  const ci = process.env.CI ?? '';
+  return ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+}
+
+/**
+ * The component's executable. If it is missing, throws: a MissingSystemComponentError (the
+ * test is skipped) on a developer's machine, a plain Error (the test fails) under CI.
+ */
+export function requireSystemComponent(component: SystemComponent): string {
+  const found = findSystemComponent(component);
+  if (found) return found;
+  const where = process.env[overrides[component]]
+    ? `${overrides[component]}=${process.env[overrides[component]]} is not executable`
+    : `no ${commandNames[component].join(' or ')} on PATH`;
+  if (underCi()) {
+    throw new Error(
+      `${component} is not installed (${where}), and under CI every test must run: ${installCommand}`,
+    );
+  }
+  throw new MissingSystemComponentError(
+    `${component} is not installed (${where}); install it with: ${installCommand}`,
+  );
+}
+
+function onPath(name: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...extraDirs];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const found = executable(join(dir, name));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function executable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.X_OK);
+    return path;
+  } catch {
+    return undefined;
+  }
+}
