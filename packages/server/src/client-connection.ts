@@ -14,6 +14,7 @@ import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
 import type { Router } from './router.js';
 import { Subscription } from './subscription.js';
+import type { ViolationLog } from './violation-log.js';
 
 /** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
 export interface ConnectFields {
@@ -53,6 +54,7 @@ export interface ClientHost {
   readonly router: Router;
   readonly flushQueue: FlushQueue;
   readonly stats: TrafficStats;
+  readonly violations: ViolationLog;
   readonly authRequired: boolean;
   /** The INFO JSON for a connection. */
   infoFor(cid: number, ip: string): string;
@@ -172,10 +174,10 @@ export class ClientConnection implements FrameSink<ClientFrame> {
       socket.once('secure', () => clearTimeout(handshake));
     }
     if (this.#host.authRequired) {
-      this.#authTimer = setTimeout(
-        () => this.close('Authentication Timeout', ErrText.authenticationTimeout),
-        options.authTimeout,
-      );
+      this.#authTimer = setTimeout(() => {
+        this.#violation(ErrText.authenticationTimeout);
+        this.close('Authentication Timeout', ErrText.authenticationTimeout);
+      }, options.authTimeout);
       this.#authTimer.unref();
     }
   }
@@ -296,9 +298,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   /** FrameSink: the client broke the protocol; the parser is finished. */
   error(error: ProtocolError): void {
     if (this.closed) return;
-    if (this.#host.options.debug) {
-      this.#host.logger.debug(`${this.label} - Client parser error: ${error.message}`);
-    }
+    this.#violation(`Client parser error: ${error.message}`);
     // Garbage before an authenticated CONNECT is an authorization problem first (nats-server
     // checks that the first op is CONNECT before it looks any further).
     if (!this.#authenticated && error.code === 'UNKNOWN_OPERATION') {
@@ -334,6 +334,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   #connect(json: string): void {
     const connect = parseConnect(json);
     if (connect === undefined) {
+      this.#violation('CONNECT is not a JSON object with fields of the right types');
       // nats-server closes on unparsable CONNECT JSON without a word.
       this.close('Protocol Violation');
       return;
@@ -359,11 +360,13 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     }
     const protocol = connect.protocol ?? this.protocol;
     if (!Number.isInteger(protocol) || protocol < 0 || protocol > 1) {
+      this.#violation(ErrText.invalidClientProtocol);
       this.close('Bad Client Protocol Version', ErrText.invalidClientProtocol);
       return;
     }
     this.protocol = protocol;
     if (this.noResponders && !this.headers) {
+      this.#violation(ErrText.noRespondersRequiresHeaders);
       this.close('No Responders Requires Headers', ErrText.noRespondersRequiresHeaders);
       return;
     }
@@ -380,6 +383,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     if (hpub && !this.headers) {
       // Any HPUB (even `HPUB foo 0 2`) from a client that did not negotiate headers: nats-server
       // closes without -ERR.
+      this.#violation('HPUB from a client that did not negotiate headers');
       this.close('Protocol Violation');
       return;
     }
@@ -392,6 +396,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
     if (this.pedantic && !isValidPublishSubject(subject)) this.#err(ErrText.invalidPublishSubject);
     if (subject.startsWith('_GR_.')) {
+      this.#violation(ErrText.publishViolation(subject));
       this.#err(ErrText.publishViolation(subject));
       return;
     }
@@ -435,7 +440,12 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   }
 
   #authorizationViolation(reason: CloseReason = 'Authentication Failure'): void {
+    this.#violation(`${ErrText.authorizationViolation}: ${reason}`);
     this.close(reason, ErrText.authorizationViolation);
+  }
+
+  #violation(message: string): void {
+    this.#host.violations.report(this.label, message);
   }
 
   #ok(): void {

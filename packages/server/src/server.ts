@@ -22,6 +22,7 @@ import {
 import { FlushQueue } from './outbound.js';
 import { Router } from './router.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
+import { ViolationLog } from './violation-log.js';
 
 /** nats-server keeps this many closed connections for /connz?state=closed (DEFAULT_MAX_CLOSED_CLIENTS). */
 const MAX_CLOSED_CONNECTIONS = 10_000;
@@ -73,6 +74,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     slowConsumers: 0,
   };
   readonly authRequired: boolean;
+  readonly violations: ViolationLog;
   readonly serverId = serverId();
   readonly startedAt = Date.now();
   readonly clients = new Map<number, ClientConnection>();
@@ -98,6 +100,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   constructor(options: ResolvedOptions, logger: Logger) {
     this.options = options;
     this.logger = logger;
+    this.violations = new ViolationLog(logger);
     this.authRequired = options.authorization !== undefined;
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
@@ -294,6 +297,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
     );
     await Promise.all([listenerClosed, ...socketsClosed, this.#monitoring?.close()]);
+    this.violations.flush();
     this.logger.info('Server Exiting..');
     this.#resolveClosed();
   }
