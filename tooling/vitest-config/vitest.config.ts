@@ -1,0 +1,3 @@
+import { packageProject } from './index.js';
+
+export default packageProject(import.meta.dirname);
