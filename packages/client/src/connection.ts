@@ -183,7 +183,8 @@ export class NatsConnectionImpl implements NatsConnection {
   #blocked = false;
   /** Most bytes the writer may hold: outboundBufSize while connected, reconnectBufSize otherwise. */
   #writerLimit: number;
-  #lastValidSubject = '';
+  /** The last subject publish accepted: a hot publish loop checks its subject once. */
+  #lastValidSubject: string | undefined;
   #maxPayload = 1024 * 1024;
   #headersOn: boolean;
 
@@ -239,8 +240,11 @@ export class NatsConnectionImpl implements NatsConnection {
     if (!(data instanceof Uint8Array)) {
       throw new InvalidArgumentError('payload must be a string or a Uint8Array');
     }
-    if (subject !== this.#lastValidSubject) {
-      if (!isValidPublishSubject(subject)) throw new InvalidSubjectError(subject);
+    // Before the first publish the cache is undefined: a missing subject must not match it.
+    if (subject !== this.#lastValidSubject || subject === undefined) {
+      if (typeof subject !== 'string' || !isValidPublishSubject(subject)) {
+        throw new InvalidSubjectError(subject);
+      }
       this.#lastValidSubject = subject;
     }
     let reply: string | undefined;
@@ -291,7 +295,9 @@ export class NatsConnectionImpl implements NatsConnection {
   }
 
   #subscribe(subject: string, options: SubscriptionOptions): SubscriptionImpl {
-    if (!isValidSubscribeSubject(subject)) throw new InvalidSubjectError(subject);
+    if (typeof subject !== 'string' || !isValidSubscribeSubject(subject)) {
+      throw new InvalidSubjectError(subject);
+    }
     for (const key of ['max', 'timeout', 'maxPendingMsgs', 'maxPendingBytes'] as const) {
       const value = options[key];
       if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
@@ -350,6 +356,10 @@ export class NatsConnectionImpl implements NatsConnection {
     }
     const timeout = options.timeout ?? DEFAULT_REQUEST_TIMEOUT;
     if (!(timeout > 0)) return Promise.reject(new InvalidArgumentError('timeout must be > 0'));
+    if (options.reply && !options.noMux) {
+      // The shared inbox picks the reply subject; a reply of one's own needs noMux (as nats.js).
+      return Promise.reject(new InvalidArgumentError('reply is only allowed with noMux'));
+    }
     if (options.noMux) return this.#requestNoMux(subject, payload, timeout, options);
     const mux = this.#requestMux();
     return new Promise<Msg>((resolve, reject) => {
@@ -386,7 +396,7 @@ export class NatsConnectionImpl implements NatsConnection {
     timeout: number,
     options: Partial<RequestOptions>,
   ) {
-    const reply = options.reply ?? createInbox(this.#options.inboxPrefix);
+    const reply = options.reply || createInbox(this.#options.inboxPrefix);
     const sub = this.#subscribe(reply, { max: 1, timeout });
     sub.requestSubject = subject;
     try {

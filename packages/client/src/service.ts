@@ -1,4 +1,4 @@
-import { headers as createHeaders, isValidSubscribeSubject, nuid } from '@slipstream/protocol';
+import { headers as createHeaders, nuid } from '@slipstream/protocol';
 import { InvalidArgumentError, InvalidOperationError } from './errors.js';
 import {
   type Msg,
@@ -142,6 +142,28 @@ export class ServiceError extends Error {
 }
 
 const NAME = /^[-\w]+$/;
+
+/** Service, queue and endpoint names, and discovery names and ids: letters, digits, - and _. */
+function checkName(what: string, name: string): void {
+  if (!NAME.test(name)) {
+    throw new InvalidArgumentError(`${what} '${name}' may only hold A-Z, a-z, 0-9, - and _`);
+  }
+}
+
+/**
+ * The checks nats.js makes of an endpoint subject or a group name: no space, no `>` token (an
+ * endpoint subject may end with one). The subscription checks the subject they make up.
+ */
+function checkSubjectPart(what: string, part: string, mayEndWithFullWildcard: boolean): void {
+  if (part.includes(' ')) throw new InvalidArgumentError(`${what} '${part}' holds a space`);
+  const tokens = part.split('.');
+  const allowedAt = mayEndWithFullWildcard ? tokens.length - 1 : -1;
+  if (tokens.some((token, i) => token === '>' && i !== allowedAt)) {
+    const where = mayEndWithFullWildcard ? ' before its end' : '';
+    throw new InvalidArgumentError(`${what} '${part}' holds a '>' token${where}`);
+  }
+}
+
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
 
@@ -150,10 +172,8 @@ const SEMVER =
  * on `$SRV.PING|INFO|STATS[.name[.id]]` so `nats micro ls` and other clients find it.
  */
 export async function addService(nc: NatsConnection, config: ServiceConfig): Promise<Service> {
-  if (!NAME.test(config.name))
-    throw new InvalidArgumentError(
-      `service name '${config.name}' may only hold A-Z, a-z, 0-9, - and _`,
-    );
+  checkName('service name', config.name);
+  if (config.queue) checkName('service queue', config.queue);
   if (!SEMVER.test(config.version))
     throw new InvalidArgumentError(`service version '${config.version}' is not a semantic version`);
   const service = new ServiceImpl(nc, config);
@@ -309,14 +329,16 @@ class ServiceImpl implements Service {
     return this.#addEndpoint('', this.#config.queue ?? 'q', name, options);
   }
 
-  addGroup(prefix = '', queue?: string): ServiceGroup {
-    return this.#group(prefix, queue ?? this.#config.queue ?? 'q');
+  addGroup(name = '', queue?: string): ServiceGroup {
+    return this.#group('', name, queue ?? this.#config.queue ?? 'q');
   }
 
-  #group(prefix: string, queue: string): ServiceGroup {
+  #group(parent: string, name: string, queue: string): ServiceGroup {
+    checkSubjectPart('group name', name, false);
+    const prefix = joinSubject(parent, name);
     return {
-      addEndpoint: (name, options) => this.#addEndpoint(prefix, queue, name, options),
-      addGroup: (sub = '', subQueue) => this.#group(joinSubject(prefix, sub), subQueue ?? queue),
+      addEndpoint: (endpoint, options) => this.#addEndpoint(prefix, queue, endpoint, options),
+      addGroup: (sub = '', subQueue) => this.#group(prefix, sub, subQueue ?? queue),
     };
   }
 
@@ -327,15 +349,12 @@ class ServiceImpl implements Service {
     options: ServiceHandler | EndpointOptions = {},
   ): AsyncIterable<ServiceMsg> {
     if (this.#stopped) throw new InvalidOperationError('the service is stopped');
-    if (!NAME.test(name))
-      throw new InvalidArgumentError(
-        `endpoint name '${name}' may only hold A-Z, a-z, 0-9, - and _`,
-      );
+    checkName('endpoint name', name);
     const opts = typeof options === 'function' ? { handler: options } : options;
-    const subject = joinSubject(prefix, opts.subject ?? name);
-    if (!isValidSubscribeSubject(subject))
-      throw new InvalidArgumentError(`bad endpoint subject '${subject}'`);
-    const info: EndpointInfo = { name, subject, queue_group: opts.queue ?? queue };
+    const own = opts.subject || name;
+    checkSubjectPart('endpoint subject', own, true);
+    const subject = joinSubject(prefix, own);
+    const info: EndpointInfo = { name, subject, queue_group: opts.queue || queue };
     if (opts.metadata) info.metadata = opts.metadata;
     const handler = opts.handler;
     let endpoint: Endpoint;
@@ -446,14 +465,11 @@ export function serviceClient(
   nc: NatsConnection,
   options: Partial<RequestManyOptions> = {},
 ): ServiceClient {
-  const ask = async <T>(
-    verb: ServiceVerb,
-    name?: string,
-    id?: string,
-  ): Promise<AsyncIterable<T>> => {
-    if (id !== undefined && name === undefined)
-      throw new InvalidArgumentError('a service id needs a service name');
-    const subject = ['$SRV', verb, name, id].filter((t) => t !== undefined).join('.');
+  const ask = async <T>(verb: ServiceVerb, name = '', id = ''): Promise<AsyncIterable<T>> => {
+    // As nats.js: with neither every service answers; an id needs a name.
+    if (name || id) checkName('service name', name);
+    if (id) checkName('service id', id);
+    const subject = ['$SRV', verb, ...(id ? [name, id] : name ? [name] : [])].join('.');
     const replies = await nc.requestMany(subject, '', {
       strategy: RequestStrategy.JitterTimer,
       maxWait: 2000,
