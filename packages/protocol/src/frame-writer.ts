@@ -1,6 +1,6 @@
 import type { ConnectInfo } from './connect.js';
 import type { ServerInfo } from './info.js';
-import { encodeUtf8, writeUtf8 } from './utf8.js';
+import { encodeUtf8, writeText } from './utf8.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -29,7 +29,8 @@ const ERR_END = encodeUtf8("'\r\n");
 
 /**
  * Encodes protocol frames into one growable buffer, so that a single socket write can carry
- * many frames. Strings are written as UTF-8 (ASCII without a codec call). Arguments are not
+ * many frames. Strings are written as UTF-8, except that a subject, reply, queue or sid decoded
+ * from invalid UTF-8 is written back as exactly its bytes (see `decodeSubject`). Arguments are not
  * validated: subjects, queues, sids and replies must already be whitespace-free tokens.
  */
 export class FrameWriter {
@@ -216,7 +217,7 @@ export class FrameWriter {
   }
 
   private text(value: string): void {
-    this.used = writeUtf8(this.buffer, this.used, value);
+    this.used = writeText(this.buffer, this.used, value);
   }
 
   private sid(sid: string | number): void {

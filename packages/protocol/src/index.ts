@@ -7,5 +7,5 @@ export * from './ops.js';
 export * from './parser.js';
 export * from './protocol-error.js';
 export * from './subjects.js';
-export { decodeUtf8, encodeUtf8 } from './utf8.js';
+export { decodeSubject, decodeUtf8, encodeSubject, encodeUtf8 } from './utf8.js';
 export { type ParseResult, WireJsonError, type WireJsonErrorCode } from './wire-json.js';

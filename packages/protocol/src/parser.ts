@@ -1,6 +1,6 @@
 import type { ClientFrame, ServerFrame } from './ops.js';
 import { ProtocolError, type ProtocolErrorCode } from './protocol-error.js';
-import { decodeUtf8 } from './utf8.js';
+import { decodeSubject, decodeUtf8 } from './utf8.js';
 
 export interface ParserOptions {
   /**
@@ -456,8 +456,9 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     return count;
   }
 
+  /** A subject, reply, queue name or sid: bytes on the wire, decoded losslessly (see utf8.ts). */
   private arg(bytes: Uint8Array, index: number): string {
-    return decodeUtf8(bytes, this.argStart[index], this.argEnd[index], this.argsAscii);
+    return decodeSubject(bytes, this.argStart[index], this.argEnd[index], this.argsAscii);
   }
 
   private size(bytes: Uint8Array, index: number): number {
@@ -508,7 +509,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
       while (i < length && recent[i] === bytes[start + i]) i++;
       if (i === length) return this.recentSubject;
     }
-    const subject = decodeUtf8(bytes, start, end, this.argsAscii);
+    const subject = decodeSubject(bytes, start, end, this.argsAscii);
     if (length <= MAX_RECENT_SUBJECT) {
       if (length > recent.length) this.recentSubjectBytes = new Uint8Array(MAX_RECENT_SUBJECT);
       this.recentSubjectBytes.set(bytes.subarray(start, end));
