@@ -4,7 +4,6 @@ import {
   type Logger,
   NATS_COMPATIBLE_VERSION,
   type NatsServer,
-  ServerError,
   type ServerOptions,
   startServer,
   type TlsOptions,
@@ -26,7 +25,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     command = parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof FlagError)) throw error;
-    process.stderr.write(`${bin}: ${error.message}\n${usage(bin)}\n`);
+    // A flag refused for what it asks (not for how it is written) needs no usage text.
+    const help = error.code === 'NOT_SUPPORTED' ? '' : `${usage(bin)}\n`;
+    process.stderr.write(`${bin}: ${error.message}\n${help}`);
     return 1;
   }
   if (command.action === 'help') {
@@ -84,11 +85,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stopOnSignal = trapStopSignals(log);
   let server: NatsServer;
   try {
-    server = await startWithMonitoringFallback(
-      toServerOptions(settings, log, tls),
-      given.httpPort === undefined,
-      log,
-    );
+    server = await startServer(toServerOptions(settings, log, tls));
   } catch (error) {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
@@ -104,31 +101,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   return stopOnSignal(server);
 }
 
+/**
+ * nats-server's form, `<bin>: vX.Y.Z`, with the nats-server version whose behaviour we implement:
+ * tools that gate features on the server's version read the first vX.Y.Z they see. Our own version
+ * follows without a `v`, so that it can never be taken for it.
+ */
 export function versionLine(): string {
-  return `${bin}: v${appVersion} (compatible with nats-server v${NATS_COMPATIBLE_VERSION})`;
-}
-
-// The default monitoring port may be taken (another server on this machine); only an explicit one must bind.
-async function startWithMonitoringFallback(
-  options: ServerOptions,
-  monitoringPortDefaulted: boolean,
-  log: Logger,
-): Promise<NatsServer> {
-  try {
-    return await startServer(options);
-  } catch (error) {
-    if (!monitoringPortDefaulted || !isPortTaken(error, options.httpPort)) throw error;
-    log.warn(
-      `monitoring port ${options.httpPort} is in use: starting without monitoring (set -m to choose a port)`,
-    );
-    return startServer({ ...options, httpPort: undefined });
-  }
-}
-
-function isPortTaken(error: unknown, port: number | undefined): boolean {
-  if (!(error instanceof ServerError) || error.code !== 'LISTEN_FAILED') return false;
-  const cause = error.cause as (NodeJS.ErrnoException & { port?: number }) | undefined;
-  return cause?.code === 'EADDRINUSE' && cause.port === port;
+  return `${bin}: v${NATS_COMPATIBLE_VERSION} (slipstream ${appVersion})`;
 }
 
 /**

@@ -3,48 +3,19 @@ import { ConfigError, formatLocation, type SourcePosition } from './conf/errors.
 import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
 import { parseDuration, parseSize } from './conf/units.js';
 import type { Settings } from './settings.js';
+import {
+  bcryptNotSupported,
+  isBcryptHash,
+  refusedKeys,
+  refusingToStart,
+  warnedKeys,
+} from './unsupported.js';
 
 /** A loaded config file: the settings it makes and what it asked for that this server ignores. */
 export interface LoadedConfig {
   readonly settings: Settings;
   readonly warnings: readonly string[];
 }
-
-// nats-server keys this server reads but cannot honour yet; each gets a warning, never an error.
-const unsupportedKeys: Record<string, string> = {
-  cluster: 'this server is single-node: clustering is not supported',
-  gateway: 'this server is single-node: gateways are not supported',
-  leafnodes: 'leaf node connections are not supported yet',
-  leaf: 'leaf node connections are not supported yet',
-  mqtt: 'MQTT is not supported',
-  websocket: 'WebSocket listeners are not supported yet',
-  accounts:
-    'accounts are parsed and kept but not enforced yet: their users are not checked and all clients share one account',
-  operator: 'operator/JWT authentication is not supported',
-  resolver: 'operator/JWT authentication is not supported',
-  resolver_preload: 'operator/JWT authentication is not supported',
-  trusted: 'operator/JWT authentication is not supported',
-  trusted_keys: 'operator/JWT authentication is not supported',
-  system_account: 'the system account is not supported yet',
-  no_system_account: 'the system account is not supported yet',
-  no_auth_user: 'no_auth_user is not supported yet',
-  syslog: 'syslog logging is not supported: logging goes to stderr or --log',
-  remote_syslog: 'syslog logging is not supported: logging goes to stderr or --log',
-  log_size_limit: 'log rotation is not supported',
-  logfile_size_limit: 'log rotation is not supported',
-  max_traced_msg_len: 'trace truncation is not supported',
-  https_port: 'HTTPS monitoring is not supported yet',
-  https: 'HTTPS monitoring is not supported yet',
-  http_base_path: 'a monitoring base path is not supported yet',
-  client_advertise: 'client_advertise is not supported',
-  connect_error_reports: 'ignored',
-  reconnect_error_reports: 'ignored',
-  max_closed_clients: 'ignored',
-  max_sub_tokens: 'ignored',
-  disable_sublist_cache: 'ignored',
-  no_header_support: 'ignored: headers are always supported',
-  prof_port: 'profiling is not supported',
-};
 
 const stringLike = z.union([z.string(), z.number().transform(String)]);
 const port = z.number().int().min(-1).max(65535);
@@ -149,8 +120,6 @@ const configSchema = z.object({
   authorization: authorization.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
-  accounts: z.record(z.string(), z.unknown()).optional(),
-  websocket: z.record(z.string(), z.unknown()).optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
   /** Accepted for compatibility; timestamps are always on. */
@@ -161,6 +130,7 @@ const configSchema = z.object({
 });
 
 type ConfigShape = z.output<typeof configSchema>;
+type AuthorizationBlock = z.output<typeof authorization>;
 const supportedKeys = new Set(Object.keys(configSchema.shape));
 // The blocks' schemas keep unknown keys (to point at them below), so their shapes list what is honoured.
 const supportedAuthorizationKeys = new Set(Object.keys(authorization.shape));
@@ -180,12 +150,11 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
   const known: ConfMap = {};
   for (const [key, value] of Object.entries(parsed.data)) {
     const at = parsed.positions.get(key);
-    if (supportedKeys.has(key)) {
-      known[key] = value;
-      if (unsupportedKeys[key]) warnings.push(describe(at, key, unsupportedKeys[key]));
-    } else if (unsupportedKeys[key]) {
-      warnings.push(describe(at, key, unsupportedKeys[key]));
-    } else if (!parsed.usedAsVariable.has(key)) {
+    const refusal = refusedKeys[key];
+    if (refusal) throw new ConfigError('CONFIG_INVALID', `${refusal}; ${refusingToStart}`, at, key);
+    if (warnedKeys[key]) warnings.push(describe(at, key, warnedKeys[key]));
+    else if (supportedKeys.has(key)) known[key] = value;
+    else if (!parsed.usedAsVariable.has(key)) {
       throw new ConfigError('CONFIG_INVALID', 'unknown field', at, key);
     }
   }
@@ -205,6 +174,7 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedAuthorizationKeys,
     'user/password, token and timeout',
   );
+  refuseBcryptHashes(parsed, config.authorization);
   refuseUnsupported(
     parsed,
     'tls',
@@ -244,6 +214,21 @@ function refuseUnsupported(
   }
 }
 
+function refuseBcryptHashes(parsed: ParsedConfig, values: AuthorizationBlock | undefined): void {
+  for (const key of ['password', 'pass', 'token'] as const) {
+    const value = values?.[key];
+    if (value !== undefined && isBcryptHash(value)) {
+      const path = `authorization.${key}`;
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `${bcryptNotSupported}; ${refusingToStart}`,
+        parsed.positions.get(path),
+        path,
+      );
+    }
+  }
+}
+
 function toSettings(c: ConfigShape): Settings {
   const settings: Settings = {
     host: c.listen?.host ?? c.host ?? c.net,
@@ -266,7 +251,6 @@ function toSettings(c: ConfigShape): Settings {
     logFile: c.log_file,
     pidFile: c.pid_file,
     portsFileDir: c.ports_file_dir,
-    accounts: c.accounts,
   };
   if (c.authorization) {
     const a = c.authorization;

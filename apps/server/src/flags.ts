@@ -1,10 +1,12 @@
 import type { Settings } from './settings.js';
+import { bcryptNotSupported, isBcryptHash, refusingToStart } from './unsupported.js';
 
 export type FlagErrorCode =
   | 'UNKNOWN_FLAG'
   | 'MISSING_VALUE'
   | 'INVALID_VALUE'
-  | 'UNEXPECTED_ARGUMENT';
+  | 'UNEXPECTED_ARGUMENT'
+  | 'NOT_SUPPORTED';
 
 export class FlagError extends Error {
   override readonly name = 'FlagError';
@@ -33,10 +35,14 @@ interface FlagSpec {
   readonly action?: Action;
   /** Accepted for compatibility with nats-server scripts, but only warned about. */
   readonly warning?: string;
+  /** Why this value cannot be honoured, if it cannot: the server then refuses to start. */
+  readonly refuse?: (value: string | number | boolean) => string | undefined;
 }
 
 const singleNode = 'this server is single-node: cluster flags are accepted and ignored';
 const noJetStream = 'JetStream is not supported yet: the server runs without it';
+const refuseBcrypt = (value: unknown) =>
+  typeof value === 'string' && isBcryptHash(value) ? bcryptNotSupported : undefined;
 
 /** nats-server's command line, as far as this server understands it. */
 export const flagTable: readonly FlagSpec[] = [
@@ -77,8 +83,16 @@ export const flagTable: readonly FlagSpec[] = [
     kind: 'int',
     section: 'Server',
     valueName: 'port',
-    help: 'Use port for HTTP monitoring (default: 8222, 0 to turn off)',
+    help: 'Use port for HTTP monitoring (default: off, -1 for a random port)',
     sets: ['httpPort'],
+  },
+  {
+    names: ['ms', 'https_port'],
+    kind: 'int',
+    section: 'Server',
+    valueName: 'port',
+    help: 'Use port for HTTPS monitoring (not supported yet: refuses to start)',
+    refuse: () => 'HTTPS monitoring is not supported yet',
   },
   {
     names: ['ports_file_dir'],
@@ -183,6 +197,7 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'password',
     help: 'Password required for connections',
     sets: ['authorization.pass'],
+    refuse: refuseBcrypt,
   },
   {
     names: ['auth'],
@@ -191,6 +206,7 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'token',
     help: 'Authorization token required for connections',
     sets: ['authorization.token'],
+    refuse: refuseBcrypt,
   },
   {
     names: ['tls'],
@@ -332,6 +348,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       raw = argv[++i]!;
     }
     const value = convert(spec, name, raw);
+    const refusal = spec.refuse?.(value);
+    if (refusal) throw new FlagError('NOT_SUPPORTED', `-${name}: ${refusal}; ${refusingToStart}`);
 
     if (spec.warning && value !== false) warnings.add(spec.warning);
     if (spec.action === 'config') configFile = value as string;

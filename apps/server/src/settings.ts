@@ -41,8 +41,6 @@ export interface Settings
     verify?: boolean;
     timeout?: number;
   };
-  /** Kept as written; accounts are not enforced yet. */
-  accounts?: Record<string, unknown>;
 }
 
 type Nested = 'authorization' | 'jetstream' | 'tls';
@@ -59,9 +57,8 @@ export function mergeSettings(base: Settings, top: Settings): Settings {
   return merged;
 }
 
-/** What the server does with no arguments at all. */
+/** What the server does with no arguments at all: as nats-server, no monitoring unless asked for. */
 export const defaultSettings: Readonly<Settings> = {
   host: '0.0.0.0',
   port: 4222,
-  httpPort: 8222,
 };

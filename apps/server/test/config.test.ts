@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/conf/errors.js';
 import { parseConfigText } from '../src/conf/parser.js';
 import { loadConfigFile, validateConfig } from '../src/config.js';
+import { refusedKeys, warnedKeys } from '../src/unsupported.js';
+import { bcryptHash } from './bcrypt-hash.js';
 import { thrown } from './thrown.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
@@ -80,20 +82,50 @@ describe('config file validation', () => {
     });
   });
 
-  it('keeps accounts and websocket blocks with a warning each', () => {
-    const { settings, warnings } = load(`
-      accounts { A: { users: [{user: a, password: b}] } }
-      websocket { port: 8080, no_tls: true }
-    `);
-    expect(settings.accounts).toEqual({ A: { users: [{ user: 'a', password: 'b' }] } });
-    expect(warnings).toEqual([
-      expect.stringMatching(
-        /^server\.conf:2: accounts: accounts are parsed and kept but not enforced/,
-      ),
-      expect.stringMatching(
-        /^server\.conf:3: websocket: WebSocket listeners are not supported yet/,
-      ),
-    ]);
+  // One case a refused key, in the form a nats-server config would use it.
+  const refusedBlocks: [key: string, text: string][] = [
+    ['accounts', 'accounts {\n  A: { users: [{user: a, password: b}] }\n  B: {}\n}'],
+    ['operator', 'operator: "/etc/nats/op.jwt"'],
+    ['resolver', 'resolver: MEMORY'],
+    ['resolver_preload', 'resolver_preload { ACCOUNTID: "jwt" }'],
+    ['trusted', 'trusted: "OPERATORKEY"'],
+    ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
+    ['no_auth_user', 'no_auth_user: guest'],
+    ['websocket', 'websocket {\n  port: 8080\n  no_tls: true\n}'],
+    ['mqtt', 'mqtt { port: 1883 }'],
+    ['https_port', 'https_port: 8443'],
+    ['https', 'https: "127.0.0.1:8443"'],
+    ['max_sub_tokens', 'max_sub_tokens: 16'],
+  ];
+
+  it('has a refusal case for every refused key', () => {
+    expect(refusedBlocks.map(([key]) => key).sort()).toEqual(Object.keys(refusedKeys).sort());
+  });
+
+  it.each(refusedBlocks)('refuses to start with %s, naming file, line and key', (key, text) => {
+    const error = errorOf(`port: 4222\n${text}\n`);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toBe(
+      `server.conf:2: ${key}: ${refusedKeys[key]}; refusing to start rather than ignore it`,
+    );
+  });
+
+  it.each(Object.entries(warnedKeys))('warns about %s and runs without it', (key, reason) => {
+    expect(load(`port: 4222\n${key}: 1\n`)).toEqual({
+      settings: { port: 4222 },
+      warnings: [`server.conf:2: ${key}: ${reason}`],
+    });
+  });
+
+  it.each([
+    ['password', `authorization {\n  user: a\n  password: "${bcryptHash}"\n}`],
+    ['password', `authorization {\n  user: a\n  password: ${bcryptHash}\n}`],
+    ['pass', `authorization {\n  user: a\n  pass: "${bcryptHash.replace('$2a$', '$2b$')}"\n}`],
+    ['token', `authorization {\n  timeout: 1\n  token: "${bcryptHash}"\n}`],
+  ])('refuses a bcrypt-hashed authorization.%s it could only compare as text', (key, text) => {
+    expect(errorOf(text).message).toBe(
+      `server.conf:3: authorization.${key}: bcrypt-hashed passwords and tokens are not supported yet: the hash itself would be accepted as the password; refusing to start rather than ignore it`,
+    );
   });
 
   it('maps the tls block to settings, timeout in seconds or as a duration', () => {
@@ -115,16 +147,17 @@ describe('config file validation', () => {
     expect(errorOf('tls { verify: "yes" }').message).toMatch(/^server\.conf:1: tls\.verify: /);
   });
 
-  it('refuses authorization it cannot enforce (users, permissions) rather than run open', () => {
-    expect(errorOf('authorization {\n  users: [{user: a, password: b}]\n}').message).toMatch(
-      /^server\.conf:2: authorization\.users: not supported yet .* refusing to start/,
+  it.each([
+    ['authorization {\n  users: [{user: a, password: b}]\n}', 'server.conf:2: authorization.users'],
+    [
+      'authorization {\n  user: a\n  password: b\n  permissions: { publish: "a.>" }\n}',
+      'server.conf:4: authorization.permissions',
+    ],
+    ['authorization {\n  nkeys: [{nkey: UABC}]\n}', 'server.conf:2: authorization.nkeys'],
+  ])('refuses authorization it cannot enforce rather than run open: %j', (text, where) => {
+    expect(errorOf(text).message).toMatch(
+      new RegExp(`^${where.replaceAll('.', '\\.')}: not supported yet .* refusing to start`),
     );
-  });
-
-  it('warns about cluster blocks: this server is single-node', () => {
-    expect(load('cluster { port: 6222 }').warnings).toEqual([
-      'server.conf:1: cluster: this server is single-node: clustering is not supported',
-    ]);
   });
 
   it('accepts keys that exist only to be variables', () => {

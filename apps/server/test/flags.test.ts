@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FlagError, flagTable, parseCommandLine, usage } from '../src/flags.js';
 import { mergeSettings } from '../src/settings.js';
+import { bcryptHash } from './bcrypt-hash.js';
 import { thrown } from './thrown.js';
 
 describe('parseCommandLine', () => {
@@ -91,6 +92,10 @@ describe('parseCommandLine', () => {
     [['-D=maybe'], 'INVALID_VALUE', 'invalid boolean'],
     [['stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
     [['--', 'stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
+    [['-ms', '8443'], 'NOT_SUPPORTED', '-ms: HTTPS monitoring is not supported yet; refusing'],
+    [['--https_port=8443'], 'NOT_SUPPORTED', '-https_port: HTTPS monitoring is not supported'],
+    [['--user=me', '--pass', bcryptHash], 'NOT_SUPPORTED', '-pass: bcrypt-hashed passwords'],
+    [['-auth', bcryptHash], 'NOT_SUPPORTED', '-auth: bcrypt-hashed passwords and tokens'],
   ])('rejects %j', (argv, code, text) => {
     const caught = thrown(FlagError, () => parseCommandLine(argv));
     expect(caught).toBeInstanceOf(FlagError);

@@ -2,9 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectClient } from '@nats-io/transport-node';
 import { freePort, waitForPort } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectPrinted, readInfo, run, serving } from './server-process.js';
+import packageJson from '../package.json' with { type: 'json' };
+import { refusedKeys } from '../src/unsupported.js';
+import { listeningPorts } from './listening-ports.js';
+import { expectPrinted, linesUntilClosed, readInfo, run, serving } from './server-process.js';
 
 // For what lands a moment after the port opens: retried every 20 ms; 10 s is only a safety net.
 const retry = { timeout: 10_000, interval: 20 };
@@ -17,6 +21,10 @@ describe('slipstream-server process', () => {
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
+  const portsFile = (pid: number | undefined) => join(dir, `slipstream-server_${pid}.ports`);
+  /** Polls for the ports file, as a harness does: it lands just after the ready line. */
+  const readPortsFile = async (pid: number | undefined) =>
+    JSON.parse(await vi.waitFor(() => readFile(portsFile(pid), 'utf8'), retry));
 
   it('serves clients and monitoring, then exits cleanly on SIGTERM', async () => {
     const httpPort = await freePort();
@@ -40,19 +48,16 @@ describe('slipstream-server process', () => {
   });
 
   it('writes a ports file like nats-server for -p -1 --ports_file_dir, and removes it on exit', async () => {
-    const portsFile = (pid: number | undefined) => join(dir, `slipstream-server_${pid}.ports`);
     const server = run(['-a', '127.0.0.1', '-p', '-1', '-m', '-1', '--ports_file_dir', dir]);
     try {
-      await expectPrinted(server, 'Server is ready');
-      // Like a harness, poll for the file: it lands just after the ready line.
-      const ports = JSON.parse(
-        await vi.waitFor(() => readFile(portsFile(server.child.pid), 'utf8'), retry),
-      );
+      const ports = await readPortsFile(server.child.pid);
       expect(ports).toEqual({
         nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)],
         monitoring: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/)],
       });
       const port = Number(new URL(ports.nats[0]).port);
+      const httpPort = Number(new URL(ports.monitoring[0]).port);
+      expect(listeningPorts(server.child.pid!)).toEqual([port, httpPort].sort((a, b) => a - b));
       expect(await readInfo(port)).toMatchObject({ port });
       expect(await fetch(`${ports.monitoring[0]}/healthz`).then((r) => r.status)).toBe(200);
     } finally {
@@ -60,6 +65,20 @@ describe('slipstream-server process', () => {
     }
     expect(await server.exit).toBe(0);
     await expect(readFile(portsFile(server.child.pid), 'utf8')).rejects.toThrow();
+  });
+
+  it('opens no monitoring port unless -m asks for one, like nats-server', async () => {
+    const server = run(['-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', dir]);
+    try {
+      const ports = await readPortsFile(server.child.pid);
+      expect(ports).toEqual({ nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)] });
+      // The ports file is written once every listener is open: the client port is the only one.
+      expect(listeningPorts(server.child.pid!)).toEqual([Number(new URL(ports.nats[0]).port)]);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(await server.exit).toBe(0);
+    expect(server.output()).not.toMatch(/monitor/i);
   });
 
   it('reads a config file and lets flags override it (stopping on SIGINT)', async () => {
@@ -88,9 +107,35 @@ describe('slipstream-server process', () => {
     });
   });
 
-  it('requires the credentials given by --user and --pass', async () => {
+  it('admits only the credentials given by --user and --pass', async () => {
     await serving(['-m', '0', '--user=app', '-pass', 'secret'], async (port) => {
       expect(await readInfo(port)).toMatchObject({ auth_required: true });
+
+      const nc = await connectClient({
+        servers: `127.0.0.1:${port}`,
+        user: 'app',
+        pass: 'secret',
+        reconnect: false,
+      });
+      try {
+        const received = new Promise<string>((resolve) => {
+          nc.subscribe('greeting', { max: 1, callback: (_error, msg) => resolve(msg.string()) });
+        });
+        nc.publish('greeting', 'hello');
+        expect(await received).toBe('hello');
+      } finally {
+        await nc.close();
+      }
+
+      for (const credentials of [
+        { user: 'app', pass: 'wrong' },
+        { user: 'other', pass: 'secret' },
+        {},
+      ]) {
+        const connectLine = JSON.stringify({ verbose: false, protocol: 1, ...credentials });
+        const lines = await linesUntilClosed(port, `CONNECT ${connectLine}\r\nPING\r\n`);
+        expect(lines.slice(1)).toEqual(["-ERR 'Authorization Violation'"]);
+      }
     });
   });
 
@@ -106,13 +151,43 @@ describe('slipstream-server process', () => {
     });
   });
 
-  it('checks a config file with -t and exits', async () => {
+  it('checks a config file with -t and exits, warning about what it ignores', async () => {
     const config = join(dir, 'ok.conf');
-    await writeFile(config, 'port: 4222\nwebsocket { port: 8080 }\n');
+    await writeFile(config, 'port: 4222\ncluster { port: 6222 }\n');
     const check = run(['-t', '-c', config]);
     expect(await check.exit).toBe(0);
-    expect(check.output()).toContain('WebSocket listeners are not supported yet');
+    expect(check.output()).toContain(`${config}:2: cluster: this server is single-node`);
     expect(check.output()).toContain('test is successful');
+  });
+
+  it.each([
+    [
+      'accounts',
+      'accounts {\n  A: { users: [{user: a, password: a}] }\n  B: { users: [{user: b, password: b}] }\n}',
+    ],
+    ['websocket', 'websocket {\n  port: 8080\n  no_tls: true\n}'],
+  ])('refuses to start, also under -t, with a %s block it would ignore', async (key, block) => {
+    const config = join(dir, `${key}.conf`);
+    await writeFile(config, `port: -1\n${block}\n`);
+    for (const args of [
+      ['-a', '127.0.0.1', '-m', '0', '-c', config],
+      ['-t', '-c', config],
+    ]) {
+      const server = run(args);
+      expect(await server.exit).toBe(1);
+      expect(server.output()).toContain(
+        `${config}:2: ${key}: ${refusedKeys[key]}; refusing to start`,
+      );
+      expect(server.output()).not.toMatch(/Server is ready|test is successful/);
+    }
+  });
+
+  it('refuses to start with -ms: HTTPS monitoring is not supported yet', async () => {
+    const server = run(['-a', '127.0.0.1', '-p', '-1', '-ms', '8443']);
+    expect(await server.exit).toBe(1);
+    expect(server.output()).toBe(
+      'slipstream-server: -ms: HTTPS monitoring is not supported yet; refusing to start rather than ignore it\n',
+    );
   });
 
   it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
@@ -151,13 +226,17 @@ describe('slipstream-server process', () => {
     expect(server.output()).toContain(`${config}:2: max_payload: expected a size`);
   });
 
-  it('prints its version and the nats-server version it is compatible with', async () => {
-    const server = run(['--version']);
-    expect(await server.exit).toBe(0);
-    expect(server.output()).toMatch(
-      /^slipstream-server: v\d+\.\d+\.\d+\S* \(compatible with nats-server v2\.9\.10\)\n$/,
-    );
-  });
+  it.each(['-v', '--version'])(
+    '%s prints the nats-server version it implements first, as tools read it, then its own',
+    async (flag) => {
+      const server = run([flag]);
+      expect(await server.exit).toBe(0);
+      expect(server.output().match(/v\d+\.\d+\.\d+/)?.[0]).toBe('v2.9.10');
+      expect(server.output()).toBe(
+        `slipstream-server: v2.9.10 (slipstream ${packageJson.version})\n`,
+      );
+    },
+  );
 
   it('prints help', async () => {
     const server = run(['-h']);

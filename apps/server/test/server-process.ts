@@ -37,6 +37,33 @@ export function readInfo(port: number): Promise<Record<string, unknown>> {
   });
 }
 
+/**
+ * Sends `text` once the server's INFO has arrived and resolves with every line received, INFO
+ * included, once the server closes the connection; fails if it has not closed within 5 s.
+ */
+export function linesUntilClosed(port: number, text: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not close the connection; it sent: ${received}`));
+    }, 5000);
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('data', (chunk) => {
+      if (!received) socket.write(text);
+      received += chunk;
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received.split('\r\n').filter(Boolean));
+    });
+  });
+}
+
 /** Runs the server on a free 127.0.0.1 port, lets `check` look at it, then stops it with `signal`. */
 export async function serving(
   args: readonly string[],

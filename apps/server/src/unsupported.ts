@@ -1,0 +1,66 @@
+/**
+ * nats-server settings this server does not implement yet, and what it does about each. The rule:
+ * a setting whose absence would let in clients, messages or connections the operator meant to keep
+ * out (or would leave unopened a listener the operator counts on) is refused, so the server does
+ * not start; one whose absence only changes logging, tuning or multi-server topology is warned
+ * about and the server runs without it.
+ */
+
+const operatorAuth = 'operator/JWT authentication is not supported yet: no client would be checked';
+
+/** Top-level config keys that stop the start, with the reason given. */
+export const refusedKeys: Readonly<Record<string, string>> = {
+  accounts:
+    'accounts are not supported yet: every client would share one account and receive the messages of every other account',
+  operator: operatorAuth,
+  resolver: operatorAuth,
+  resolver_preload: operatorAuth,
+  trusted: operatorAuth,
+  trusted_keys: operatorAuth,
+  no_auth_user: 'no_auth_user needs multi-user authorization, which is not supported yet',
+  websocket: 'WebSocket listeners are not supported yet: no WebSocket listener would open',
+  mqtt: 'MQTT is not supported: no MQTT listener would open',
+  https_port: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
+  https: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
+  max_sub_tokens: 'the subject token limit is not enforced yet: longer subjects would be accepted',
+};
+
+const singleNode = 'this server is single-node';
+const ignored = 'ignored';
+
+/** Top-level config keys that are ignored with a warning. */
+export const warnedKeys: Readonly<Record<string, string>> = {
+  cluster: `${singleNode}: clustering is not supported`,
+  gateway: `${singleNode}: gateways are not supported`,
+  leafnodes: `${singleNode}: leaf node connections are not supported yet`,
+  leaf: `${singleNode}: leaf node connections are not supported yet`,
+  client_advertise: `${singleNode}: client_advertise is not supported`,
+  connect_error_reports: `${ignored} (${singleNode})`,
+  reconnect_error_reports: `${ignored} (${singleNode})`,
+  system_account: 'the system account is not supported yet: no $SYS events are published',
+  no_system_account: 'the system account is not supported yet: there is none to turn off',
+  syslog: 'syslog logging is not supported: logging goes to stderr or --log',
+  remote_syslog: 'syslog logging is not supported: logging goes to stderr or --log',
+  log_size_limit: 'log rotation is not supported',
+  logfile_size_limit: 'log rotation is not supported',
+  max_traced_msg_len: 'trace truncation is not supported',
+  http_base_path: 'a monitoring base path is not supported yet: endpoints are served at /',
+  max_closed_clients: `${ignored}: /connz keeps no closed connections`,
+  disable_sublist_cache: `${ignored}: the subscription match cache is always on`,
+  no_header_support: `${ignored}: headers are always supported`,
+  prof_port: 'profiling is not supported: no profiling port opens',
+};
+
+/** How every refusal ends, in config errors and flag errors alike. */
+export const refusingToStart = 'refusing to start rather than ignore it';
+
+/**
+ * Whether a configured password or token is a bcrypt hash, as nats-server recognises one. Such a
+ * value must be checked with bcrypt; compared as plain text, the hash itself would be the password.
+ */
+export function isBcryptHash(value: string): boolean {
+  return /^\$2[abxy]\$\d{2}\$/.test(value);
+}
+
+export const bcryptNotSupported =
+  'bcrypt-hashed passwords and tokens are not supported yet: the hash itself would be accepted as the password';
