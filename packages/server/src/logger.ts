@@ -1,3 +1,5 @@
+import { encodeSubject } from '@slipstream/protocol';
+
 /**
  * Where the server's log lines go. The server decides what to log from its `debug`/`trace`
  * options and never calls `debug`/`trace` when they are off, so an implementation can print
@@ -21,7 +23,10 @@ export const silentLogger: Logger = {
 };
 
 export interface ConsoleLoggerOptions {
-  /** Where lines are written. Default process.stderr. */
+  /**
+   * Where lines are written. Default process.stderr, as the bytes `encodeSubject` gives: a
+   * subject decoded from invalid UTF-8 is logged as the bytes the client sent, as nats-server does.
+   */
   write?: (line: string) => void;
   /** Timestamps in local time like nats-server (default) or UTC. */
   utc?: boolean;
@@ -34,7 +39,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
  * `[pid] 2026/11/29 07:48:34.591430 [INF] message`.
  */
 export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const write = options.write ?? ((line: string) => process.stderr.write(encodeSubject(line)));
   const utc = options.utc ?? false;
   const prefix = `[${process.pid}] `;
   const stamp = () => {

@@ -1,3 +1,4 @@
+import { encodeSubject } from '@slipstream/protocol';
 import type { Subscription } from './subscription.js';
 
 const CRLF = Buffer.from('\r\n');
@@ -15,6 +16,8 @@ const MAX_JOINED_PAYLOAD = 4 * 1024;
 /**
  * Encoded pieces of MSG/HMSG lines shared by all publishes: `MSG <subject> ` per subject and
  * ` <size>\r\n` per payload size, so routing a message to a hot subject allocates little.
+ * Subjects and replies are encoded with `encodeSubject`, so they go out as exactly the bytes the
+ * publisher sent, valid UTF-8 or not.
  */
 export class FramePartsCache {
   readonly #msgHeads = new Map<string, Uint8Array>();
@@ -41,7 +44,7 @@ export class FramePartsCache {
     let head = cache.get(subject);
     if (head === undefined) {
       if (cache.size >= MAX_CACHED_SUBJECTS) cache.clear();
-      head = Buffer.from(`${op} ${subject} `);
+      head = encodeSubject(`${op} ${subject} `);
       cache.set(subject, head);
     }
     return head;
@@ -139,7 +142,9 @@ export class OutgoingMessage {
     const size = this.payload.length;
     if (headers === undefined && this.reply === undefined) return this.parts.sizeTail(size);
     const sizes = headers === undefined ? `${size}` : `${headers.length} ${headers.length + size}`;
-    return Buffer.from(this.reply === undefined ? ` ${sizes}\r\n` : ` ${this.reply} ${sizes}\r\n`);
+    return encodeSubject(
+      this.reply === undefined ? ` ${sizes}\r\n` : ` ${this.reply} ${sizes}\r\n`,
+    );
   }
 
   /** The line end, headers, payload and CRLF in one array. */

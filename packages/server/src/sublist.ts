@@ -1,4 +1,4 @@
-import { hasWildcard, isValidSubscribeSubject, subjectMatches } from '@slipstream/protocol';
+import { hasWildcard, subjectMatches } from '@slipstream/protocol';
 
 /** What the sublist needs from a subscription; the server's subscriptions carry more. */
 export interface SublistEntry {
@@ -69,11 +69,16 @@ export class Sublist<S extends SublistEntry> {
     return this.#count;
   }
 
-  /** Adds a subscription; false (and nothing added) when its subject is not a valid subscribe subject. */
+  /**
+   * Adds a subscription; false (and nothing added) when its subject has an empty token or a
+   * token after `>`. Any other byte may be in a token, as in nats-server's sublist (a form feed,
+   * say, or invalid UTF-8 decoded losslessly by the parser).
+   */
   insert(sub: S): boolean {
-    if (!isValidSubscribeSubject(sub.subject)) return false;
+    const tokens = sub.subject.split('.');
+    if (!isPattern(tokens)) return false;
     let node = this.#root;
-    for (const token of sub.subject.split('.')) {
+    for (const token of tokens) {
       node = this.#child(node, token);
     }
     if (sub.queue === undefined) {
@@ -199,6 +204,16 @@ export class Sublist<S extends SublistEntry> {
       if (subjectMatches(subject, pattern)) this.#cache.delete(subject);
     }
   }
+}
+
+/** Non-empty tokens, with `>` only as the last one. */
+function isPattern(tokens: readonly string[]): boolean {
+  const last = tokens.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const token = tokens[i]!;
+    if (token.length === 0 || (token === '>' && i < last)) return false;
+  }
+  return true;
 }
 
 function collect<S extends SublistEntry>(

@@ -1,4 +1,4 @@
-import { hasWildcard } from '@slipstream/protocol';
+import { encodeSubject, hasWildcard } from '@slipstream/protocol';
 import type { ClientConnection } from './client-connection.js';
 
 /** One SUB of one connection. */
@@ -29,16 +29,16 @@ export class Subscription {
    * then this. A literal one never needs it, so it is encoded on first use.
    */
   sidBytes(): Uint8Array {
-    return (this.#sid ??= Buffer.from(this.sid));
+    return (this.#sid ??= encodeSubject(this.sid));
   }
 
   /** `MSG <subject> <sid>`, for a literal subscription. */
   msgStart(): Uint8Array {
-    return (this.#msgStart ??= Buffer.from(`MSG ${this.subject} ${this.sid}`));
+    return (this.#msgStart ??= encodeSubject(`MSG ${this.subject} ${this.sid}`));
   }
 
   /** `HMSG <subject> <sid>`, for a literal subscription. */
   hmsgStart(): Uint8Array {
-    return (this.#hmsgStart ??= Buffer.from(`HMSG ${this.subject} ${this.sid}`));
+    return (this.#hmsgStart ??= encodeSubject(`HMSG ${this.subject} ${this.sid}`));
   }
 }

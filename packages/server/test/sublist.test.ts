@@ -33,13 +33,25 @@ describe('Sublist', () => {
 
   it('refuses invalid subscribe subjects', () => {
     const list = new Sublist<SublistEntry>();
-    for (const s of ['', 'foo..bar', '.foo', 'foo.', 'foo.>.bar', 'foo bar']) {
+    for (const s of ['', 'foo..bar', '.foo', 'foo.', 'foo.>.bar']) {
       expect(list.insert(sub(s)), s).toBe(false);
     }
     expect(list.count).toBe(0);
     expect(list.insert(sub('foo.b*r'))).toBe(true);
     expect(subjects(list.match('foo.b*r'))).toEqual(['foo.b*r']);
     expect(list.match('foo.bar').psubs).toEqual([]);
+  });
+
+  it('takes any character but a dot in a token, as nats-server takes any byte', () => {
+    const list = new Sublist<SublistEntry>();
+    // A form feed, and two invalid UTF-8 bytes as the parser decodes them (0xff and 0xfe).
+    for (const s of ['a\fb', '\udcff.a', '\udcfe.a', '\udcff.*']) {
+      expect(list.insert(sub(s)), s).toBe(true);
+    }
+    expect(subjects(list.match('a\fb'))).toEqual(['a\fb']);
+    expect(subjects(list.match('\udcff.a'))).toEqual(['\udcff.*', '\udcff.a']);
+    expect(subjects(list.match('\udcfe.a'))).toEqual(['\udcfe.a']);
+    expect(list.match('\ufffd.a').psubs).toEqual([]);
   });
 
   it('groups queue subscriptions by name across different patterns', () => {

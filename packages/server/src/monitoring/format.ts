@@ -52,11 +52,18 @@ function decimal(value: number, unit: number): string {
 
 /**
  * JSON as nats-server writes it: two-space indentation (or compact), with `<`, `>` and `&`
- * escaped as Go's encoder does (`foo.>` is sent as `foo.\u003e`).
+ * escaped as Go's encoder does (`foo.>` is sent as `foo.\u003e`), and each byte of invalid UTF-8
+ * in a subject (a lone surrogate U+DC80-U+DCFF after `decodeSubject`, which JSON.stringify
+ * writes as `\udcXX`) as `\ufffd`, as Go writes invalid bytes.
  */
 export function goJson(value: unknown, pretty = true): string {
+  // Escape sequences are matched whole, so the `\\` of a backslash is never read as the start
+  // of a `\udcXX`.
   return JSON.stringify(value, null, pretty ? 2 : undefined).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    /\\udc[89a-f][0-9a-f]|\\.|[<>&\u2028\u2029]/g,
+    (match) => {
+      if (match.length === 1) return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      return match.length === 2 ? match : '\\ufffd';
+    },
   );
 }

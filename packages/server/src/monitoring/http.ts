@@ -49,6 +49,7 @@ export async function startMonitoring(
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://monitor');
     const path = url.pathname;
+    const query = new Query(req.url ?? '/');
     if (path === '/') {
       httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
       send(res, 200, 'text/html; charset=utf-8', indexPage());
@@ -62,14 +63,14 @@ export async function startMonitoring(
     httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
     let answer: ReturnType<Endpoint>;
     try {
-      answer = endpoint(new Query(url.searchParams));
+      answer = endpoint(query);
     } catch (error) {
       if (!(error instanceof QueryError)) throw error;
       send(res, 400, 'text/plain; charset=utf-8', error.message);
       return;
     }
     const json = goJson(answer.body, answer.pretty ?? true);
-    const callback = url.searchParams.get('callback');
+    const callback = query.string('callback');
     if (callback) send(res, answer.status ?? 200, 'application/javascript', `${callback}(${json})`);
     else send(res, answer.status ?? 200, 'application/json', json);
   };
