@@ -163,28 +163,28 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
     expect(statuses.filter((t) => t === 'reconnecting')).toHaveLength(2);
   });
 
-  it('detects a stale connection through missed pings and recovers', async (context) => {
-    server = await kind.start();
-    if (!server.freeze) context.skip(); // an in-process server cannot be frozen
+  it('detects a stale connection through missed pings and recovers', async () => {
+    const frozen = await kind.startInOwnProcess();
+    server = frozen;
     const nc = await open({ pingInterval: 100, maxPingOut: 2, timeout: 500 });
     const events: Status[] = [];
     void (async () => {
       for await (const s of nc.status()) events.push(s);
     })();
-    server.freeze!();
+    frozen.freeze();
     await waitFor(() => events.some((e) => e.type === 'staleConnection'), 'staleConnection');
-    server.thaw!();
+    frozen.thaw();
     await waitFor(() => events.some((e) => e.type === 'reconnect'), 'reconnect');
     const types = events.map((e) => e.type).filter((t) => t !== 'ping' && t !== 'reconnecting');
     expect(types.slice(0, 3)).toEqual(['staleConnection', 'disconnect', 'reconnect']);
     await nc.flush();
   });
 
-  it('bounds what waits for a socket that pushes back', async (context) => {
-    server = await kind.start();
-    if (!server.freeze) context.skip();
+  it('bounds what waits for a socket that pushes back', async () => {
+    const frozen = await kind.startInOwnProcess();
+    server = frozen;
     const nc = await open({ outboundBufSize: 2 * 1024 * 1024, pingInterval: 0 });
-    server.freeze!();
+    frozen.freeze();
     const chunk = new Uint8Array(1024);
     let error: unknown;
     // The kernel and socket buffers fill first; then the client must refuse rather than grow.
@@ -197,7 +197,7 @@ describe.each(serverKinds)('reconnect against $name (restarted mid-traffic)', (k
       if (i % 256 === 0) await new Promise((r) => setImmediate(r));
     }
     expect(error).toBeInstanceOf(OutboundBufferFullError);
-    server.thaw!();
+    frozen.thaw();
     await nc.flush();
   });
 

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { startServer } from '@slipstream/server';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll } from 'vitest';
@@ -12,12 +14,17 @@ export interface SuiteServer {
   kill(): Promise<void>;
   /** Serves again on the same port. */
   restart(): Promise<void>;
-  /** Freezes the server so it stops answering (only for a server in its own process). */
-  freeze?(): void;
-  thaw?(): void;
   /** Puts the server in lame duck mode (nats-server: SIGUSR2). */
   lameDuck?(): void;
   stop(): Promise<void>;
+}
+
+/** A server in a process of its own, which a test can freeze so that it stops answering. */
+export interface FreezableServer extends SuiteServer {
+  /** SIGSTOP: the kernel still accepts connections, the server answers nothing. */
+  freeze(): void;
+  /** SIGCONT. */
+  thaw(): void;
 }
 
 /** Single-user authorization both servers understand. */
@@ -26,6 +33,8 @@ export type SimpleAuth = { user: string; pass: string } | { token: string };
 export interface ServerKind {
   readonly name: string;
   start(auth?: SimpleAuth): Promise<SuiteServer>;
+  /** The same server as a child process (ours: the slipstream-server command), to freeze. */
+  startInOwnProcess(): Promise<FreezableServer>;
 }
 
 function natsServerAuthConfig(auth: SimpleAuth | undefined): string | undefined {
@@ -35,8 +44,19 @@ function natsServerAuthConfig(auth: SimpleAuth | undefined): string | undefined 
     : `authorization { user: "${auth.user}", password: "${auth.pass}" }`;
 }
 
-async function natsServer(auth?: SimpleAuth): Promise<SuiteServer> {
+// The slipstream-server command, as its package declares it. It reads nats-server's config
+// file, so one launcher starts both servers.
+const slipstreamServerBin = (() => {
+  const require = createRequire(import.meta.url);
+  const packageJson = require.resolve('slipstream-server/package.json');
+  const { bin } = require(packageJson) as { bin: Record<string, string> };
+  return join(dirname(packageJson), bin['slipstream-server']!);
+})();
+
+/** nats-server, or with `bin` another server that reads its config file, as a child process. */
+async function processServer(bin?: string, auth?: SimpleAuth): Promise<FreezableServer> {
   let server: RunningNatsServer = await startNatsServer({
+    bin,
     config: natsServerAuthConfig(auth),
     monitoring: true,
   });
@@ -84,8 +104,16 @@ async function slipstreamServer(auth?: SimpleAuth): Promise<SuiteServer> {
 
 /** Every server the client suite runs against: the real nats-server and ours. */
 export const serverKinds: ServerKind[] = [
-  { name: 'nats-server 2.9.10', start: natsServer },
-  { name: '@slipstream/server', start: slipstreamServer },
+  {
+    name: 'nats-server 2.9.10',
+    start: (auth) => processServer(undefined, auth),
+    startInOwnProcess: () => processServer(),
+  },
+  {
+    name: '@slipstream/server',
+    start: slipstreamServer,
+    startInOwnProcess: () => processServer(slipstreamServerBin),
+  },
 ];
 
 /** A server and a client connected to it, shared by the tests of one suite. */
