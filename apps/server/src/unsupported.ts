@@ -45,7 +45,7 @@ export const warnedKeys: Readonly<Record<string, string>> = {
   logfile_size_limit: 'log rotation is not supported',
   max_traced_msg_len: 'trace truncation is not supported',
   http_base_path: 'a monitoring base path is not supported yet: endpoints are served at /',
-  max_closed_clients: `${ignored}: /connz keeps no closed connections`,
+  max_closed_clients: `${ignored}: /connz?state=closed keeps the last 10,000 closed connections`,
   disable_sublist_cache: `${ignored}: the subscription match cache is always on`,
   no_header_support: `${ignored}: headers are always supported`,
   prof_port: 'profiling is not supported: no profiling port opens',
