@@ -1,0 +1,97 @@
+/**
+ * Group commit for one SQLite connection: every write of one event-loop turn joins one
+ * transaction, committed once the turn's I/O callbacks have run (setImmediate), so a burst
+ * of publishes costs one COMMIT and one sync of the WAL instead of one per message.
+ * Callers learn when their writes are durable through `whenDurable()`, which is how a
+ * PubAck waits for the disk.
+ */
+import type { Database } from 'better-sqlite3';
+
+export interface CommitHooks {
+  /** Last writes that belong in every transaction (the stream's sequence state). */
+  beforeCommit(): void;
+  /** Work that must follow a commit (the checkpoint that completes an erase). */
+  afterCommit(): void;
+  /** The open transaction was lost (rolled back): whatever it held is gone. */
+  lostWrites(): void;
+  /** The error callers see for a failed write or commit (a StoreError). */
+  translate(error: unknown): Error;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const settled = Promise.resolve();
+
+export class CommitGroup {
+  private open = false;
+  private scheduled: NodeJS.Immediate | undefined;
+  private waiters: Waiter[] = [];
+  private durable: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly hooks: CommitHooks,
+  ) {}
+
+  /** Runs `write` inside the turn's transaction, opening it if needed. */
+  write<T>(write: () => T): T {
+    if (!this.open) {
+      this.db.exec('BEGIN');
+      this.open = true;
+      this.scheduled = setImmediate(() => this.commit());
+    }
+    try {
+      return write();
+    } catch (error) {
+      throw this.abandon(error);
+    }
+  }
+
+  /** Resolves after the COMMIT of everything written so far; rejects if it failed. */
+  whenDurable(): Promise<void> {
+    if (!this.open) return settled;
+    this.durable ??= new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+    });
+    return this.durable;
+  }
+
+  /** Commits the open transaction now (the turn's end, a close, a periodic sync). */
+  commit(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (!this.open) return;
+    try {
+      this.hooks.beforeCommit();
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.abandon(error);
+      return;
+    }
+    this.open = false;
+    for (const waiter of this.takeWaiters()) waiter.resolve();
+    this.hooks.afterCommit();
+  }
+
+  /** Rolls the open transaction back after a failed write: none of it will be durable. */
+  private abandon(cause: unknown): Error {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.open = false;
+    const error = this.hooks.translate(cause);
+    for (const waiter of this.takeWaiters()) waiter.reject(error);
+    this.hooks.lostWrites();
+    return error;
+  }
+
+  private takeWaiters(): Waiter[] {
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.durable = undefined;
+    return waiters;
+  }
+}

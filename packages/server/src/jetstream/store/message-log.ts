@@ -1,0 +1,65 @@
+/**
+ * Where a store keeps its messages: the physical half of a store. The rules (sequences,
+ * limits, per-subject state, purge semantics) live once in store-engine.ts; a log only
+ * keeps messages by sequence and answers ordered look-ups. Sequences are appended in
+ * increasing order and never reused.
+ */
+import type { StorageKind, StoredMessage, SubjectState } from './message-store.js';
+
+export interface LogEntry {
+  readonly subject: string;
+  readonly time: bigint;
+  /** The message's stored size (limits.ts `messageSize`). */
+  readonly size: number;
+}
+
+/** What a range removal took away from one subject. */
+export interface RemovedSubject {
+  readonly subject: string;
+  readonly messages: number;
+  readonly bytes: number;
+}
+
+/** Everything a store needs to rebuild its state from a log it reopens. */
+export interface LogSummary {
+  readonly subjects: Map<string, SubjectState>;
+  readonly bytes: number;
+  /** The last sequence assigned and its time (kept even when that message is gone). */
+  readonly lastSeq: number;
+  readonly lastTime: bigint;
+}
+
+export interface MessageLog {
+  readonly kind: StorageKind;
+  append(message: StoredMessage, size: number): void;
+  /** The message, checked for damage (throws `corrupt`), or undefined. */
+  read(seq: number): StoredMessage | undefined;
+  /** Subject, time and size of a message without reading its payload. */
+  entry(seq: number): LogEntry | undefined;
+  /** Removes one message; with `erase`, its bytes are overwritten first. */
+  remove(seq: number, erase: boolean): void;
+  /** Removes every message in [from, to] and says what each subject lost. */
+  removeRange(from: number, to: number): RemovedSubject[];
+  removeAll(): void;
+  /** The first sequence above `after` that holds a message. */
+  nextSeq(after: number): number | undefined;
+  /** The last sequence below `before` that holds a message. */
+  prevSeq(before: number): number | undefined;
+  /** The first sequence above `after` holding a message on `subject`. */
+  nextSeqOfSubject(subject: string, after: number): number | undefined;
+  /** The last sequence below `before` holding a message on `subject`. */
+  prevSeqOfSubject(subject: string, before: number): number | undefined;
+  /** How many messages `subject` has at or after `from`. */
+  countOfSubjectFrom(subject: string, from: number): number;
+  /** Sequence and subject of every message at or after `from`, ascending. */
+  scan(from: number): Iterable<{ seq: number; subject: string }>;
+  /** The first sequence whose time is at or after `time`. */
+  firstSeqAtOrAfter(time: bigint): number | undefined;
+  /** Remembers the last sequence and time, which outlive the message that had them. */
+  setLast(seq: number, time: bigint): void;
+  /** Whatever is pending becomes durable; resolves when it is. */
+  whenDurable(): Promise<void>;
+  summary(): LogSummary;
+  close(): Promise<void>;
+  destroy(): Promise<void>;
+}

@@ -1,0 +1,166 @@
+/**
+ * The seam between a stream and where its messages live, modelled on the `StreamStore` of
+ * nats-server's server/store.go. Two implementations share every rule (store-engine.ts):
+ * memory (memory-store.ts) and one SQLite file per stream (sqlite-store.ts).
+ *
+ * Sequences are JS numbers: they count messages and stay far below 2^53. Timestamps are
+ * nanoseconds since the Unix epoch as `bigint`: a nanosecond time of today (~1.8e18) does
+ * not fit a double exactly, and nats-server reports them to the nanosecond.
+ */
+
+/** `memory` and `file` as in a stream config's `storage`; they count bytes differently. */
+export type StorageKind = 'memory' | 'file';
+
+export interface StoredMessage {
+  readonly subject: string;
+  readonly seq: number;
+  /** Nanoseconds since the Unix epoch, when the store accepted the message. */
+  readonly time: bigint;
+  /** The raw `NATS/1.0` header block, when the message had one. */
+  readonly headers: Uint8Array | undefined;
+  readonly payload: Uint8Array;
+}
+
+export interface StoredPosition {
+  readonly seq: number;
+  readonly time: bigint;
+}
+
+/** nats-server's `SimpleState`: messages of one subject (or filter), first and last seq. */
+export interface SubjectState {
+  messages: number;
+  first: number;
+  last: number;
+}
+
+export interface StoreState {
+  messages: number;
+  /** Stored size of the messages, counted as nats-server counts it (limits.ts). */
+  bytes: number;
+  /** With no messages, `lastSeq + 1`: the sequence the next message gets. */
+  firstSeq: number;
+  /** 0n with no messages. */
+  firstTime: bigint;
+  /** The highest sequence ever assigned, even if that message is gone. */
+  lastSeq: number;
+  /** 0n until a message was stored. */
+  lastTime: bigint;
+  numSubjects: number;
+  /** Sequences between first and last that hold no message. */
+  numDeleted: number;
+  /** Those sequences, ascending; only when asked for (they can be many). */
+  deleted?: number[];
+}
+
+export type DiscardPolicy = 'old' | 'new';
+
+/**
+ * The limits a store enforces itself. A value of 0 (or below, as nats-server's -1) means
+ * unlimited. `maxAge` is in nanoseconds like a stream config's `max_age`.
+ */
+export interface StoreLimits {
+  maxMsgs: number;
+  maxBytes: number;
+  maxAge: bigint;
+  /** Headers plus payload, checked before anything else. */
+  maxMsgSize: number;
+  maxMsgsPerSubject: number;
+  discard: DiscardPolicy;
+  discardNewPerSubject: boolean;
+}
+
+export const NO_LIMITS: StoreLimits = {
+  maxMsgs: 0,
+  maxBytes: 0,
+  maxAge: 0n,
+  maxMsgSize: 0,
+  maxMsgsPerSubject: 0,
+  discard: 'old',
+  discardNewPerSubject: false,
+};
+
+/** What `purge` removes: as `$JS.API.STREAM.PURGE`'s `{filter, seq, keep}`. */
+export interface PurgeOptions {
+  /** Only messages matching this subject (wildcards allowed); empty or `>` means all. */
+  subject?: string;
+  /** Only messages below this sequence (0 and 1 mean no bound, as in nats-server 2.9/2.10). */
+  seq?: number;
+  /** Keep this many of the newest matching messages. Not together with `seq`. */
+  keep?: number;
+}
+
+export interface MessageStore {
+  readonly kind: StorageKind;
+  /** The stream's name, used in errors. */
+  readonly name: string;
+
+  /**
+   * Stores a message and returns its sequence at once. It is durable when the promise of
+   * `whenDurable()` called after it resolves. Throws a `StoreError` (too-large, max-msgs,
+   * max-bytes, max-per-subject under discard new; io; closed). The store keeps its own copy.
+   */
+  store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition;
+  /** Resolves once everything changed so far is on disk; rejects with `io` if it never will be. */
+  whenDurable(): Promise<void>;
+
+  /** Throws `not-found` for a removed or unknown sequence at or below the last, `eof` above it. */
+  load(seq: number): StoredMessage;
+  /** The first message at or after `start` whose subject matches `filter` (empty: any). */
+  loadNext(filter: string, start: number): StoredMessage | undefined;
+  /** The newest message whose subject matches `filter` (empty: any). */
+  loadLast(filter: string): StoredMessage | undefined;
+
+  /** Removes one message; false when there was none with that sequence. */
+  remove(seq: number): boolean;
+  /** Removes one message and overwrites its bytes so they cannot be read back. */
+  erase(seq: number): boolean;
+  /** Returns how many messages were removed. */
+  purge(options?: PurgeOptions): number;
+  /** Removes every message below `seq`; past the end, the next message gets `seq`. */
+  compact(seq: number): number;
+  /** Removes every message above `seq`, which becomes the last sequence. */
+  truncate(seq: number): void;
+
+  /** The first sequence whose message was stored at or after `time` (last + 1 if none). */
+  seqFromTime(time: bigint): number;
+  /** Messages at or after `seq` matching `filter`, with their first and last sequence. */
+  filteredState(seq: number, filter: string): SubjectState;
+  /** Per-subject state of the subjects matching `filter` (empty: all). */
+  subjectsState(filter: string): Map<string, SubjectState>;
+  /** Messages at or after `seq` matching `filter`; with `lastPerSubject`, subjects whose last is. */
+  numPending(seq: number, filter: string, lastPerSubject: boolean): number;
+  state(options?: { deleted?: boolean }): StoreState;
+
+  /** Applies new limits, removing what they no longer allow. */
+  updateLimits(limits: StoreLimits): void;
+  /** Writes out what is pending and releases the store; later calls throw `closed`. */
+  close(): Promise<void>;
+  /** Closes and removes the stored data. */
+  delete(): Promise<void>;
+}
+
+export type StoreErrorCode =
+  | 'closed'
+  | 'not-found'
+  | 'eof'
+  | 'max-msgs'
+  | 'max-bytes'
+  | 'max-per-subject'
+  | 'too-large'
+  | 'bad-argument'
+  | 'corrupt'
+  | 'io';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** The stream and sequence concerned, when there is one (always for `corrupt`). */
+    readonly stream?: string,
+    readonly seq?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,418 @@
+/**
+ * File storage: the store engine over one SQLite database per stream (better-sqlite3, WAL).
+ * Messages are rows keyed by sequence with an index on (subject, seq); each row carries a
+ * CRC-32 of its sequence, time, subject, headers and payload, checked on every read, so a
+ * damaged message is reported (StoreError 'corrupt' naming stream and sequence) and never
+ * served. Nothing is ever deleted because it looks damaged.
+ *
+ * Writes of one event-loop turn share one transaction (commit-group.ts). With
+ * `sync: 'always'` (the default) the WAL is fsynced by every COMMIT (synchronous=FULL), so
+ * `whenDurable()` means on disk. With `sync: <ms>` COMMIT only writes the WAL
+ * (synchronous=NORMAL), which survives a killed process, and a checkpoint every interval
+ * syncs it: nats-server's lazy trade-off for an OS crash.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { crc32 } from 'node:zlib';
+import Database from 'better-sqlite3';
+import type { Clock } from './clock.js';
+import { CommitGroup } from './commit-group.js';
+import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
+import {
+  type MessageStore,
+  type StoredMessage,
+  StoreError,
+  type StoreLimits,
+  type SubjectState,
+} from './message-store.js';
+import { StoreEngine } from './store-engine.js';
+
+export interface SqliteStoreOptions {
+  /** The stream's name, used in errors. */
+  name: string;
+  /** The database file; its directory is created if missing. */
+  path: string;
+  limits: StoreLimits;
+  /** 'always' (default): synced before durable. A number: lazy, synced every that many ms. */
+  sync?: 'always' | number;
+  /** SQLite's max_page_count: the file never grows past it; writes beyond fail as on a full disk. */
+  maxPages?: number;
+  clock?: Clock;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
+  const log = new SqliteLog(options);
+  const engine = new StoreEngine(log, options);
+  log.lostWrites = () => engine.reloadState();
+  return engine;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY,
+    time INTEGER NOT NULL,
+    subject TEXT NOT NULL,
+    headers BLOB,
+    payload BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    checksum INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS messages_by_subject ON messages (subject, seq);
+  CREATE TABLE IF NOT EXISTS sequence_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    last_seq INTEGER NOT NULL,
+    last_time INTEGER NOT NULL
+  );
+`;
+
+/** How many rows a scan reads per query: no statement stays open between yields. */
+const SCAN_BATCH = 512;
+
+interface MessageRow {
+  time: bigint;
+  subject: string;
+  headers: Buffer | null;
+  payload: Buffer;
+  checksum: bigint;
+}
+
+const positionBuffer = new DataView(new ArrayBuffer(16));
+
+/** CRC-32 over everything a reader relies on, so a flipped bit anywhere is caught. */
+export function messageChecksum(
+  seq: number,
+  time: bigint,
+  subject: string,
+  headers: Uint8Array | undefined,
+  payload: Uint8Array,
+): number {
+  positionBuffer.setFloat64(0, seq);
+  positionBuffer.setBigInt64(8, time);
+  let checksum = crc32(positionBuffer);
+  checksum = crc32(subject, checksum);
+  // zlib answers 0 for a buffer without memory behind it (an empty blob), so skip empties.
+  if (headers && headers.length > 0) checksum = crc32(headers, checksum);
+  return payload.length > 0 ? crc32(payload, checksum) : checksum;
+}
+
+function sqliteCode(error: unknown): string {
+  return error instanceof Database.SqliteError ? error.code : '';
+}
+
+function isDamage(code: string): boolean {
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
+}
+
+class SqliteLog implements MessageLog {
+  readonly kind = 'file';
+  /** Set by the store: the open transaction was rolled back, so recount from the file. */
+  lostWrites: () => void = () => {};
+  private readonly name: string;
+  private readonly path: string;
+  private readonly db: Database.Database;
+  private readonly group: CommitGroup;
+  private readonly syncTimer: NodeJS.Timeout | undefined;
+  private lastSeq = 0;
+  private lastTime = 0n;
+  private checkpointAfterCommit = false;
+  private closed = false;
+
+  private readonly insert: Database.Statement;
+  private readonly selectMessage: Database.Statement;
+  private readonly selectEntry: Database.Statement;
+  private readonly deleteOne: Database.Statement;
+  private readonly tallyRange: Database.Statement;
+  private readonly deleteRange: Database.Statement;
+  private readonly selectNext: Database.Statement;
+  private readonly selectPrev: Database.Statement;
+  private readonly selectNextOfSubject: Database.Statement;
+  private readonly selectPrevOfSubject: Database.Statement;
+  private readonly countOfSubject: Database.Statement;
+  private readonly selectScan: Database.Statement;
+  private readonly selectAtTime: Database.Statement;
+  private readonly saveSequenceState: Database.Statement;
+
+  constructor(options: SqliteStoreOptions) {
+    this.name = options.name;
+    this.path = options.path;
+    mkdirSync(dirname(options.path), { recursive: true });
+    try {
+      this.db = new Database(options.path);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(
+        `synchronous = ${options.sync === undefined || options.sync === 'always' ? 'FULL' : 'NORMAL'}`,
+      );
+      this.db.pragma('cell_size_check = ON');
+      if (options.maxPages !== undefined) this.db.pragma(`max_page_count = ${options.maxPages}`);
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      throw this.translate(error);
+    }
+    const db = this.db;
+    this.insert = db.prepare(
+      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectMessage = db
+      .prepare('SELECT time, subject, headers, payload, checksum FROM messages WHERE seq = ?')
+      .safeIntegers(true);
+    this.selectEntry = db
+      .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
+      .safeIntegers(true);
+    this.deleteOne = db.prepare('DELETE FROM messages WHERE seq = ?');
+    this.tallyRange = db.prepare(
+      'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
+    );
+    this.deleteRange = db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
+    this.selectNext = db
+      .prepare('SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT 1')
+      .pluck();
+    this.selectPrev = db
+      .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
+      .pluck();
+    this.selectNextOfSubject = db
+      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq > ? ORDER BY seq LIMIT 1')
+      .pluck();
+    this.selectPrevOfSubject = db
+      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT 1')
+      .pluck();
+    this.countOfSubject = db
+      .prepare('SELECT count(*) FROM messages WHERE subject = ? AND seq >= ?')
+      .pluck();
+    this.selectScan = db.prepare(
+      `SELECT seq, subject FROM messages WHERE seq >= ? ORDER BY seq LIMIT ${SCAN_BATCH}`,
+    );
+    this.selectAtTime = db
+      .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
+      .pluck();
+    this.saveSequenceState = db.prepare(
+      'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
+    );
+    this.group = new CommitGroup(db, {
+      beforeCommit: () => this.saveSequenceState.run(this.lastSeq, this.lastTime),
+      afterCommit: () => {
+        if (this.checkpointAfterCommit) this.runCheckpoint();
+      },
+      lostWrites: () => this.lostWrites(),
+      translate: (error) => this.translate(error),
+    });
+    if (typeof options.sync === 'number') {
+      this.syncTimer = setInterval(() => this.syncNow(), options.sync);
+      this.syncTimer.unref();
+    }
+  }
+
+  append(message: StoredMessage, size: number): void {
+    const checksum = messageChecksum(
+      message.seq,
+      message.time,
+      message.subject,
+      message.headers,
+      message.payload,
+    );
+    this.group.write(() =>
+      this.insert.run(
+        message.seq,
+        message.time,
+        message.subject,
+        message.headers ?? null,
+        message.payload,
+        size,
+        checksum,
+      ),
+    );
+    this.lastSeq = message.seq;
+    this.lastTime = message.time;
+  }
+
+  read(seq: number): StoredMessage | undefined {
+    const row = this.query(() => this.selectMessage.get(seq) as MessageRow | undefined, seq);
+    if (!row) return undefined;
+    const message: StoredMessage = {
+      subject: row.subject,
+      seq,
+      time: row.time,
+      headers: row.headers ?? undefined,
+      payload: row.payload,
+    };
+    const expected = messageChecksum(seq, row.time, row.subject, message.headers, row.payload);
+    if (BigInt(expected) !== row.checksum) {
+      throw new StoreError(
+        'corrupt',
+        `stream "${this.name}" message ${seq} is damaged (checksum mismatch)`,
+        this.name,
+        seq,
+      );
+    }
+    return message;
+  }
+
+  entry(seq: number): LogEntry | undefined {
+    const row = this.query(
+      () =>
+        this.selectEntry.get(seq) as { subject: string; time: bigint; size: bigint } | undefined,
+      seq,
+    );
+    return row && { subject: row.subject, time: row.time, size: Number(row.size) };
+  }
+
+  remove(seq: number, erase: boolean): void {
+    this.group.write(() => {
+      if (!erase) {
+        this.deleteOne.run(seq);
+        return;
+      }
+      // secure_delete zeroes the freed row in its page; the checkpoint after the commit
+      // copies that page over the file and empties the WAL that still held the row.
+      this.db.pragma('secure_delete = ON');
+      try {
+        this.deleteOne.run(seq);
+      } finally {
+        this.db.pragma('secure_delete = OFF');
+      }
+      this.checkpointAfterCommit = true;
+    });
+  }
+
+  removeRange(from: number, to: number): RemovedSubject[] {
+    return this.group.write(() => {
+      const removed = (
+        this.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
+      ).map((row) => ({ subject: row.subject, messages: row.messages, bytes: row.bytes }));
+      this.deleteRange.run(from, to);
+      return removed;
+    });
+  }
+
+  removeAll(): void {
+    this.group.write(() => this.db.exec('DELETE FROM messages'));
+  }
+
+  nextSeq(after: number): number | undefined {
+    return this.query(() => this.selectNext.get(after) as number | undefined);
+  }
+
+  prevSeq(before: number): number | undefined {
+    return this.query(() => this.selectPrev.get(before) as number | undefined);
+  }
+
+  nextSeqOfSubject(subject: string, after: number): number | undefined {
+    return this.query(() => this.selectNextOfSubject.get(subject, after) as number | undefined);
+  }
+
+  prevSeqOfSubject(subject: string, before: number): number | undefined {
+    return this.query(() => this.selectPrevOfSubject.get(subject, before) as number | undefined);
+  }
+
+  countOfSubjectFrom(subject: string, from: number): number {
+    return this.query(() => this.countOfSubject.get(subject, from) as number);
+  }
+
+  *scan(from: number): Iterable<{ seq: number; subject: string }> {
+    for (let next = from; ; ) {
+      const rows = this.query(
+        () => this.selectScan.all(next) as { seq: number; subject: string }[],
+      );
+      yield* rows;
+      if (rows.length < SCAN_BATCH) return;
+      next = rows[rows.length - 1]!.seq + 1;
+    }
+  }
+
+  firstSeqAtOrAfter(time: bigint): number | undefined {
+    return this.query(() => this.selectAtTime.get(time) as number | undefined);
+  }
+
+  setLast(seq: number, time: bigint): void {
+    this.lastSeq = seq;
+    this.lastTime = time;
+  }
+
+  whenDurable(): Promise<void> {
+    return this.group.whenDurable();
+  }
+
+  summary(): LogSummary {
+    return this.query(() => {
+      const subjects = new Map<string, SubjectState>();
+      let bytes = 0;
+      let highest = 0;
+      const rows = this.db
+        .prepare(
+          'SELECT subject, count(*) AS messages, min(seq) AS first, max(seq) AS last, sum(size) AS bytes FROM messages GROUP BY subject',
+        )
+        .all() as {
+        subject: string;
+        messages: number;
+        first: number;
+        last: number;
+        bytes: number;
+      }[];
+      for (const row of rows) {
+        subjects.set(row.subject, { messages: row.messages, first: row.first, last: row.last });
+        bytes += row.bytes;
+        highest = Math.max(highest, row.last);
+      }
+      const saved = this.db
+        .prepare('SELECT last_seq, last_time FROM sequence_state WHERE id = 1')
+        .safeIntegers(true)
+        .get() as { last_seq: bigint; last_time: bigint } | undefined;
+      this.lastSeq = Math.max(Number(saved?.last_seq ?? 0n), highest);
+      this.lastTime = saved?.last_time ?? 0n;
+      if (highest > Number(saved?.last_seq ?? 0n)) this.lastTime = this.entry(highest)!.time;
+      return { subjects, bytes, lastSeq: this.lastSeq, lastTime: this.lastTime };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    this.group.commit();
+    this.runCheckpoint();
+    this.db.close();
+  }
+
+  async destroy(): Promise<void> {
+    await this.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(this.path + suffix, { force: true });
+  }
+
+  /** Commits what is pending and checkpoints, which syncs the WAL (lazy mode's timer). */
+  private syncNow(): void {
+    this.group.commit();
+    this.runCheckpoint();
+  }
+
+  private runCheckpoint(): void {
+    const truncate = this.checkpointAfterCommit;
+    this.checkpointAfterCommit = false;
+    try {
+      this.db.pragma(`wal_checkpoint(${truncate ? 'TRUNCATE' : 'PASSIVE'})`);
+    } catch {
+      // A checkpoint that cannot run now (disk full) leaves the data safe in the WAL.
+    }
+  }
+
+  /** A read; SQLite's own damage reports become 'corrupt' naming the stream. */
+  private query<T>(read: () => T, seq?: number): T {
+    try {
+      return read();
+    } catch (error) {
+      throw this.translate(error, seq);
+    }
+  }
+
+  private translate(error: unknown, seq?: number): Error {
+    if (error instanceof StoreError) return error;
+    const code = sqliteCode(error);
+    const where =
+      seq === undefined ? `stream "${this.name}"` : `stream "${this.name}" message ${seq}`;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (isDamage(code)) {
+      return new StoreError('corrupt', `${where} is damaged: ${reason}`, this.name, seq, {
+        cause: error,
+      });
+    }
+    return new StoreError('io', `${where}: ${reason}`, this.name, seq, { cause: error });
+  }
+}

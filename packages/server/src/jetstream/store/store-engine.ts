@@ -1,0 +1,515 @@
+/**
+ * The rules of a stream store, written once over a `MessageLog`: sequence and time
+ * bookkeeping, per-subject state, limits and discard (limits.ts), max_age expiry on one
+ * timer, and the semantics of nats-server's load / purge / compact / truncate / state
+ * calls. Memory and SQLite stores are this engine over different logs.
+ */
+import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import { type Clock, systemClock } from './clock.js';
+import {
+  discardNewRefusal,
+  expiryCutoff,
+  isTooLarge,
+  messageSize,
+  overStreamLimits,
+  overSubjectLimit,
+} from './limits.js';
+import type { MessageLog, RemovedSubject } from './message-log.js';
+import {
+  type MessageStore,
+  type PurgeOptions,
+  type StorageKind,
+  type StoredMessage,
+  type StoredPosition,
+  StoreError,
+  type StoreErrorCode,
+  type StoreLimits,
+  type StoreState,
+  type SubjectState,
+} from './message-store.js';
+
+export interface EngineOptions {
+  name: string;
+  limits: StoreLimits;
+  clock?: Clock;
+}
+
+/** Above this many subjects a wildcard look-up scans messages instead of subjects. */
+const SCAN_SUBJECTS_ABOVE = 256;
+/** setTimeout's longest delay; a later expiry just re-arms on firing. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function isAll(filter: string): boolean {
+  return filter === '' || filter === '>';
+}
+
+export class StoreEngine implements MessageStore {
+  readonly kind: StorageKind;
+  readonly name: string;
+  private limits: StoreLimits;
+  private readonly clock: Clock;
+  private closed = false;
+  private expiryTimer: NodeJS.Timeout | undefined;
+
+  private messages = 0;
+  private bytes = 0;
+  private firstSeq = 1;
+  private firstTime = 0n;
+  private lastSeq = 0;
+  private lastTime = 0n;
+  private subjects = new Map<string, SubjectState>();
+
+  constructor(
+    private readonly log: MessageLog,
+    options: EngineOptions,
+  ) {
+    this.kind = log.kind;
+    this.name = options.name;
+    this.limits = options.limits;
+    this.clock = options.clock ?? systemClock;
+    this.reloadState();
+    this.enforceAll();
+  }
+
+  /**
+   * Rebuilds every count from the log: on open, and when a log lost the writes of a failed
+   * transaction (a full disk), so the counts match what is really stored.
+   */
+  reloadState(): void {
+    const summary = this.log.summary();
+    this.subjects = summary.subjects;
+    this.bytes = summary.bytes;
+    this.lastSeq = summary.lastSeq;
+    this.lastTime = summary.lastTime;
+    this.messages = 0;
+    for (const state of this.subjects.values()) this.messages += state.messages;
+    this.setFirst(this.log.nextSeq(0));
+  }
+
+  store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition {
+    this.ensureOpen();
+    const rawLength = (headers?.length ?? 0) + payload.length;
+    if (isTooLarge(this.limits, rawLength)) {
+      throw new StoreError('too-large', 'message too large', this.name);
+    }
+    const onSubject = this.subjects.get(subject);
+    const refusal = discardNewRefusal(this.limits, this.messages, this.bytes, {
+      rawLength,
+      subjectMessages: onSubject?.messages ?? 0,
+      oldestOnSubjectSize: () => (onSubject ? (this.log.entry(onSubject.first)?.size ?? 0) : 0),
+    });
+    if (refusal) throw new StoreError(refusal, refusalText[refusal] ?? refusal, this.name);
+
+    const seq = this.lastSeq + 1;
+    let time = this.clock();
+    // Times never fall behind the last one: finding a sequence by time relies on it.
+    if (time < this.lastTime) time = this.lastTime;
+    const size = messageSize(this.kind, subject, headers, payload);
+    const message: StoredMessage = {
+      subject,
+      seq,
+      time,
+      headers: headers && headers.length > 0 ? headers.slice() : undefined,
+      payload: payload.slice(),
+    };
+    this.log.append(message, size);
+
+    if (this.messages === 0) {
+      this.firstSeq = seq;
+      this.firstTime = time;
+    }
+    this.messages++;
+    this.bytes += size;
+    this.lastSeq = seq;
+    this.lastTime = time;
+    if (onSubject) {
+      onSubject.messages++;
+      onSubject.last = seq;
+      while (overSubjectLimit(this.limits, onSubject.messages)) {
+        if (!this.removeMessage(onSubject.first, false)) break;
+      }
+    } else {
+      this.subjects.set(subject, { messages: 1, first: seq, last: seq });
+    }
+    this.enforceStreamLimits();
+    this.armExpiry();
+    return { seq, time };
+  }
+
+  whenDurable(): Promise<void> {
+    return this.log.whenDurable();
+  }
+
+  load(seq: number): StoredMessage {
+    this.ensureOpen();
+    const message = seq >= this.firstSeq && seq <= this.lastSeq ? this.read(seq) : undefined;
+    if (message) return message;
+    if (seq > this.lastSeq) throw new StoreError('eof', 'stream store EOF', this.name, seq);
+    throw new StoreError('not-found', 'no message found', this.name, seq);
+  }
+
+  loadNext(filter: string, start: number): StoredMessage | undefined {
+    this.ensureOpen();
+    const seq = this.nextMatching(filter, Math.max(start, this.firstSeq));
+    return seq === undefined ? undefined : this.read(seq);
+  }
+
+  loadLast(filter: string): StoredMessage | undefined {
+    this.ensureOpen();
+    let seq: number | undefined;
+    if (isAll(filter)) {
+      seq = this.log.prevSeq(this.lastSeq + 1);
+    } else {
+      for (const state of this.matchingSubjects(filter)) {
+        if (seq === undefined || state.last > seq) seq = state.last;
+      }
+    }
+    return seq === undefined ? undefined : this.read(seq);
+  }
+
+  remove(seq: number): boolean {
+    this.ensureOpen();
+    const removed = this.removeMessage(seq, false);
+    if (removed) this.armExpiry();
+    return removed;
+  }
+
+  erase(seq: number): boolean {
+    this.ensureOpen();
+    const removed = this.removeMessage(seq, true);
+    if (removed) this.armExpiry();
+    return removed;
+  }
+
+  purge(options: PurgeOptions = {}): number {
+    this.ensureOpen();
+    const subject = options.subject ?? '';
+    const below = options.seq ?? 0;
+    const keep = options.keep ?? 0;
+    if (below > 0 && keep > 0) {
+      throw new StoreError('bad-argument', 'sequence and keep can not both be set', this.name);
+    }
+    if (isAll(subject) && keep === 0) return below > 1 ? this.compact(below) : this.purgeAll();
+
+    const matching = this.filteredState(0, subject);
+    if (matching.messages === 0 || keep >= matching.messages) return 0;
+    const limit = keep > 0 ? matching.messages - keep : Number.POSITIVE_INFINITY;
+    if (isAll(subject)) return this.compact(this.nthSeq(limit));
+    const upTo = below > 1 ? below - 1 : matching.last;
+    const doomed: number[] = [];
+    for (const seq of this.matchingSeqs(subject, matching.first, upTo)) {
+      if (doomed.length >= limit) break;
+      doomed.push(seq);
+    }
+    for (const seq of doomed) this.removeMessage(seq, false);
+    this.armExpiry();
+    return doomed.length;
+  }
+
+  compact(seq: number): number {
+    this.ensureOpen();
+    if (seq === 0) return this.purgeAll();
+    if (seq <= this.firstSeq) return 0;
+    const purged = this.messages;
+    if (seq > this.lastSeq) {
+      this.log.removeAll();
+      this.log.setLast(seq - 1, this.lastTime);
+      this.lastSeq = seq - 1;
+      this.clearMessages();
+      return purged;
+    }
+    const removed = this.log.removeRange(this.firstSeq, seq - 1);
+    this.forgetRemoved(removed, (subject, state) => {
+      state.first = this.log.nextSeqOfSubject(subject, seq - 1) ?? state.last;
+    });
+    this.setFirst(this.log.nextSeq(seq - 1));
+    this.armExpiry();
+    return purged - this.messages;
+  }
+
+  truncate(seq: number): void {
+    this.ensureOpen();
+    if (seq > this.lastSeq) {
+      throw new StoreError('bad-argument', 'sequence beyond the last one', this.name, seq);
+    }
+    const kept = this.log.entry(seq);
+    const removed = this.log.removeRange(seq + 1, this.lastSeq);
+    this.log.setLast(seq, kept?.time ?? this.lastTime);
+    this.forgetRemoved(removed, (subject, state) => {
+      state.last = this.log.prevSeqOfSubject(subject, seq + 1) ?? state.first;
+    });
+    this.lastSeq = seq;
+    this.lastTime = kept?.time ?? this.lastTime;
+    if (this.messages === 0) this.clearMessages();
+  }
+
+  seqFromTime(time: bigint): number {
+    this.ensureOpen();
+    if (this.messages === 0) return this.lastSeq + 1;
+    if (time <= this.firstTime) return this.firstSeq;
+    return this.log.firstSeqAtOrAfter(time) ?? this.lastSeq + 1;
+  }
+
+  filteredState(seq: number, filter: string): SubjectState {
+    this.ensureOpen();
+    const start = Math.max(seq, this.firstSeq);
+    const result: SubjectState = { messages: 0, first: 0, last: 0 };
+    if (start > this.lastSeq || this.messages === 0) return result;
+    for (const [subject, state] of this.matchingEntries(filter)) {
+      if (state.last < start) continue;
+      const partial = state.first < start;
+      const first = partial ? this.log.nextSeqOfSubject(subject, start - 1)! : state.first;
+      result.messages += partial ? this.log.countOfSubjectFrom(subject, start) : state.messages;
+      if (result.first === 0 || first < result.first) result.first = first;
+      if (state.last > result.last) result.last = state.last;
+    }
+    return result;
+  }
+
+  subjectsState(filter: string): Map<string, SubjectState> {
+    this.ensureOpen();
+    const result = new Map<string, SubjectState>();
+    for (const [subject, state] of this.matchingEntries(filter)) result.set(subject, { ...state });
+    return result;
+  }
+
+  numPending(seq: number, filter: string, lastPerSubject: boolean): number {
+    if (!lastPerSubject) return this.filteredState(seq, filter).messages;
+    this.ensureOpen();
+    const start = Math.max(seq, this.firstSeq);
+    let subjects = 0;
+    for (const state of this.matchingSubjects(filter)) if (state.last >= start) subjects++;
+    return subjects;
+  }
+
+  state(options: { deleted?: boolean } = {}): StoreState {
+    this.ensureOpen();
+    const span = this.messages === 0 ? 0 : this.lastSeq - this.firstSeq + 1;
+    const state: StoreState = {
+      messages: this.messages,
+      bytes: this.bytes,
+      firstSeq: this.firstSeq,
+      firstTime: this.firstTime,
+      lastSeq: this.lastSeq,
+      lastTime: this.lastTime,
+      numSubjects: this.subjects.size,
+      numDeleted: span - this.messages,
+    };
+    if (options.deleted) state.deleted = this.deletedSeqs(state.numDeleted);
+    return state;
+  }
+
+  updateLimits(limits: StoreLimits): void {
+    this.ensureOpen();
+    this.limits = limits;
+    this.enforceAll();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.disarmExpiry();
+    await this.log.close();
+  }
+
+  async delete(): Promise<void> {
+    this.closed = true;
+    this.disarmExpiry();
+    await this.log.destroy();
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new StoreError('closed', 'store is closed', this.name);
+  }
+
+  private read(seq: number): StoredMessage | undefined {
+    return this.log.read(seq);
+  }
+
+  private removeMessage(seq: number, erase: boolean): boolean {
+    const entry = this.log.entry(seq);
+    if (!entry) return false;
+    this.log.remove(seq, erase);
+    this.messages--;
+    this.bytes -= entry.size;
+    const state = this.subjects.get(entry.subject)!;
+    if (--state.messages === 0) {
+      this.subjects.delete(entry.subject);
+    } else if (seq === state.first) {
+      state.first = this.log.nextSeqOfSubject(entry.subject, seq)!;
+    } else if (seq === state.last) {
+      state.last = this.log.prevSeqOfSubject(entry.subject, seq)!;
+    }
+    if (this.messages === 0) this.clearMessages();
+    else if (seq === this.firstSeq) this.setFirst(this.log.nextSeq(seq));
+    return true;
+  }
+
+  private purgeAll(): number {
+    const purged = this.messages;
+    this.log.removeAll();
+    this.clearMessages();
+    return purged;
+  }
+
+  /** No messages left: the next one gets the sequence after the last. */
+  private clearMessages(): void {
+    this.messages = 0;
+    this.bytes = 0;
+    this.subjects.clear();
+    this.firstSeq = this.lastSeq + 1;
+    this.firstTime = 0n;
+    this.disarmExpiry();
+  }
+
+  private setFirst(seq: number | undefined): void {
+    if (seq === undefined) {
+      this.firstSeq = this.lastSeq + 1;
+      this.firstTime = 0n;
+      return;
+    }
+    this.firstSeq = seq;
+    this.firstTime = this.log.entry(seq)!.time;
+  }
+
+  /** Takes range removals off the counts; `refit` fixes a subject that kept messages. */
+  private forgetRemoved(
+    removed: RemovedSubject[],
+    refit: (subject: string, state: SubjectState) => void,
+  ): void {
+    for (const { subject, messages, bytes } of removed) {
+      this.messages -= messages;
+      this.bytes -= bytes;
+      const state = this.subjects.get(subject)!;
+      state.messages -= messages;
+      if (state.messages === 0) this.subjects.delete(subject);
+      else refit(subject, state);
+    }
+  }
+
+  private enforceStreamLimits(): void {
+    while (this.messages > 0 && overStreamLimits(this.limits, this.messages, this.bytes)) {
+      if (!this.removeMessage(this.firstSeq, false)) break;
+    }
+  }
+
+  private enforceAll(): void {
+    for (const state of this.subjects.values()) {
+      while (overSubjectLimit(this.limits, state.messages)) {
+        if (!this.removeMessage(state.first, false)) break;
+      }
+    }
+    this.enforceStreamLimits();
+    this.disarmExpiry();
+    this.expire();
+  }
+
+  /** Removes what outlived max_age, then sets the one timer for the next oldest message. */
+  private expire(): void {
+    this.expiryTimer = undefined;
+    if (this.closed) return;
+    const cutoff = expiryCutoff(this.limits, this.clock());
+    if (cutoff === undefined) return;
+    while (this.messages > 0 && this.firstTime <= cutoff) {
+      if (!this.removeMessage(this.firstSeq, false)) break;
+    }
+    this.armExpiry();
+  }
+
+  private armExpiry(): void {
+    if (this.limits.maxAge <= 0n || this.messages === 0) {
+      this.disarmExpiry();
+      return;
+    }
+    if (this.expiryTimer) return;
+    const dueInNs = this.firstTime + this.limits.maxAge - this.clock();
+    const dueInMs = dueInNs <= 0n ? 0 : Math.min(Number(dueInNs / 1_000_000n) + 1, MAX_TIMER_MS);
+    this.expiryTimer = setTimeout(() => this.expire(), dueInMs);
+    this.expiryTimer.unref();
+  }
+
+  private disarmExpiry(): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+  }
+
+  private *matchingEntries(filter: string): Iterable<[string, SubjectState]> {
+    if (isAll(filter)) {
+      yield* this.subjects;
+    } else if (!hasWildcard(filter)) {
+      const state = this.subjects.get(filter);
+      if (state) yield [filter, state];
+    } else {
+      for (const entry of this.subjects) if (subjectMatches(entry[0], filter)) yield entry;
+    }
+  }
+
+  private *matchingSubjects(filter: string): Iterable<SubjectState> {
+    for (const [, state] of this.matchingEntries(filter)) yield state;
+  }
+
+  /** Sequences in [from, to] whose subject matches `filter`, ascending. */
+  private *matchingSeqs(filter: string, from: number, to: number): Iterable<number> {
+    if (!isAll(filter) && !hasWildcard(filter)) {
+      for (
+        let seq = this.log.nextSeqOfSubject(filter, from - 1);
+        seq !== undefined && seq <= to;
+      ) {
+        yield seq;
+        seq = this.log.nextSeqOfSubject(filter, seq);
+      }
+      return;
+    }
+    for (const { seq, subject } of this.log.scan(from)) {
+      if (seq > to) return;
+      if (isAll(filter) || subjectMatches(subject, filter)) yield seq;
+    }
+  }
+
+  private nextMatching(filter: string, start: number): number | undefined {
+    if (start > this.lastSeq) return undefined;
+    if (isAll(filter)) return this.log.nextSeq(start - 1);
+    if (!hasWildcard(filter)) {
+      const state = this.subjects.get(filter);
+      if (!state || state.last < start) return undefined;
+      return state.first >= start ? state.first : this.log.nextSeqOfSubject(filter, start - 1);
+    }
+    if (this.subjects.size > SCAN_SUBJECTS_ABOVE) {
+      for (const seq of this.matchingSeqs(filter, start, this.lastSeq)) return seq;
+      return undefined;
+    }
+    let next: number | undefined;
+    for (const [subject, state] of this.matchingEntries(filter)) {
+      if (state.last < start) continue;
+      const first =
+        state.first >= start ? state.first : this.log.nextSeqOfSubject(subject, start - 1)!;
+      if (next === undefined || first < next) next = first;
+    }
+    return next;
+  }
+
+  /** The sequence of the message with `n` messages before it (n < messages). */
+  private nthSeq(n: number): number {
+    let before = 0;
+    for (const { seq } of this.log.scan(this.firstSeq)) if (before++ === n) return seq;
+    return this.lastSeq + 1;
+  }
+
+  private deletedSeqs(count: number): number[] {
+    const deleted: number[] = [];
+    if (count === 0) return deleted;
+    let expected = this.firstSeq;
+    for (const { seq } of this.log.scan(this.firstSeq)) {
+      for (; expected < seq; expected++) deleted.push(expected);
+      expected = seq + 1;
+    }
+    for (; expected <= this.lastSeq; expected++) deleted.push(expected);
+    return deleted;
+  }
+}
+
+const refusalText: Partial<Record<StoreErrorCode, string>> = {
+  'max-msgs': 'maximum messages exceeded',
+  'max-bytes': 'maximum bytes exceeded',
+  'max-per-subject': 'maximum messages per subject exceeded',
+};
