@@ -200,3 +200,89 @@ describe.each(bothServers)('monitoring of $name', (target) => {
     expect(await (await side.get('/healthz')).text()).toBe('{"status":"ok"}');
   });
 });
+
+describe.each(bothServers)('monitoring paging and sorting of $name', (target) => {
+  let server: RunningTarget;
+  const clients: RawClient[] = [];
+  const get = async (path: string) =>
+    (await (await fetch(`${server.httpUrl}${path}`)).json()) as Record<string, unknown>;
+  const names = (connz: Record<string, unknown>) =>
+    (connz.connections as { name: string }[]).map((c) => c.name);
+
+  // Client cN connects N-th with N+1 subscriptions and publishes (N+2) % 4 messages, so ordering
+  // by cid, by subscriptions and by messages from the client all differ.
+  beforeAll(async () => {
+    server = await target.start({ monitoring: true });
+    for (let n = 0; n < 4; n++) {
+      const client = await RawClient.connectAndGreet(server.port);
+      clients.push(client);
+      const subs = Array.from({ length: n + 1 }, (_, i) => `SUB c${n}.s${i} ${i + 1}\r\n`);
+      const pubs = Array.from({ length: (n + 2) % 4 }, () => 'PUB elsewhere 1\r\nx\r\n');
+      await client.send(
+        `CONNECT {"verbose":false,"name":"c${n}"}\r\n${subs.join('')}${pubs.join('')}`,
+      );
+      await client.sync();
+    }
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await server?.stop();
+  });
+
+  it('/connz sorts by cid ascending by default and pages with offset and limit', async () => {
+    expect(names(await get('/connz'))).toEqual(['c0', 'c1', 'c2', 'c3']);
+    const page = await get('/connz?offset=1&limit=2');
+    expect(page).toMatchObject({ num_connections: 2, total: 4, offset: 1, limit: 2 });
+    expect(names(page)).toEqual(['c1', 'c2']);
+    const tail = await get('/connz?offset=3&limit=2');
+    expect(tail).toMatchObject({ num_connections: 1, total: 4, offset: 3, limit: 2 });
+    expect(names(tail)).toEqual(['c3']);
+    const past = await get('/connz?offset=9');
+    expect(past).toMatchObject({ num_connections: 0, total: 4, offset: 9 });
+    expect(names(past)).toEqual([]);
+  });
+
+  it('/connz sort=subs and sort=msgs_from order descending, then page', async () => {
+    expect(names(await get('/connz?sort=subs'))).toEqual(['c3', 'c2', 'c1', 'c0']);
+    expect(names(await get('/connz?sort=subs&offset=1&limit=2'))).toEqual(['c2', 'c1']);
+    expect(names(await get('/connz?sort=msgs_from'))).toEqual(['c1', 'c0', 'c3', 'c2']);
+    const page = await get('/connz?sort=msgs_from&limit=1&offset=1');
+    expect(page).toMatchObject({ num_connections: 1, total: 4, offset: 1, limit: 1 });
+    expect(names(page)).toEqual(['c0']);
+  });
+
+  const subjects = (subsz: Record<string, unknown>) =>
+    (subsz.subscriptions_list as { subject: string }[]).map((s) => s.subject);
+
+  it('/subsz?subs=1 pages the subscription list with offset and limit', async () => {
+    const clientSubjects = Array.from({ length: 4 }, (_, n) =>
+      Array.from({ length: n + 1 }, (_, i) => `c${n}.s${i}`),
+    ).flat();
+    // nats-server counts and lists its internal (system account) subscriptions too.
+    const all = await get('/subsz?subs=1');
+    const count = all.num_subscriptions as number;
+    expect(count).toBeGreaterThanOrEqual(clientSubjects.length);
+    expect(subjects(all)).toHaveLength(count);
+    expect(subjects(all)).toEqual(expect.arrayContaining(clientSubjects));
+    // nats-server lists subscriptions in Go map order, so a page is checked by size and content.
+    const page = await get('/subsz?subs=1&offset=3&limit=4');
+    expect(page).toMatchObject({ offset: 3, limit: 4 });
+    expect(subjects(page)).toHaveLength(4);
+    expect(subjects(all)).toEqual(expect.arrayContaining(subjects(page)));
+    const tail = await get(`/subsz?subs=1&offset=${count - 2}&limit=4`);
+    expect(tail).toMatchObject({ offset: count - 2, limit: 4 });
+    expect(subjects(tail)).toHaveLength(2);
+  });
+
+  // Our server reports the number of all subscriptions as `total` of a page; nats-server 2.9.10
+  // reports the number on the page. Marked as failing on ours until the server is fixed.
+  (target === ours ? it.fails : it)(
+    '/subsz?subs=1 gives as total the number of subscriptions on the page',
+    async () => {
+      for (const query of ['', '&offset=3&limit=4', '&limit=2']) {
+        const page = await get(`/subsz?subs=1${query}`);
+        expect(page.total, query).toBe(subjects(page).length);
+      }
+    },
+  );
+});

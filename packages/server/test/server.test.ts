@@ -118,25 +118,36 @@ describe('startServer', () => {
     await server.close();
   });
 
-  it('lame duck mode tells clients, closes them over the duration and then shuts down', async () => {
+  // nats-server refuses a lame_duck_duration under 30 s, so this timing is checked on ours alone.
+  it('lame duck mode tells clients, closes them spread over the duration after the grace period, then shuts down', async () => {
+    const grace = 200;
+    const duration = 1_000;
     const server = await startServer({
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
-      lameDuckDuration: 300,
-      lameDuckGracePeriod: 50,
+      lameDuckDuration: duration,
+      lameDuckGracePeriod: grace,
     });
-    const clients = await Promise.all([1, 2, 3].map(() => RawClient.connectAndGreet(server.port)));
+    const clients = await Promise.all(
+      [1, 2, 3, 4].map(() => RawClient.connectAndGreet(server.port)),
+    );
     for (const client of clients) await client.send(QUIET);
     for (const client of clients) await client.sync();
+    const start = performance.now();
+    const closedAt = clients.map((client) => client.closed.then(() => performance.now() - start));
     const done = server.lameDuck();
     expect(server.lameDuck()).toBe(done);
-    for (const client of clients) {
-      await client.waitFor('"ldm":true');
-      await client.waitClosed(10_000);
-    }
+    for (const client of clients) await client.waitFor('"ldm":true');
+    const times = (await Promise.all(closedAt)).sort((a, b) => a - b);
     await done;
     await server.closed;
+    // The 800 ms after the grace period, shared by 4 clients: one close, then a wait of 100 to
+    // 200 ms (half to all of 800 / 4) before the next, so the last comes 300 to 600 ms after
+    // the first (50 ms allowed for seeing the closes late on a busy machine).
+    expect(times[0]).toBeGreaterThanOrEqual(grace - 5);
+    expect(times[3]! - times[0]!).toBeGreaterThanOrEqual(300 - 50);
+    expect(times[3]).toBeLessThan(duration + 500);
   });
 
   it('accepts token authorization', async () => {
