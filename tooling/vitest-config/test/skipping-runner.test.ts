@@ -1,3 +1,4 @@
+import { requireSystemComponent } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FixtureRun, runFixture } from './run-fixture.js';
 
@@ -34,6 +35,7 @@ describe('a test that needs a system component that is not installed', () => {
   });
 
   it('runs when the component is installed', async () => {
+    requireSystemComponent('nats-server');
     const result = await run('needs-nats-server.fixture.ts');
     expect(result.exitCode, result.output).toBe(0);
     expect(result.report).toMatchObject({ success: true, numPassedTests: 3, numPendingTests: 0 });
