@@ -163,8 +163,8 @@ export class InvalidSubjectError extends NatsError {
 }
 
 export class InvalidArgumentError extends NatsError {
-  constructor(message: string) {
-    super('INVALID_ARGUMENT', message);
+  constructor(message: string, options?: ErrorOptions) {
+    super('INVALID_ARGUMENT', message, options);
   }
 }
 

@@ -1,6 +1,5 @@
 export {
   canonicalMIMEHeaderKey,
-  createInbox,
   headers,
   Match,
   type MsgHdrs,
@@ -18,6 +17,7 @@ export {
 } from './authenticator.js';
 export { Empty } from './connection.js';
 export * from './errors.js';
+export { createInbox } from './inbox.js';
 export {
   addService,
   type EndpointInfo,

@@ -1,5 +1,8 @@
 import { Svcm } from '@nats-io/services';
-import { connect as officialConnect } from '@nats-io/transport-node';
+import {
+  connect as officialConnect,
+  createInbox as officialCreateInbox,
+} from '@nats-io/transport-node';
 import { type NatsServer, silentLogger, startServer } from '@slipstream/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -36,6 +39,9 @@ interface Client {
   ping(name?: string, id?: string): Promise<unknown>;
   /** A message delivered to this client carrying `reply`, published by a third connection. */
   receiveWithReply(reply: string): Promise<Msg>;
+  createInbox(prefix?: string): string;
+  /** Connects another connection with these options, and closes it. */
+  connectWith(options: { inboxPrefix: string }): Promise<void>;
 }
 
 interface Case {
@@ -290,6 +296,33 @@ const cases: Case[] = [
     ...stricter(ARGUMENT),
   },
 
+  // inbox prefixes: nats.js refuses wildcard tokens only
+  ...['', 'my.inbox'].map((prefix) => ({
+    call: `createInbox(${JSON.stringify(prefix)})`,
+    run: (c: Client) => c.createInbox(prefix),
+    theirs: ACCEPTED,
+  })),
+  ...['a.*', '>'].map((prefix) => ({
+    call: `createInbox(${JSON.stringify(prefix)})`,
+    run: (c: Client) => c.createInbox(prefix),
+    theirs: ARGUMENT,
+  })),
+  ...['a..b', 'a b'].map((prefix) => ({
+    call: `createInbox(${JSON.stringify(prefix)})`,
+    run: (c: Client) => c.createInbox(prefix),
+    ...stricter(ARGUMENT),
+  })),
+  {
+    call: "connect with inboxPrefix 'a.>'",
+    run: (c) => c.connectWith({ inboxPrefix: 'a.>' }),
+    theirs: ARGUMENT,
+  },
+  {
+    call: "connect with inboxPrefix 'my.inbox'",
+    run: (c) => c.connectWith({ inboxPrefix: 'my.inbox' }),
+    theirs: ACCEPTED,
+  },
+
   // service discovery: names and ids are checked like service names
   ...[[], ['svc'], ['', ''], ['svc', 'ID1']].map((args) => ({
     call: `ping(${args.map((a) => JSON.stringify(a)).join(', ')})`,
@@ -334,6 +367,9 @@ describe('public entry points validate their arguments like nats.js v3', () => {
         addService: (config) => svcm.add(config as never) as unknown as Promise<Service>,
         ping: (name, id) => svcm.client().ping(name, id),
         receiveWithReply: receiveWithReply(nc),
+        createInbox: officialCreateInbox,
+        connectWith: async (options) =>
+          (await officialConnect({ servers: server.url, ...options })).close(),
       };
     },
     ours: async (): Promise<Client> => {
@@ -343,6 +379,9 @@ describe('public entry points validate their arguments like nats.js v3', () => {
         addService: (config) => addService(nc, config),
         ping: (name, id) => serviceClient(nc).ping(name, id),
         receiveWithReply: receiveWithReply(nc),
+        createInbox,
+        connectWith: async (options) =>
+          (await connect({ servers: server.url, ...options })).close(),
       };
     },
   };
