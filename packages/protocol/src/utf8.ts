@@ -52,8 +52,10 @@ export function decodeSubject(
   end = bytes.length,
   ascii = false,
 ): string {
-  if (end - start <= SHORT_ASCII && (ascii || isAscii(bytes, start, end))) {
-    return decodeShortAscii(bytes, start, end);
+  const short = end - start <= SHORT_ASCII;
+  if (ascii || (short && isAscii(bytes, start, end))) {
+    // ASCII is valid UTF-8, and the lenient decoder is a little faster than the strict one.
+    return short ? decodeShortAscii(bytes, start, end) : decoder.decode(bytes.subarray(start, end));
   }
   try {
     return strictDecoder.decode(bytes.subarray(start, end));
