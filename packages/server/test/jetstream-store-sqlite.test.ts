@@ -1,0 +1,213 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MessageStore, StoreLimits } from '../src/jetstream/store/message-store.js';
+import { openSqliteStore, type SqliteStoreOptions } from '../src/jetstream/store/sqlite-store.js';
+import {
+  bytes,
+  databasePath,
+  limits,
+  STREAM,
+  temporaryDirectory,
+  text,
+} from './jetstream-store-kinds.js';
+
+describe('sqlite store', () => {
+  let dir: ReturnType<typeof temporaryDirectory>;
+  let store: MessageStore | undefined;
+  const open = (options: Partial<SqliteStoreOptions> & { limits?: StoreLimits } = {}) =>
+    (store = openSqliteStore({
+      name: STREAM,
+      path: databasePath(dir.path),
+      limits: limits(),
+      ...options,
+    }));
+  const reopen = async (options: Partial<SqliteStoreOptions> = {}) => {
+    await store?.close();
+    return open(options);
+  };
+  /** A second connection to the same file, as another process would see it. */
+  const rowsOnDisk = () => {
+    const db = new Database(databasePath(dir.path), { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM messages').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeEach(() => {
+    dir = temporaryDirectory();
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    dir.remove();
+  });
+
+  it('comes back after close and reopen with the same state, deletes and sequences', async () => {
+    let s = open();
+    for (const subject of ['a.1', 'a.2', 'b', 'a.1', 'b', 'c'])
+      s.store(subject, undefined, bytes(subject));
+    s.store('h', bytes('NATS/1.0\r\nX: 1\r\n\r\n'), bytes('with headers'));
+    s.remove(3);
+    s.remove(7);
+    s.compact(2);
+    const before = s.state({ deleted: true });
+    const subjects = s.subjectsState('');
+    s = await reopen();
+    expect(s.state({ deleted: true })).toEqual(before);
+    expect(s.subjectsState('')).toEqual(subjects);
+    expect(text(s.load(4).payload)).toBe('a.1');
+    expect(s.store('d', undefined, bytes('d')).seq).toBe(8);
+
+    s.purge();
+    const purged = s.state();
+    s = await reopen();
+    expect(s.state()).toEqual(purged);
+    expect(s.store('e', undefined, bytes('e')).seq).toBe(9);
+
+    s.compact(50);
+    s = await reopen();
+    expect(s.state()).toMatchObject({ messages: 0, firstSeq: 50, lastSeq: 49 });
+  });
+
+  it('applies its limits to what it finds on reopen', async () => {
+    let s = open();
+    for (let i = 0; i < 5; i++) s.store('a', undefined, bytes(`${i}`));
+    s = await reopen({ limits: limits({ maxMsgs: 2 }) });
+    expect(s.state()).toMatchObject({ messages: 2, firstSeq: 4 });
+  });
+
+  it('commits the writes of one event-loop turn together, then reports them durable', async () => {
+    const s = open();
+    for (let i = 0; i < 100; i++) s.store('a', undefined, bytes(`${i}`));
+    const durable = s.whenDurable();
+    expect(rowsOnDisk()).toBe(0);
+    await durable;
+    expect(rowsOnDisk()).toBe(100);
+    await expect(s.whenDurable()).resolves.toBeUndefined();
+  });
+
+  it('with a sync interval, commits per turn and checkpoints on a timer', async () => {
+    const s = open({ sync: 20 });
+    for (let i = 0; i < 10; i++) s.store('a', undefined, bytes(`${i}`));
+    await s.whenDurable();
+    expect(rowsOnDisk()).toBe(10);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const db = new Database(databasePath(dir.path));
+    // Nothing left to copy from the WAL: the timer's checkpoint already did it.
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as {
+      log: number;
+      checkpointed: number;
+    }[];
+    db.close();
+    expect(result!.log).toBe(result!.checkpointed);
+  });
+
+  it('reports a message whose stored bytes changed as corrupt, naming stream and sequence', async () => {
+    let s = open();
+    for (let i = 1; i <= 3; i++) s.store('a', undefined, bytes(`payload-${i}`));
+    await s.close();
+    const db = new Database(databasePath(dir.path));
+    db.prepare('UPDATE messages SET payload = ? WHERE seq = 2').run(Buffer.from('payload-X'));
+    db.close();
+    s = await reopen();
+    expect(() => s.load(2)).toThrow(
+      expect.objectContaining({ code: 'corrupt', stream: STREAM, seq: 2 }),
+    );
+    expect(() => s.loadNext('a', 2)).toThrow(expect.objectContaining({ code: 'corrupt' }));
+    expect(text(s.load(1).payload)).toBe('payload-1');
+    expect(text(s.load(3).payload)).toBe('payload-3');
+    expect(s.state().messages).toBe(3); // nothing removed because it looked wrong
+  });
+
+  it('detects a bit flipped in the file itself', async () => {
+    let s = open();
+    s.store('a', undefined, bytes('before'));
+    s.store('a', undefined, bytes('FLIP-ME-PLEASE'));
+    s.store('a', undefined, bytes('after'));
+    await s.close(); // checkpoints: the rows are in the database file
+    const file = readFileSync(databasePath(dir.path));
+    const at = file.indexOf('FLIP-ME-PLEASE');
+    expect(at).toBeGreaterThan(0);
+    file[at + 3]! ^= 0x04;
+    writeFileSync(databasePath(dir.path), file);
+    s = await reopen();
+    expect(() => s.load(2)).toThrow(expect.objectContaining({ code: 'corrupt', seq: 2 }));
+    expect(text(s.load(1).payload)).toBe('before');
+    expect(text(s.load(3).payload)).toBe('after');
+  });
+
+  it('erases a message so its bytes are no longer in the files', async () => {
+    const s = open();
+    s.store('a', undefined, bytes('keep-this-one'));
+    s.store('a', undefined, bytes('SECRET-PAYLOAD-0123456789'));
+    s.store('a', undefined, bytes('and-this-one'));
+    await s.whenDurable();
+    const files = () =>
+      ['', '-wal']
+        .map((suffix) => readFileSync(databasePath(dir.path) + suffix).toString('latin1'))
+        .join('');
+    expect(files()).toContain('SECRET-PAYLOAD');
+    expect(s.erase(2)).toBe(true);
+    await s.whenDurable();
+    expect(files()).not.toContain('SECRET-PAYLOAD');
+    expect(files()).toContain('keep-this-one');
+    expect(s.state({ deleted: true }).deleted).toEqual([2]);
+  });
+
+  it('answers a full disk with an io error and keeps every committed message', async () => {
+    let s = open({ maxPages: 40 });
+    const payload = new Uint8Array(1000).fill(65);
+    let committed = 0;
+    let failure: unknown;
+    for (let round = 0; round < 100 && !failure; round++) {
+      try {
+        for (let i = 0; i < 10; i++) s.store('a', undefined, payload);
+        await s.whenDurable();
+        committed = s.state().messages;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    expect(failure).toMatchObject({ code: 'io', stream: STREAM });
+    expect(committed).toBeGreaterThan(0);
+    // The store recounted from the file: the failed turn's messages are not counted.
+    expect(s.state().messages).toBe(committed);
+    expect(s.load(committed).payload.length).toBe(1000);
+
+    s = await reopen();
+    expect(s.state().messages).toBe(committed);
+    // Space is back: storing resumes after the last committed sequence.
+    expect(s.store('a', undefined, payload).seq).toBe(s.state().lastSeq);
+    await s.whenDurable();
+    expect(s.state().messages).toBe(committed + 1);
+  });
+
+  it('rejects whenDurable when the commit of the turn fails', async () => {
+    const s = open({ maxPages: 40 });
+    const payload = new Uint8Array(1000).fill(66);
+    const outcomes: Promise<unknown>[] = [];
+    try {
+      for (let i = 0; i < 200; i++) {
+        s.store('a', undefined, payload);
+        if (i % 5 === 4)
+          outcomes.push(
+            s.whenDurable().then(
+              () => 'ok',
+              (error) => error,
+            ),
+          );
+      }
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'io' });
+    }
+    const results = await Promise.all(outcomes);
+    expect(
+      results.every((result) => result === 'ok' || (result as { code: string }).code === 'io'),
+    ).toBe(true);
+    expect(results.some((result) => result !== 'ok')).toBe(true);
+    expect(s.state().messages).toBe(0);
+  });
+});
