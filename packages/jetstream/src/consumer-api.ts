@@ -1,0 +1,107 @@
+import type {
+  ConsumerAction,
+  ConsumerConfig,
+  ConsumerCreateRequest,
+  ConsumerInfo,
+} from '@slipstream/jsapi';
+import { isValidPublishSubject } from '@slipstream/protocol';
+import type { ApiClient } from './api-client.js';
+import { type Lister, PagedLister } from './lister.js';
+import { checkConsumerName, checkStreamName } from './names.js';
+
+export interface ConsumerCreateOptions {
+  /**
+   * `create` (the default of `add`) fails when the consumer exists with another config,
+   * `update` when it does not exist, `''` creates or updates. nats-server 2.9 ignores it.
+   */
+  action?: ConsumerAction;
+  /** Ask the server to refuse the config instead of adjusting it (newer servers). */
+  pedantic?: boolean;
+}
+
+/** Consumer management, with the method names of nats.js's `jsm.consumers`. */
+export interface ConsumerAPI {
+  info(stream: string, consumer: string): Promise<ConsumerInfo>;
+  /** Creates a consumer: durable when `durable_name` is set, named by `name`, else ephemeral. */
+  add(
+    stream: string,
+    config: ConsumerConfig,
+    options?: ConsumerCreateOptions,
+  ): Promise<ConsumerInfo>;
+  /** Changes the given fields of an existing consumer; the rest of its config is kept. */
+  update(stream: string, consumer: string, config: Partial<ConsumerConfig>): Promise<ConsumerInfo>;
+  delete(stream: string, consumer: string): Promise<boolean>;
+  list(stream: string): Lister<ConsumerInfo>;
+}
+
+export class ConsumerAPIImpl implements ConsumerAPI {
+  readonly #api: ApiClient;
+
+  constructor(api: ApiClient) {
+    this.#api = api;
+  }
+
+  async info(stream: string, consumer: string): Promise<ConsumerInfo> {
+    return this.#api.call('consumerInfo', {
+      stream: checkStreamName(stream),
+      consumer: checkConsumerName(consumer),
+    });
+  }
+
+  async add(
+    stream: string,
+    config: ConsumerConfig,
+    options: ConsumerCreateOptions = {},
+  ): Promise<ConsumerInfo> {
+    return this.#create(stream, config, { action: 'create', ...options });
+  }
+
+  async update(
+    stream: string,
+    consumer: string,
+    config: Partial<ConsumerConfig>,
+  ): Promise<ConsumerInfo> {
+    const current = await this.info(stream, consumer);
+    return this.#create(stream, { ...current.config, ...config }, { action: 'update' });
+  }
+
+  async delete(stream: string, consumer: string): Promise<boolean> {
+    const reply = await this.#api.call('consumerDelete', {
+      stream: checkStreamName(stream),
+      consumer: checkConsumerName(consumer),
+    });
+    return reply.success;
+  }
+
+  list(stream: string): Lister<ConsumerInfo> {
+    return new PagedLister(async (offset) => {
+      checkStreamName(stream);
+      const page = await this.#api.call('consumerList', { stream }, { offset });
+      return { total: page.total, items: page.consumers ?? [] };
+    });
+  }
+
+  /**
+   * Named consumers use `CONSUMER.CREATE.<stream>.<name>[.<filter>]` (nats-server 2.9+); the
+   * filter goes into the subject, where permissions can see it, when it is a literal subject
+   * (a wildcard cannot be published to). Unnamed ones use the ephemeral form.
+   */
+  async #create(
+    stream: string,
+    config: ConsumerConfig,
+    options: ConsumerCreateOptions,
+  ): Promise<ConsumerInfo> {
+    checkStreamName(stream);
+    const request: ConsumerCreateRequest = { stream_name: stream, config };
+    if (options.action) request.action = options.action;
+    if (options.pedantic) request.pedantic = true;
+    const name = config.name || config.durable_name;
+    if (!name) return this.#api.call('consumerCreateEphemeral', { stream }, request);
+    checkConsumerName(name);
+    const filter = config.filter_subject;
+    if (filter && isValidPublishSubject(filter)) {
+      return this.#api.call('consumerCreateFiltered', { stream, consumer: name, filter }, request);
+    }
+    return this.#api.call('consumerCreate', { stream, consumer: name }, request);
+  }
+}

@@ -1,0 +1,47 @@
+import type { NatsConnection } from '@slipstream/client';
+import { ApiClient, type ApiSuccess } from './api-client.js';
+import { type ConsumerAPI, ConsumerAPIImpl } from './consumer-api.js';
+import type { JetStreamClient } from './jetstream-client.js';
+import { type JetStreamOptions, resolveOptions } from './options.js';
+import { type StreamAPI, StreamAPIImpl } from './stream-api.js';
+
+/** The account's JetStream usage, limits and API counters (`$JS.API.INFO`). */
+export type JetStreamAccountStats = ApiSuccess<'accountInfo'>;
+
+/** JetStream management, shaped like nats.js's JetStreamManager. */
+export interface JetStreamManager {
+  readonly streams: StreamAPI;
+  readonly consumers: ConsumerAPI;
+  getAccountInfo(): Promise<JetStreamAccountStats>;
+  getOptions(): JetStreamOptions;
+  /** A JetStream client with the same options. */
+  jetstream(): JetStreamClient;
+}
+
+export class JetStreamManagerImpl implements JetStreamManager {
+  readonly streams: StreamAPI;
+  readonly consumers: ConsumerAPI;
+  readonly #api: ApiClient;
+  readonly #options: JetStreamOptions;
+  readonly #openClient: () => JetStreamClient;
+
+  constructor(nc: NatsConnection, options: JetStreamOptions, openClient: () => JetStreamClient) {
+    this.#options = { ...options };
+    this.#openClient = openClient;
+    this.#api = new ApiClient(nc, resolveOptions(options));
+    this.streams = new StreamAPIImpl(this.#api);
+    this.consumers = new ConsumerAPIImpl(this.#api);
+  }
+
+  getAccountInfo(): Promise<JetStreamAccountStats> {
+    return this.#api.call('accountInfo', {});
+  }
+
+  getOptions(): JetStreamOptions {
+    return { ...this.#options };
+  }
+
+  jetstream(): JetStreamClient {
+    return this.#openClient();
+  }
+}

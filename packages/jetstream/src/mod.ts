@@ -1,0 +1,44 @@
+export type {
+  AccountLimits,
+  ConsumerConfig,
+  ConsumerInfo,
+  SequenceInfo,
+  StreamConfig,
+  StreamInfo,
+  StreamSource,
+  StreamState,
+} from '@slipstream/jsapi';
+export type { ConsumerAPI, ConsumerCreateOptions } from './consumer-api.js';
+export { jetstream, jetstreamManager } from './entry-points.js';
+export {
+  ConsumerNotFoundError,
+  InvalidNameError,
+  isMessageNotFound,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  JetStreamError,
+  JetStreamNotEnabled,
+  StreamNotFoundError,
+} from './errors.js';
+export type { JetStreamClient, JetStreamPublishOptions, PubAck } from './jetstream-client.js';
+export type { Lister } from './lister.js';
+export type { JetStreamAccountStats, JetStreamManager } from './manager.js';
+export type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
+export {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  StoreCompression,
+} from './policies.js';
+export { PubHeaders, type StreamExpectations } from './publish-headers.js';
+export type { StoredMsg } from './stored-msg.js';
+export type {
+  MsgRequest,
+  PurgeOpts,
+  PurgeResponse,
+  StreamAPI,
+  StreamInfoRequestOptions,
+} from './stream-api.js';

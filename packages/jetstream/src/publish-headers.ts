@@ -1,0 +1,46 @@
+import { headers, type MsgHdrs } from '@slipstream/protocol';
+
+/** What the stream must look like for a publish to be stored (checked by the server). */
+export interface StreamExpectations {
+  /** The stream that must capture the subject. */
+  streamName: string;
+  /** The stream's last sequence must be this. */
+  lastSequence: number;
+  /** The last sequence on this message's subject must be this (0: no message on it yet). */
+  lastSubjectSequence: number;
+  /** The Nats-Msg-Id of the stream's last message must be this. */
+  lastMsgID: string;
+}
+
+/** The headers a JetStream publish sends; the names every JetStream client and server share. */
+export const PubHeaders = {
+  MsgIdHdr: 'Nats-Msg-Id',
+  ExpectedStreamHdr: 'Nats-Expected-Stream',
+  ExpectedLastSeqHdr: 'Nats-Expected-Last-Sequence',
+  ExpectedLastMsgIdHdr: 'Nats-Expected-Last-Msg-Id',
+  ExpectedLastSubjectSequenceHdr: 'Nats-Expected-Last-Subject-Sequence',
+} as const;
+
+/**
+ * The caller's headers (copied, never changed) plus the message id and expectations; undefined
+ * when there is nothing to send, so a plain publish stays a PUB rather than an HPUB.
+ */
+export function publishHeaders(
+  given: MsgHdrs | undefined,
+  msgID: string | undefined,
+  expect: Partial<StreamExpectations> | undefined,
+): MsgHdrs | undefined {
+  const wanted: [string, string | number | undefined][] = [
+    [PubHeaders.MsgIdHdr, msgID],
+    [PubHeaders.ExpectedStreamHdr, expect?.streamName],
+    [PubHeaders.ExpectedLastSeqHdr, expect?.lastSequence],
+    [PubHeaders.ExpectedLastSubjectSequenceHdr, expect?.lastSubjectSequence],
+    [PubHeaders.ExpectedLastMsgIdHdr, expect?.lastMsgID],
+  ];
+  const set = wanted.filter(([, value]) => value !== undefined && value !== '');
+  if (!given && set.length === 0) return undefined;
+  const result = headers();
+  if (given) for (const [key, values] of given) for (const v of values) result.append(key, v);
+  for (const [key, value] of set) result.set(key, String(value));
+  return result;
+}

@@ -1,0 +1,85 @@
+import {
+  jetstream as officialJetstream,
+  jetstreamManager as officialJetstreamManager,
+} from '@nats-io/jetstream';
+import { connect as officialConnect, headers as officialHeaders } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@slipstream/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckPolicy, jetstream, jetstreamManager, StorageType } from '../src/mod.js';
+import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+
+type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
+
+describe.each(jetStreamServers)('interop with @nats-io/jetstream against $name', (kind) => {
+  const server = useJetStreamServer(kind);
+  let nc: NatsConnection;
+  let official: OfficialConnection;
+  beforeAll(async () => {
+    nc = await server.connect();
+    official = await officialConnect({ servers: server.url() });
+  });
+  afterAll(() => official?.close());
+
+  it('what we create and publish, the official client reads', async () => {
+    const name = uniqueStream();
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.File });
+    await jsm.consumers.add(name, { durable_name: 'READER', ack_policy: AckPolicy.Explicit });
+    const js = jetstream(nc);
+    const h = headers();
+    h.set('Order-Id', '7');
+    await js.publish(`${name}.created`, JSON.stringify({ id: 7 }), { headers: h, msgID: 'o-7' });
+    await js.publish(`${name}.paid`, new Uint8Array([0, 1, 2, 255]));
+
+    const theirJsm = await officialJetstreamManager(official);
+    const info = await theirJsm.streams.info(name);
+    expect(info.state.messages).toBe(2);
+    expect((await theirJsm.consumers.info(name, 'READER')).num_pending).toBe(2);
+
+    const consumer = await officialJetstream(official).consumers.get(name, 'READER');
+    const batch = await consumer.fetch({ max_messages: 2, expires: 5000 });
+    const got: { subject: string; bytes: number[]; orderId?: string; msgId?: string }[] = [];
+    for await (const m of batch) {
+      got.push({
+        subject: m.subject,
+        bytes: Array.from(m.data),
+        orderId: m.headers?.get('Order-Id') || undefined,
+        msgId: m.headers?.get('Nats-Msg-Id') || undefined,
+      });
+      m.ack();
+    }
+    expect(got).toEqual([
+      {
+        subject: `${name}.created`,
+        bytes: Array.from(new TextEncoder().encode('{"id":7}')),
+        orderId: '7',
+        msgId: 'o-7',
+      },
+      { subject: `${name}.paid`, bytes: [0, 1, 2, 255] },
+    ]);
+  });
+
+  it('what the official client creates and publishes, we read', async () => {
+    const name = uniqueStream();
+    const theirJsm = await officialJetstreamManager(official);
+    await theirJsm.streams.add({ name, subjects: [`${name}.>`] });
+    const h = officialHeaders();
+    h.set('Source', 'official');
+    const theirAck = await officialJetstream(official).publish(`${name}.x`, 'hello', {
+      headers: h,
+      msgID: 'their-1',
+    });
+    expect(theirAck.seq).toBe(1);
+
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info(name)).config.subjects).toEqual([`${name}.>`]);
+    const stored = await jsm.streams.getMessage(name, { seq: 1 });
+    expect(stored!.string()).toBe('hello');
+    expect(stored!.header.get('Source')).toBe('official');
+    expect(await jetstream(nc).publish(`${name}.x`, 'again', { msgID: 'their-1' })).toEqual({
+      stream: name,
+      seq: 1,
+      duplicate: true,
+    });
+  });
+});
