@@ -120,6 +120,7 @@ describe('sqlite store', () => {
     expect(text(s.load(1).payload)).toBe('payload-1');
     expect(text(s.load(3).payload)).toBe('payload-3');
     expect(s.state().messages).toBe(3); // nothing removed because it looked wrong
+    expect(s.findDamaged()).toEqual([2]);
   });
 
   it('detects a bit flipped in the file itself', async () => {
@@ -137,6 +138,13 @@ describe('sqlite store', () => {
     expect(() => s.load(2)).toThrow(expect.objectContaining({ code: 'corrupt', seq: 2 }));
     expect(text(s.load(1).payload)).toBe('before');
     expect(text(s.load(3).payload)).toBe('after');
+    expect(s.findDamaged()).toEqual([2]);
+  });
+
+  it('refuses to open a file that is not a database as corrupt, naming the stream', () => {
+    writeFileSync(databasePath(dir.path), Buffer.alloc(8192, 0x5a));
+    expect(() => open()).toThrow(expect.objectContaining({ code: 'corrupt', stream: STREAM }));
+    expect(readFileSync(databasePath(dir.path))).toEqual(Buffer.alloc(8192, 0x5a));
   });
 
   it('erases a message so its bytes are no longer in the files', async () => {

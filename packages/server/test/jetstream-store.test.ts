@@ -341,6 +341,13 @@ describe.each(storeKinds)('$kind store', (kind: StoreKind) => {
     expect(store.seqFromTime(third)).toBe(4);
   });
 
+  it('finds no damaged messages in a sound store', () => {
+    open();
+    fill(store, ['a', 'b', 'c']);
+    store.remove(2);
+    expect(store.findDamaged()).toEqual([]);
+  });
+
   it('refuses every call once closed', async () => {
     open();
     fill(store, ['a']);

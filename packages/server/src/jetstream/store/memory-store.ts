@@ -35,7 +35,13 @@ class MemoryLog implements MessageLog {
   private lastSeq = 0;
   private lastTime = 0n;
 
-  append(message: StoredMessage, size: number): void {
+  append(appended: StoredMessage, size: number): void {
+    // The caller's bytes may be a view into a socket buffer that will be reused: copy.
+    const message = {
+      ...appended,
+      headers: appended.headers?.slice(),
+      payload: appended.payload.slice(),
+    };
     this.slots.set(message.seq, { message, subject: message.subject, time: message.time, size });
     let seqs = this.bySubject.get(message.subject);
     if (!seqs) this.bySubject.set(message.subject, (seqs = new SeqList()));

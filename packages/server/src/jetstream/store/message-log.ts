@@ -31,6 +31,7 @@ export interface LogSummary {
 
 export interface MessageLog {
   readonly kind: StorageKind;
+  /** Keeps the message; its bytes are the caller's, so a log that holds them copies them. */
   append(message: StoredMessage, size: number): void;
   /** The message, checked for damage (throws `corrupt`), or undefined. */
   read(seq: number): StoredMessage | undefined;

@@ -11,6 +11,7 @@
 /** `memory` and `file` as in a stream config's `storage`; they count bytes differently. */
 export type StorageKind = 'memory' | 'file';
 
+/** A loaded message may be shared with the store and other readers: never modify its bytes. */
 export interface StoredMessage {
   readonly subject: string;
   readonly seq: number;
@@ -130,6 +131,11 @@ export interface MessageStore {
   /** Messages at or after `seq` matching `filter`; with `lastPerSubject`, subjects whose last is. */
   numPending(seq: number, filter: string, lastPerSubject: boolean): number;
   state(options?: { deleted?: boolean }): StoreState;
+  /**
+   * Reads every message and returns the sequences whose checksum fails, for a check at
+   * recovery. Throws `corrupt` when the file is damaged beyond telling which messages.
+   */
+  findDamaged(): number[];
 
   /** Applies new limits, removing what they no longer allow. */
   updateLimits(limits: StoreLimits): void;

@@ -136,18 +136,7 @@ class SqliteLog implements MessageLog {
     this.name = options.name;
     this.path = options.path;
     mkdirSync(dirname(options.path), { recursive: true });
-    try {
-      this.db = new Database(options.path);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(
-        `synchronous = ${options.sync === undefined || options.sync === 'always' ? 'FULL' : 'NORMAL'}`,
-      );
-      this.db.pragma('cell_size_check = ON');
-      if (options.maxPages !== undefined) this.db.pragma(`max_page_count = ${options.maxPages}`);
-      this.db.exec(SCHEMA);
-    } catch (error) {
-      throw this.translate(error);
-    }
+    this.db = this.openDatabase(options);
     const db = this.db;
     this.insert = db.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -198,6 +187,23 @@ class SqliteLog implements MessageLog {
     if (typeof options.sync === 'number') {
       this.syncTimer = setInterval(() => this.syncNow(), options.sync);
       this.syncTimer.unref();
+    }
+  }
+
+  private openDatabase(options: SqliteStoreOptions): Database.Database {
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(options.path);
+      db.pragma('journal_mode = WAL');
+      const always = options.sync === undefined || options.sync === 'always';
+      db.pragma(`synchronous = ${always ? 'FULL' : 'NORMAL'}`);
+      db.pragma('cell_size_check = ON');
+      if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
+      db.exec(SCHEMA);
+      return db;
+    } catch (error) {
+      db?.close();
+      throw this.translate(error);
     }
   }
 

@@ -109,8 +109,8 @@ export class StoreEngine implements MessageStore {
       subject,
       seq,
       time,
-      headers: headers && headers.length > 0 ? headers.slice() : undefined,
-      payload: payload.slice(),
+      headers: headers && headers.length > 0 ? headers : undefined,
+      payload,
     };
     this.log.append(message, size);
 
@@ -297,6 +297,22 @@ export class StoreEngine implements MessageStore {
     };
     if (options.deleted) state.deleted = this.deletedSeqs(state.numDeleted);
     return state;
+  }
+
+  findDamaged(): number[] {
+    this.ensureOpen();
+    const damaged: number[] = [];
+    for (const { seq } of this.log.scan(this.firstSeq)) {
+      try {
+        this.log.read(seq);
+      } catch (error) {
+        if (!(error instanceof StoreError && error.code === 'corrupt' && error.seq === seq)) {
+          throw error;
+        }
+        damaged.push(seq);
+      }
+    }
+    return damaged;
   }
 
   updateLimits(limits: StoreLimits): void {
