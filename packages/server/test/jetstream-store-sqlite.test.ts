@@ -79,6 +79,15 @@ describe('sqlite store', () => {
     expect(s.state()).toMatchObject({ messages: 2, firstSeq: 4 });
   });
 
+  it('expires on reopen what outlived max_age while closed', async () => {
+    let s = open();
+    s.store('a', undefined, bytes('old'));
+    await s.close();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    s = await reopen({ limits: limits({ maxAge: 50_000_000n }) });
+    expect(s.state()).toMatchObject({ messages: 0, firstSeq: 2, lastSeq: 1 });
+  });
+
   it('commits the writes of one event-loop turn together, then reports them durable', async () => {
     const s = open();
     for (let i = 0; i < 100; i++) s.store('a', undefined, bytes(`${i}`));

@@ -43,7 +43,7 @@ export interface SqliteStoreOptions {
 export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
   const log = new SqliteLog(options);
   const engine = new StoreEngine(log, options);
-  log.lostWrites = () => engine.reloadState();
+  log.lostWrites = () => engine.writesLost();
   return engine;
 }
 

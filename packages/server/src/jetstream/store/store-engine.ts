@@ -36,6 +36,8 @@ export interface EngineOptions {
 
 /** Above this many subjects a wildcard look-up scans messages instead of subjects. */
 const SCAN_SUBJECTS_ABOVE = 256;
+/** How long expiry waits before trying again after the log failed. */
+const EXPIRY_RETRY_MS = 1000;
 /** setTimeout's longest delay; a later expiry just re-arms on firing. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -49,6 +51,8 @@ export class StoreEngine implements MessageStore {
   private limits: StoreLimits;
   private readonly clock: Clock;
   private closed = false;
+  /** Set when the store can no longer tell what it holds (see writesLost). */
+  private failure: StoreError | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
 
   private messages = 0;
@@ -75,7 +79,7 @@ export class StoreEngine implements MessageStore {
    * Rebuilds every count from the log: on open, and when a log lost the writes of a failed
    * transaction (a full disk), so the counts match what is really stored.
    */
-  reloadState(): void {
+  private reloadState(): void {
     const summary = this.log.summary();
     this.subjects = summary.subjects;
     this.bytes = summary.bytes;
@@ -84,6 +88,20 @@ export class StoreEngine implements MessageStore {
     this.messages = 0;
     for (const state of this.subjects.values()) this.messages += state.messages;
     this.setFirst(this.log.nextSeq(0));
+    this.armExpiry();
+  }
+
+  /**
+   * The log rolled back writes this engine had counted. Recount; if even that fails, the
+   * store is unusable and says so on every later call instead of serving wrong counts.
+   */
+  writesLost(): void {
+    try {
+      this.reloadState();
+    } catch (error) {
+      this.failure = error instanceof StoreError ? error : new StoreError('io', String(error));
+      this.disarmExpiry();
+    }
   }
 
   store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition {
@@ -336,6 +354,7 @@ export class StoreEngine implements MessageStore {
 
   private ensureOpen(): void {
     if (this.closed) throw new StoreError('closed', 'store is closed', this.name);
+    if (this.failure) throw this.failure;
   }
 
   private read(seq: number): StoredMessage | undefined {
@@ -423,13 +442,23 @@ export class StoreEngine implements MessageStore {
   /** Removes what outlived max_age, then sets the one timer for the next oldest message. */
   private expire(): void {
     this.expiryTimer = undefined;
-    if (this.closed) return;
+    if (this.closed || this.failure) return;
     const cutoff = expiryCutoff(this.limits, this.clock());
     if (cutoff === undefined) return;
     while (this.messages > 0 && this.firstTime <= cutoff) {
       if (!this.removeMessage(this.firstSeq, false)) break;
     }
     this.armExpiry();
+  }
+
+  private expireFromTimer(): void {
+    try {
+      this.expire();
+    } catch {
+      // The log failed (full disk): its error reaches the next caller; try again later.
+      this.expiryTimer = setTimeout(() => this.expireFromTimer(), EXPIRY_RETRY_MS);
+      this.expiryTimer.unref();
+    }
   }
 
   private armExpiry(): void {
@@ -440,7 +469,7 @@ export class StoreEngine implements MessageStore {
     if (this.expiryTimer) return;
     const dueInNs = this.firstTime + this.limits.maxAge - this.clock();
     const dueInMs = dueInNs <= 0n ? 0 : Math.min(Number(dueInNs / 1_000_000n) + 1, MAX_TIMER_MS);
-    this.expiryTimer = setTimeout(() => this.expire(), dueInMs);
+    this.expiryTimer = setTimeout(() => this.expireFromTimer(), dueInMs);
     this.expiryTimer.unref();
   }
 
