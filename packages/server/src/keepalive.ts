@@ -1,5 +1,7 @@
 /** nats-server sends its first PING to a client after at most 2 s (firstClientPingInterval). */
 const FIRST_PING_MAX = 2_000;
+/** A round trip measured longer ago than this is measured again even on a busy connection. */
+const RTT_MEASUREMENT_INTERVAL = 60 * 60 * 1_000;
 
 export interface KeepaliveOptions {
   /** Milliseconds between PINGs. */
@@ -14,8 +16,9 @@ export interface KeepaliveOptions {
  * The server side of NATS keepalive, timed like nats-server: the first PING comes early
  * (min(interval, 2 s) plus up to 20 % jitter, so a fleet of reconnecting clients is not pinged in
  * lock step), later ones every interval. A PING is skipped when the client sent something during
- * the interval and its round-trip time is already known. When a tick finds `maxOutstanding` PINGs
- * unanswered the connection is stale.
+ * the interval and a PING answered within the last hour measured its round trip (an estimate from
+ * the CONNECT does not count). When a tick finds `maxOutstanding` PINGs unanswered the connection
+ * is stale.
  */
 export class Keepalive {
   readonly #options: KeepaliveOptions;
@@ -23,7 +26,12 @@ export class Keepalive {
   #outstanding = 0;
   #activeSinceTick = false;
   #pingSentAt = 0;
-  /** Last measured round trip in ms; undefined until a PONG answers one of our PINGs. */
+  /** When a PONG last measured the round trip (performance.now()); 0 = never. */
+  #measuredAt = 0;
+  /**
+   * Round trip in ms: measured by the last answered PING, or until then the connection's own
+   * estimate (accept to CONNECT); undefined before either.
+   */
   rtt: number | undefined;
 
   constructor(options: KeepaliveOptions) {
@@ -40,7 +48,9 @@ export class Keepalive {
   /** The client answered a PING. */
   pong(): void {
     if (this.#outstanding > 0 && this.#pingSentAt !== 0) {
-      this.rtt = performance.now() - this.#pingSentAt;
+      const now = performance.now();
+      this.rtt = now - this.#pingSentAt;
+      this.#measuredAt = now;
       this.#pingSentAt = 0;
     }
     this.#outstanding = 0;
@@ -58,7 +68,9 @@ export class Keepalive {
   }
 
   #tick(): void {
-    const skip = this.#activeSinceTick && this.rtt !== undefined;
+    const measured =
+      this.#measuredAt !== 0 && performance.now() - this.#measuredAt < RTT_MEASUREMENT_INTERVAL;
+    const skip = this.#activeSinceTick && measured;
     this.#activeSinceTick = false;
     if (!skip) {
       if (this.#outstanding + 1 > this.#options.maxOutstanding) {
