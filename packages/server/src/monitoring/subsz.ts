@@ -24,14 +24,16 @@ export function subsz(server: MonitoredServer, query: Query) {
   if (!withList) return stats;
   let subs = sublist.all();
   if (test !== undefined) subs = subs.filter((s) => subjectMatches(test, s.subject));
+  const page = subs.slice(offset, offset + limit);
   return {
     server_id: server.serverId,
     now: rfc3339(Date.now()),
     ...stats,
-    total: subs.length,
+    // nats-server 2.9.10 counts the page, not every match; clients paging through it expect that.
+    total: page.length,
     offset,
     limit,
-    subscriptions_list: subs.slice(offset, offset + limit).map((s) => ({
+    subscriptions_list: page.map((s) => ({
       account: '$G',
       subject: s.subject,
       ...(s.queue === undefined ? {} : { qgroup: s.queue }),
