@@ -88,6 +88,27 @@ describe('sqlite store', () => {
     expect(s.state()).toMatchObject({ messages: 0, firstSeq: 2, lastSeq: 1 });
   });
 
+  it('counts discard new bytes as nats-server 2.9.10 file storage does (observed)', () => {
+    const s = open({ limits: limits({ maxBytes: 100, discard: 'new' }) });
+    s.store('B.a', undefined, new Uint8Array(40)); // stored as 22 + 3 + 40 + 8 = 73 bytes
+    expect(() => s.store('B.a', undefined, new Uint8Array(27))).toThrow(
+      expect.objectContaining({ code: 'max-bytes' }), // 73 + 27 reaches 100
+    );
+    s.store('B.a', undefined, new Uint8Array(26)); // accepted; the oldest goes to fit
+    expect(s.state()).toMatchObject({ messages: 1, bytes: 59, firstSeq: 2 });
+
+    // At its per-subject limit a message replaces the oldest if that one is larger, and
+    // may then be dropped itself by max_bytes, leaving the stream empty.
+    s.updateLimits(limits({ maxBytes: 100, maxMsgsPerSubject: 1, discard: 'new' }));
+    s.store('B.a', undefined, new Uint8Array(40)); // 59 + 40 stays below 100: 73 stored
+    expect(() => s.store('B.a', undefined, new Uint8Array(73))).toThrow(
+      expect.objectContaining({ code: 'max-bytes' }), // the oldest (73) is not larger than 73
+    );
+    s.store('B.a', undefined, new Uint8Array(60)); // replaces 73 by 93
+    s.store('B.a', undefined, new Uint8Array(73)); // replaces 93 by 106, over max_bytes
+    expect(s.state()).toMatchObject({ messages: 0, firstSeq: 6, lastSeq: 5 });
+  });
+
   it('commits the writes of one event-loop turn together, then reports them durable', async () => {
     const s = open();
     for (let i = 0; i < 100; i++) s.store('a', undefined, bytes(`${i}`));

@@ -94,7 +94,10 @@ class Model {
   purge({ subject = '', seq = 0, keep = 0 }: PurgeOptions): number | string {
     if (seq > 0 && keep > 0) return 'bad-argument';
     // All subjects below a sequence is a compact: past the end, it moves the sequence on.
-    if ((subject === '' || subject === '>') && keep === 0) return this.compact(seq > 1 ? seq : 0);
+    const all = subject === '' || subject === '>';
+    if (all && keep === 0) return this.compact(seq > 1 ? seq : 0);
+    // All subjects, keep N: nats-server 2.9.10 keeps the N newest sequences (observed).
+    if (all && keep < this.messages.length) return this.compact(this.lastSeq - keep + 1);
     const matching = this.messages.filter((m) => matches(m.subject, subject));
     if (keep >= matching.length && keep > 0) return 0;
     const below = matching.filter((m) => seq <= 1 || m.seq < seq);

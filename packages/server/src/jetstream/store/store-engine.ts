@@ -212,7 +212,9 @@ export class StoreEngine implements MessageStore {
     const matching = this.filteredState(0, subject);
     if (matching.messages === 0 || keep >= matching.messages) return 0;
     const limit = keep > 0 ? matching.messages - keep : Number.POSITIVE_INFINITY;
-    if (isAll(subject)) return this.compact(this.nthSeq(limit));
+    // nats-server 2.9.10 (observed) keeps the `keep` newest sequences, not messages: with
+    // interior deletes among them, fewer messages stay.
+    if (isAll(subject)) return this.compact(this.lastSeq - keep + 1);
     const upTo = below > 1 ? below - 1 : matching.last;
     const doomed: number[] = [];
     for (const seq of this.matchingSeqs(subject, matching.first, upTo)) {
@@ -531,13 +533,6 @@ export class StoreEngine implements MessageStore {
       if (next === undefined || first < next) next = first;
     }
     return next;
-  }
-
-  /** The sequence of the message with `n` messages before it (n < messages). */
-  private nthSeq(n: number): number {
-    let before = 0;
-    for (const { seq } of this.log.scan(this.firstSeq)) if (before++ === n) return seq;
-    return this.lastSeq + 1;
   }
 
   private deletedSeqs(count: number): number[] {
