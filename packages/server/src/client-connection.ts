@@ -12,6 +12,7 @@ import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
+import { PacedReader } from './paced-reader.js';
 import type { Router } from './router.js';
 import { Subscription } from './subscription.js';
 import type { ViolationLog } from './violation-log.js';
@@ -105,6 +106,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
   readonly #parser: ServerSideParser;
   readonly #keepalive: Keepalive;
   readonly #trace: boolean;
+  readonly #reader = new PacedReader((bytes) => this.#parse(bytes));
   #authenticated: boolean;
   #authTimer: NodeJS.Timeout | undefined;
 
@@ -238,6 +240,7 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     for (const sub of this.subscriptions.values()) this.#host.router.unsubscribe(sub);
     const socket = this.#socket;
     socket.off('data', this.#onData);
+    this.#reader.drop();
     if (reason.startsWith('Slow Consumer')) {
       // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7).
       // Issue #3 asks for -ERR 'Slow Consumer'; we follow the reference server, and count it.
@@ -320,16 +323,24 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     // Activity is noted per chunk, not per frame: a chunk can carry thousands of frames.
     this.lastActivity = Date.now();
     this.#keepalive.activity();
+    // A plain Uint8Array view: the parser's payload subarrays are then native typed-array views
+    // instead of Buffers, which cost several times more to create.
+    this.#reader.read(
+      this.#socket,
+      new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+    );
+  };
+
+  /** Parses bytes the reader hands over, in this turn or a later one. */
+  #parse(bytes: Uint8Array): void {
     try {
-      // A plain Uint8Array view: the parser's payload subarrays are then native typed-array views
-      // instead of Buffers, which cost several times more to create.
-      this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this.#parser.parse(bytes);
     } catch (error) {
       // A bug of ours must cost one connection, never the server.
       this.#host.logger.error(`${this.label} - Internal error: ${(error as Error).stack}`);
       this.close('Protocol Violation');
     }
-  };
+  }
 
   #connect(json: string): void {
     const connect = parseConnect(json);
