@@ -101,7 +101,12 @@ export interface MessageStore {
    * max-bytes, max-per-subject under discard new; io; closed). The store keeps its own copy.
    */
   store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition;
-  /** Resolves once everything changed so far is on disk; rejects with `io` if it never will be. */
+  /**
+   * Resolves once everything changed so far is on disk; rejects with `io` if it never will
+   * be (the group was rolled back). Call it in the same event-loop turn as the changes it
+   * should cover: a later call only speaks for what the store still holds. Loads already
+   * see changes that are not yet durable, so a PubAck or a delivery waits for this.
+   */
   whenDurable(): Promise<void>;
 
   /** Throws `not-found` for a removed or unknown sequence at or below the last, `eof` above it. */
