@@ -151,6 +151,23 @@ describe('slipstream-server process', () => {
     });
   });
 
+  it('logs a subject to the -l file as the bytes the client sent, even when not UTF-8', async () => {
+    const logFile = join(dir, 'bytes.log');
+    await serving(['-l', logFile, '-V'], async (port) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('data', () => socket.write(Buffer.from('SUB \xff.a 1\r\n', 'latin1')));
+      const trace = '<<- [SUB \xff.a 1]';
+      try {
+        await vi.waitFor(
+          async () => expect((await readFile(logFile)).toString('latin1')).toContain(trace),
+          retry,
+        );
+      } finally {
+        socket.destroy();
+      }
+    });
+  });
+
   it('checks a config file with -t and exits, warning about what it ignores', async () => {
     const config = join(dir, 'ok.conf');
     await writeFile(config, 'port: 4222\ncluster { port: 6222 }\n');

@@ -24,10 +24,11 @@ export const silentLogger: Logger = {
 
 export interface ConsoleLoggerOptions {
   /**
-   * Where lines are written. Default process.stderr, as the bytes `encodeSubject` gives: a
-   * subject decoded from invalid UTF-8 is logged as the bytes the client sent, as nats-server does.
+   * Where lines are written (default process.stderr). A line comes as the bytes `encodeSubject`
+   * gives, so a subject decoded from invalid UTF-8 is logged as the bytes the client sent, as
+   * nats-server does.
    */
-  write?: (line: string) => void;
+  write?: (line: Uint8Array) => void;
   /** Timestamps in local time like nats-server (default) or UTC. */
   utc?: boolean;
 }
@@ -39,7 +40,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
  * `[pid] 2026/11/29 07:48:34.591430 [INF] message`.
  */
 export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(encodeSubject(line)));
+  const write = options.write ?? ((line: Uint8Array) => process.stderr.write(line));
   const utc = options.utc ?? false;
   const prefix = `[${process.pid}] `;
   const stamp = () => {
@@ -64,7 +65,7 @@ export function createConsoleLogger(options: ConsoleLoggerOptions = {}): Logger 
     return `${y}/${pad(mo)}/${pad(day)} ${pad(h)}:${pad(mi)}:${pad(s)}.${pad(d.getMilliseconds(), 3)}000`;
   };
   const line = (level: string) => (message: string) =>
-    write(`${prefix}${stamp()} [${level}] ${message}\n`);
+    write(encodeSubject(`${prefix}${stamp()} [${level}] ${message}\n`));
   return {
     error: line('ERR'),
     warn: line('WRN'),
