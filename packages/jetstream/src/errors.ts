@@ -16,6 +16,20 @@ export class JetStreamError extends Error {
   override readonly name: string = 'JetStreamError';
 }
 
+/**
+ * A status message that ended a pull with a problem, e.g. `409 Consumer Deleted`,
+ * `409 Exceeded MaxWaiting`, `400 Bad Request`; `code` is the status code.
+ */
+export class JetStreamStatusError extends JetStreamError {
+  override readonly name = 'JetStreamStatusError';
+  readonly code: number;
+
+  constructor(message: string, code: number, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 /** JetStream is not enabled for the account, or no server answers the JetStream API. */
 export class JetStreamNotEnabled extends Error {
   override readonly name = 'JetStreamNotEnabled';

@@ -2,10 +2,12 @@ import type { NatsConnection, Payload } from '@slipstream/client';
 import { decodeJson, describeIssues, pubAckSchema, responseError } from '@slipstream/jsapi';
 import type { MsgHdrs } from '@slipstream/protocol';
 import { ApiClient } from './api-client.js';
+import { ConsumerAPIImpl } from './consumer-api.js';
 import { fromApiError, JetStreamError } from './errors.js';
 import type { JetStreamManager } from './manager.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
 import { publishHeaders, type StreamExpectations } from './publish-headers.js';
+import { type Consumers, ConsumersImpl } from './pull-consumer.js';
 import { retryingRequest } from './request.js';
 
 /** The stream's answer to a stored publish. */
@@ -39,11 +41,14 @@ export interface JetStreamClient {
     payload?: Payload,
     options?: Partial<JetStreamPublishOptions>,
   ): Promise<PubAck>;
+  /** The consumers of the account's streams, to read from. */
+  readonly consumers: Consumers;
   getOptions(): JetStreamOptions;
   jetstreamManager(checkAPI?: boolean): Promise<JetStreamManager>;
 }
 
 export class JetStreamClientImpl implements JetStreamClient {
+  readonly consumers: Consumers;
   readonly #api: ApiClient;
   readonly #options: JetStreamOptions;
   readonly #openManager: (checkAPI?: boolean) => Promise<JetStreamManager>;
@@ -56,6 +61,7 @@ export class JetStreamClientImpl implements JetStreamClient {
     this.#options = { ...options };
     this.#openManager = openManager;
     this.#api = new ApiClient(nc, resolveOptions(options));
+    this.consumers = new ConsumersImpl(this.#api, new ConsumerAPIImpl(this.#api));
   }
 
   async publish(

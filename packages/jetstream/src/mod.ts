@@ -18,9 +18,11 @@ export {
   JetStreamApiError,
   JetStreamError,
   JetStreamNotEnabled,
+  JetStreamStatusError,
   StreamNotFoundError,
 } from './errors.js';
 export type { JetStreamClient, JetStreamPublishOptions, PubAck } from './jetstream-client.js';
+export type { DeliveryInfo, JsMsg } from './jsmsg.js';
 export type { Lister } from './lister.js';
 export type { JetStreamAccountStats, JetStreamManager } from './manager.js';
 export type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
@@ -34,6 +36,14 @@ export {
   StoreCompression,
 } from './policies.js';
 export { PubHeaders, type StreamExpectations } from './publish-headers.js';
+export type { ConsumerMessages } from './pull-batch.js';
+export type {
+  Consumer,
+  Consumers,
+  Expires,
+  FetchOptions,
+  NextOptions,
+} from './pull-consumer.js';
 export type { StoredMsg } from './stored-msg.js';
 export type {
   MsgRequest,

@@ -82,4 +82,28 @@ describe.each(jetStreamServers)('interop with @nats-io/jetstream against $name',
       duplicate: true,
     });
   });
+
+  it('what the official client publishes, our pull consumer reads and acks', async () => {
+    const name = uniqueStream();
+    const theirJsm = await officialJetstreamManager(official);
+    await theirJsm.streams.add({ name, subjects: [`${name}.>`] });
+    await theirJsm.consumers.add(name, { durable_name: 'OURS', ack_policy: 'explicit' });
+    const theirJs = officialJetstream(official);
+    const h = officialHeaders();
+    h.set('Source', 'official');
+    await theirJs.publish(`${name}.one`, 'first', { headers: h });
+    await theirJs.publish(`${name}.two`, 'second');
+
+    const consumer = await jetstream(nc).consumers.get(name, 'OURS');
+    const got: string[] = [];
+    for await (const m of await consumer.fetch({ max_messages: 2, expires: 5000 })) {
+      got.push(`${m.subject} ${m.string()} ${m.headers?.get('Source') ?? ''}`);
+      m.ack();
+    }
+    expect(got).toEqual([`${name}.one first official`, `${name}.two second `]);
+    await nc.flush();
+    const info = await theirJsm.consumers.info(name, 'OURS');
+    expect(info).toMatchObject({ num_ack_pending: 0, num_pending: 0 });
+    expect(info.ack_floor.stream_seq).toBe(2);
+  });
 });
