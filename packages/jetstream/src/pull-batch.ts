@@ -50,6 +50,7 @@ export class PullBatch implements ConsumerMessages {
   readonly #closed: Promise<Error | undefined>;
   #resolveClosed!: (error: Error | undefined) => void;
   #error: Error | undefined;
+  #ended = false;
   #received = 0;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
@@ -63,29 +64,41 @@ export class PullBatch implements ConsumerMessages {
     const body = encodeRequest('consumerNext', options.request);
     const inbox = createInbox();
     this.#sub = nc.subscribe(inbox);
-    nc.publish(options.subject, body, { reply: inbox });
+    try {
+      nc.publish(options.subject, body, { reply: inbox });
+    } catch (error) {
+      this.#sub.unsubscribe();
+      throw error;
+    }
     this.#expiryTimer = setTimeout(() => this.#end(), options.expires + EXPIRY_MARGIN_MS);
     this.#watchHeartbeat();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
-    for await (const msg of this.#sub) {
-      this.#watchHeartbeat();
-      const status = statusOf(msg);
-      if (status) {
-        if (status.code === 100) continue;
-        this.#end(
-          endsNormally(status.code, status.description)
-            ? undefined
-            : new JetStreamStatusError(status.description, status.code),
-        );
-        break;
+    try {
+      for await (const msg of this.#sub) {
+        this.#watchHeartbeat();
+        const status = statusOf(msg);
+        if (status) {
+          if (status.code === 100) continue;
+          this.#end(
+            endsNormally(status.code, status.description)
+              ? undefined
+              : new JetStreamStatusError(status.description, status.code),
+          );
+          break;
+        }
+        this.#received++;
+        if (this.#received >= this.#options.request.batch) this.#end();
+        yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
       }
-      this.#received++;
-      if (this.#received >= this.#options.request.batch) this.#end();
-      yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
+    } catch (error) {
+      // the subscription failed (the connection closed under it)
+      this.#end(error as Error);
+    } finally {
+      // also when the caller breaks out early: the timers must not outlive the loop
+      this.#end();
     }
-    this.#end();
     if (this.#error) throw this.#error;
   }
 
@@ -109,7 +122,8 @@ export class PullBatch implements ConsumerMessages {
   }
 
   #end(error?: Error): void {
-    if (this.#sub.isClosed()) return;
+    if (this.#ended) return;
+    this.#ended = true;
     this.#error = error;
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#heartbeatTimer);

@@ -104,6 +104,20 @@ describe.each(jetStreamServers)('pull consumers against $name', (kind) => {
     expect(rest.map((m) => m.info.pending)).toEqual([1, 0]);
   });
 
+  it('breaking out of a fetch ends it at once', async () => {
+    const { consumer } = await streamWithConsumer(3);
+    const batch = await consumer.fetch({ max_messages: 10, expires: 20_000 });
+    for await (const m of batch) {
+      m.ack();
+      break;
+    }
+    const ended = await Promise.race([
+      batch.closed().then(() => 'closed'),
+      new Promise((r) => setTimeout(() => r('still open'), 2000)),
+    ]);
+    expect(ended).toBe('closed');
+  });
+
   it('fetch() ends at expires with what there was (408 from the server)', async () => {
     const { consumer } = await streamWithConsumer(2);
     const started = Date.now();
