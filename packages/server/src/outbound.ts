@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { FrameWriter } from '@slipstream/protocol';
+import { Backlog } from './backlog.js';
 
 /**
  * Connections with frames waiting, flushed together once per event-loop turn. setImmediate runs
@@ -40,12 +41,19 @@ export interface OutboundOptions {
 const INITIAL_CAPACITY = 1024;
 /** A writer grown past this is replaced once traffic falls off, so one burst does not pin its buffer. */
 const RETAINED_CAPACITY = 64 * 1024;
+/**
+ * While the socket pushes back, frames move from the writer to the backlog in batches of this
+ * size, so the writer (whose buffer only a garbage collection frees) stays small however far the
+ * client falls behind.
+ */
+const SPILL_BYTES = 256 * 1024;
 
 /**
  * A connection's outgoing bytes: frames accumulate in a FrameWriter and go out in one
  * socket.write per event-loop turn. When the socket pushes back (write returns false) nothing more
- * is written until 'drain'; frames keep accumulating, bounded by maxPending, and a write that stays
- * blocked past the write deadline also marks a slow consumer.
+ * is written until 'drain'; frames keep accumulating in the backlog, bounded by maxPending, and a
+ * write that stays blocked past the write deadline also marks a slow consumer. A connection cut
+ * off gives its pending bytes back to the system at once (`dispose`).
  */
 export class Outbound {
   writer = new FrameWriter(INITIAL_CAPACITY);
@@ -55,6 +63,8 @@ export class Outbound {
   readonly #plainTcp: boolean;
   readonly #queue: FlushQueue;
   readonly #options: OutboundOptions;
+  /** Frames waiting behind a socket that pushed back, in order before those in `writer`. */
+  readonly #backlog = new Backlog();
   #queued = false;
   #blocked = false;
   #deadline: NodeJS.Timeout | undefined;
@@ -74,7 +84,7 @@ export class Outbound {
 
   /** Bytes accepted for this connection and not yet handed to the kernel. */
   get pendingBytes(): number {
-    return this.writer.length + this.#socket.writableLength;
+    return this.writer.length + this.#backlog.length + this.#socket.writableLength;
   }
 
   /** Call after appending frames to `writer`: schedules the flush, or reports a slow consumer. */
@@ -82,12 +92,13 @@ export class Outbound {
     if (this.#failed) return;
     const maxPending = this.#options.maxPending;
     if (
-      this.writer.length + this.#socketPendingAtMost > maxPending &&
+      this.writer.length + this.#backlog.length + this.#socketPendingAtMost > maxPending &&
       this.pendingBytes > maxPending
     ) {
       this.#fail('Slow Consumer (Pending Bytes)');
       return;
     }
+    if (this.#blocked && this.writer.length >= SPILL_BYTES) this.#spill();
     if (!this.#queued) {
       this.#queued = true;
       this.#queue.add(this);
@@ -97,30 +108,16 @@ export class Outbound {
   /** Writes what is pending unless the socket is pushing back. */
   flush(): void {
     this.#queued = false;
-    if (this.#blocked || this.#failed || this.writer.length === 0) return;
-    const size = this.writer.length;
-    const writer = this.writer;
-    if (size > this.#peak) this.#peak = size;
-    else if (this.#peak > RETAINED_CAPACITY && size < this.#peak / 16) {
-      this.writer = new FrameWriter(INITIAL_CAPACITY);
-      this.#peak = 0;
-    }
+    if (this.#blocked || this.#failed) return;
     const socket = this.#socket;
     let accepted = true;
-    if (socket.destroyed) {
-      writer.writeTo(() => true); // nobody will read them: drop the bytes
-    } else if (this.#plainTcp && socket.writableLength === 0) {
-      // Without a copy: the kernel usually takes a write to an idle TCP socket at once, and then
-      // the writer may reuse its buffer; otherwise the socket keeps the bytes and the writer
-      // moves on to a new one.
-      writer.writeTo((bytes) => {
-        accepted = socket.write(bytes);
-        return socket.writableLength === 0;
-      });
-    } else {
-      // TLS finishes every write later, and a socket with a backlog queues it: both keep the
-      // bytes, so hand over a copy of just those rather than the writer's whole buffer.
-      accepted = socket.write(writer.take());
+    if (this.#backlog.length > 0) {
+      // The writer's frames come after the backlog's: line them up behind it, then send chunks
+      // until the socket pushes back again.
+      this.#spill();
+      while (accepted && this.#backlog.length > 0) accepted = this.#writeChunk();
+    } else if (this.writer.length > 0) {
+      accepted = this.#write();
     }
     this.#socketPendingAtMost = socket.writableLength;
     if (!accepted) {
@@ -130,8 +127,52 @@ export class Outbound {
         this.#options.writeDeadline,
       );
       this.#deadline.unref();
-      this.#socket.once('drain', this.#drained);
+      socket.once('drain', this.#drained);
     }
+  }
+
+  /** Writes the writer's frames; returns false when the socket pushes back. */
+  #write(): boolean {
+    const size = this.writer.length;
+    const writer = this.writer;
+    if (size > this.#peak) this.#peak = size;
+    else if (this.#peak > RETAINED_CAPACITY && size < this.#peak / 16) {
+      this.writer = new FrameWriter(INITIAL_CAPACITY);
+      this.#peak = 0;
+    }
+    const socket = this.#socket;
+    if (socket.destroyed) {
+      writer.writeTo(() => true); // nobody will read them: drop the bytes
+      return true;
+    }
+    if (this.#plainTcp && socket.writableLength === 0) {
+      // Without a copy: the kernel usually takes a write to an idle TCP socket at once, and then
+      // the writer may reuse its buffer; otherwise the socket keeps the bytes and the writer
+      // moves on to a new one.
+      let accepted = true;
+      writer.writeTo((bytes) => {
+        accepted = socket.write(bytes);
+        return socket.writableLength === 0;
+      });
+      return accepted;
+    }
+    // TLS finishes every write later, and a socket with a backlog queues it: both keep the
+    // bytes, so hand over a copy of just those rather than the writer's whole buffer.
+    return socket.write(writer.take());
+  }
+
+  /** Writes the backlog's oldest chunk, released once written; returns false when the socket pushes back. */
+  #writeChunk(): boolean {
+    const chunk = this.#backlog.shift()!;
+    return this.#socket.write(chunk, () => Backlog.release(chunk));
+  }
+
+  /** Moves the writer's frames to the end of the backlog; the writer keeps its buffer. */
+  #spill(): void {
+    this.writer.writeTo((bytes) => {
+      this.#backlog.append(bytes);
+      return true;
+    });
   }
 
   /** Hands everything pending to the socket regardless of back-pressure: the connection is ending. */
@@ -139,14 +180,27 @@ export class Outbound {
     this.#queued = false;
     this.#blocked = false;
     this.#stopDeadline();
-    if (this.writer.length > 0 && !this.#socket.destroyed) this.#socket.write(this.writer.take());
+    const socket = this.#socket;
+    if (socket.destroyed) return;
+    if (this.#backlog.length > 0) {
+      this.#spill();
+      while (this.#backlog.length > 0) this.#writeChunk();
+    } else if (this.writer.length > 0) {
+      socket.write(this.writer.take());
+    }
   }
 
-  /** Stops timers; the connection is gone. */
+  /**
+   * Stops timers and lets go of every pending byte; the connection is gone. The backlog's memory
+   * goes back to the system now; chunks already handed to the socket go when its writes end
+   * (destroying the socket ends them).
+   */
   dispose(): void {
     this.#failed = true;
     this.#stopDeadline();
     this.#socket.off('drain', this.#drained);
+    this.#backlog.clear();
+    this.writer = new FrameWriter(0);
   }
 
   readonly #drained = (): void => {
