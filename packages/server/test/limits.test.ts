@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { delay, RawClient } from './raw-client.js';
-import { bothServers, closedAfterEach, closeReasons } from './targets.js';
+import { bothServers, closedAfterEach, closeReasons, ours } from './targets.js';
 
 const QUIET = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
 
@@ -229,3 +229,88 @@ describe.each(bothServers)('limits and keepalive against $name', (target) => {
     expect(refused).toBe(true);
   });
 });
+
+/**
+ * Where we do better than nats-server 2.9.10, which stops the whole fan-out until its write
+ * deadline cuts a stalled subscriber (issue #14): only ours.
+ */
+describe('a stalled subscriber among fast ones, against slipstream', () => {
+  const { start, connect } = closedAfterEach(ours);
+
+  it('keeps the fast subscribers receiving while the stalled one is pending, then cuts it', async () => {
+    // The write deadline stays at its default (10 s on both servers): what ends the stalled
+    // subscriber's pending is max_pending.
+    const server = await start({
+      maxPayload: 64 * 1024,
+      maxPending: 8 * 1024 * 1024,
+      monitoring: true,
+    });
+    const slowConsumers = async () => {
+      const varz = (await (await fetch(`${server.httpUrl}/varz`)).json()) as {
+        slow_consumers: number;
+      };
+      return varz.slow_consumers;
+    };
+    const stalled = await connect(server);
+    await stalled.send(`${QUIET}SUB fan 1\r\n`);
+    await stalled.sync();
+    stalled.socket.pause();
+    const fast = await Promise.all(Array.from({ length: 20 }, () => connect(server)));
+    for (const client of fast) {
+      await client.send(`${QUIET}SUB fan 1\r\n`);
+      await client.sync();
+    }
+    const watches = fast.map(watchDeliveries);
+    const publisher = await connect(server);
+    await publisher.send(QUIET);
+
+    const payload = 'x'.repeat(8 * 1024);
+    const batch = `PUB fan ${payload.length}\r\n${payload}\r\n`.repeat(16);
+    const started = performance.now();
+    let published = 0;
+    while ((await slowConsumers()) === 0) {
+      expect(performance.now() - started, 'the stalled subscriber is never cut').toBeLessThan(
+        20_000,
+      );
+      await publisher.send(batch);
+      await publisher.sync();
+      published += 16;
+    }
+    const cutAfter = performance.now() - started;
+
+    const frameBytes = `MSG fan 1 ${payload.length}\r\n`.length + payload.length + 2;
+    await vi.waitFor(
+      () => {
+        // Whole messages: a keepalive PING may come along with them.
+        for (const watch of watches) expect(Math.floor(watch.bytes / frameBytes)).toBe(published);
+      },
+      { timeout: 10_000 },
+    );
+    // nats-server stalls the publisher again and again (up to 1 s each time) while the stalled
+    // subscriber's pending is past half of max_pending, until its write deadline cuts it.
+    const longestSilence = Math.max(...watches.map((watch) => watch.longestSilence));
+    expect(longestSilence).toBeLessThan(500);
+    expect(await closeReasons(server)).toContain('Slow Consumer (Pending Bytes)');
+    expect(fast.every((client) => !client.isClosed)).toBe(true);
+    console.info(
+      `stalled subscriber cut after ${(cutAfter / 1000).toFixed(1)} s; ${published} messages reached all 20 fast ones, longest silence ${longestSilence.toFixed(0)} ms`,
+    );
+  }, 60_000);
+});
+
+/**
+ * Counts the bytes a subscriber receives from now on and the longest time between two of its
+ * socket reads, keeping none of the bytes (RawClient keeps all it reads as text, too much here).
+ */
+function watchDeliveries(client: RawClient): { bytes: number; longestSilence: number } {
+  const watch = { bytes: 0, longestSilence: 0 };
+  let last: number | undefined;
+  client.socket.removeAllListeners('data');
+  client.socket.on('data', (chunk: string) => {
+    const now = performance.now();
+    if (last !== undefined) watch.longestSilence = Math.max(watch.longestSilence, now - last);
+    last = now;
+    watch.bytes += chunk.length;
+  });
+  return watch;
+}
