@@ -46,6 +46,13 @@ describe('JetStream domain and API prefix (nats-server)', () => {
       expect(error).toBeInstanceOf(JetStreamNotEnabled);
       expect((error as Error).cause).toBeInstanceOf(NoRespondersError);
       expect((error as Error).message).toContain('$JS.elsewhere.API.INFO');
+
+      // the client and manager made from each other keep the domain
+      const unchecked = await jetstreamManager(nc, { domain: 'elsewhere', checkAPI: false });
+      const js = unchecked.jetstream();
+      expect(js.getOptions()).toEqual({ domain: 'elsewhere' });
+      await expect(js.consumers.get('D', 'C')).rejects.toBeInstanceOf(JetStreamNotEnabled);
+      await expect(js.jetstreamManager()).rejects.toBeInstanceOf(JetStreamNotEnabled);
     } finally {
       await nc.close();
     }
