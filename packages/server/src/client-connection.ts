@@ -12,8 +12,10 @@ import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
+import type { OutgoingMessage } from './outgoing-message.js';
 import { PacedReader } from './paced-reader.js';
 import type { Router } from './router.js';
+import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
 import type { ViolationLog } from './violation-log.js';
 
@@ -70,7 +72,7 @@ export interface ClientHost {
  * and UNSUB rules (verbose, pedantic, echo, headers, no_responders, limits, exact -ERR texts) and
  * owns the connection's outbound buffer and keepalive.
  */
-export class ClientConnection implements FrameSink<ClientFrame> {
+export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   readonly startedAt = Date.now();
   readonly #acceptedAt = performance.now();
   lastActivity = this.startedAt;
@@ -210,15 +212,16 @@ export class ClientConnection implements FrameSink<ClientFrame> {
     this.#queued('INFO');
   }
 
-  /** Accounts for a message the router appended to this connection's outbound buffer. */
-  sent(sub: Subscription, subject: string, bytes: number): void {
+  /** Subscriber: frames a routed message into the outbound buffer and accounts for it. */
+  deliver(sub: Subscription, message: OutgoingMessage): void {
+    const bytes = message.writeTo(sub, this.outbound.writer, this.headers);
     this.outMsgs++;
     this.outBytes += bytes;
     const stats = this.#host.stats;
     stats.outMsgs++;
     stats.outBytes += bytes;
     if (this.#trace)
-      this.#host.logger.trace(`${this.label} - ->> [MSG ${subject} ${sub.sid} ${bytes}]`);
+      this.#host.logger.trace(`${this.label} - ->> [MSG ${message.subject} ${sub.sid} ${bytes}]`);
     this.outbound.queued();
   }
 

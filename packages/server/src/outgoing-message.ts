@@ -1,3 +1,4 @@
+import type { FrameWriter } from '@slipstream/protocol';
 import { encodeSubject } from '@slipstream/protocol';
 import type { Subscription } from './subscription.js';
 
@@ -99,13 +100,14 @@ export class OutgoingMessage {
     this.reset('', undefined, undefined, EMPTY, false);
   }
 
-  /** Appends this message for `sub` to its connection's outbound buffer; returns the bytes delivered. */
-  writeTo(sub: Subscription): number {
-    const client = sub.client;
-    const writer = client.outbound.writer;
+  /**
+   * Appends this message as `sub` receives it to `writer` (MSG, or HMSG when the receiving
+   * connection negotiated `headers`); returns the bytes delivered.
+   */
+  writeTo(sub: Subscription, writer: FrameWriter, headersOn: boolean): number {
     const headers = this.headers;
     const payload = this.payload;
-    const withHeaders = headers !== undefined && client.headers;
+    const withHeaders = headers !== undefined && headersOn;
     if (sub.literal) {
       writer.bytes(withHeaders ? sub.hmsgStart() : sub.msgStart());
     } else {

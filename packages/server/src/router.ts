@@ -1,6 +1,6 @@
-import type { ClientConnection } from './client-connection.js';
 import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
 import { Sublist } from './sublist.js';
+import type { Subscriber } from './subscriber.js';
 import type { Subscription } from './subscription.js';
 
 /** The status block nats-server sends for a request nobody listens to: `NATS/1.0 503` and a blank line. */
@@ -11,10 +11,16 @@ const EMPTY = new Uint8Array(0);
  * Subject interest and message fan-out for the whole server: every plain subscription whose
  * subject matches gets the message, and each queue group gets it once, on a member picked at
  * random (a member that cannot take it, e.g. the publisher's own with echo off, is skipped).
+ *
+ * An internal subscriber may publish while it is being delivered to (a reply from inside the
+ * fan-out), so publish is re-entrant: each nesting level encodes into its own message object.
  */
 export class Router {
   readonly sublist = new Sublist<Subscription>();
-  readonly #message = new OutgoingMessage(new FramePartsCache());
+  readonly #parts = new FramePartsCache();
+  /** One reusable message per nesting level of publish; index 0 serves the usual, unnested case. */
+  readonly #messages: OutgoingMessage[] = [];
+  #depth = 0;
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
@@ -29,7 +35,7 @@ export class Router {
 
   /** Routes one publish. */
   publish(
-    from: ClientConnection,
+    from: Subscriber,
     subject: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
@@ -39,48 +45,70 @@ export class Router {
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
       const receivers = result.psubs.length + result.qsubs.length;
-      const message = this.#message.reset(subject, reply, headers, payload, receivers > 1);
-      for (const sub of result.psubs) {
-        if (this.#deliver(from, sub, message)) delivered++;
-      }
-      for (const group of result.qsubs) {
-        const size = group.length;
-        const start = Math.floor(Math.random() * size);
-        for (let i = 0; i < size; i++) {
-          if (this.#deliver(from, group[(start + i) % size]!, message)) {
-            delivered++;
-            break;
+      const message = this.#acquire(subject, reply, headers, payload, receivers > 1);
+      try {
+        for (const sub of result.psubs) {
+          if (this.#deliver(from, sub, message)) delivered++;
+        }
+        for (const group of result.qsubs) {
+          const size = group.length;
+          const start = Math.floor(Math.random() * size);
+          for (let i = 0; i < size; i++) {
+            if (this.#deliver(from, group[(start + i) % size]!, message)) {
+              delivered++;
+              break;
+            }
           }
         }
+      } finally {
+        this.#release(message);
       }
-      message.release();
     }
     if (delivered === 0 && reply !== undefined && from.noResponders)
       this.#noResponders(from, reply);
   }
 
-  #deliver(from: ClientConnection, sub: Subscription, message: OutgoingMessage): boolean {
+  #deliver(from: Subscriber, sub: Subscription, message: OutgoingMessage): boolean {
     if (sub.closed) return false;
-    if (sub.client === from && !from.echo) return false;
+    if (sub.subscriber === from && !from.echo) return false;
     this.#send(sub, message);
     return true;
   }
 
   #send(sub: Subscription, message: OutgoingMessage): void {
     sub.delivered++;
-    sub.client.sent(sub, message.subject, message.writeTo(sub));
-    if (sub.max !== undefined && sub.delivered >= sub.max) sub.client.removeSubscription(sub);
+    sub.subscriber.deliver(sub, message);
+    if (sub.max !== undefined && sub.delivered >= sub.max) sub.subscriber.removeSubscription(sub);
   }
 
   /**
    * The publisher asked (CONNECT no_responders) to learn at once that a request has no
    * receivers: an empty HMSG with status 503 on the publisher's own subscription to the reply.
    */
-  #noResponders(from: ClientConnection, reply: string): void {
-    const sub = this.sublist.match(reply).psubs.find((s) => s.client === from && !s.closed);
+  #noResponders(from: Subscriber, reply: string): void {
+    const sub = this.sublist.match(reply).psubs.find((s) => s.subscriber === from && !s.closed);
     if (!sub) return;
-    const message = this.#message.reset(reply, undefined, NO_RESPONDERS, EMPTY, false);
-    this.#send(sub, message);
+    const message = this.#acquire(reply, undefined, NO_RESPONDERS, EMPTY, false);
+    try {
+      this.#send(sub, message);
+    } finally {
+      this.#release(message);
+    }
+  }
+
+  #acquire(
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    shared: boolean,
+  ): OutgoingMessage {
+    const message = (this.#messages[this.#depth++] ??= new OutgoingMessage(this.#parts));
+    return message.reset(subject, reply, headers, payload, shared);
+  }
+
+  #release(message: OutgoingMessage): void {
     message.release();
+    this.#depth--;
   }
 }

@@ -9,6 +9,7 @@ import {
   type TrafficStats,
 } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
+import { InternalClient } from './internal-client.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
@@ -208,6 +209,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     return this.#lameDuck;
   }
 
+  /** A new client of the server itself (JetStream, system events), on the same router. */
+  internalClient(): InternalClient {
+    return new InternalClient(this.#nextCid++, this.router);
+  }
+
   #accept(socket: Socket): void {
     // A connection that raced the listener's close is not served, nor one whose peer reset it
     // before we got here (no remote address): wrapping such a socket in TLS crashes Node.
@@ -319,6 +325,15 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (this.options.trace) log.info('Trace logging enabled');
     log.info('Server is ready');
   }
+}
+
+/**
+ * An internal client of a server this package started. For the package's own parts (JetStream)
+ * and tests; not exported from the package.
+ */
+export function internalClientOf(server: NatsServer): InternalClient {
+  if (!(server instanceof CoreServer)) throw new TypeError('not a server started by startServer');
+  return server.internalClient();
 }
 
 function dialable(host: string): string {

@@ -1,7 +1,7 @@
 import { encodeSubject, hasWildcard } from '@slipstream/protocol';
-import type { ClientConnection } from './client-connection.js';
+import type { Subscriber } from './subscriber.js';
 
-/** One SUB of one connection. */
+/** One SUB of one connection, or one subscription of an internal subscriber. */
 export class Subscription {
   /** True when the subject has no wildcard: every message it gets carries exactly this subject. */
   readonly literal: boolean;
@@ -16,7 +16,7 @@ export class Subscription {
   #hmsgStart: Uint8Array | undefined;
 
   constructor(
-    readonly client: ClientConnection,
+    readonly subscriber: Subscriber,
     readonly subject: string,
     readonly queue: string | undefined,
     readonly sid: string,

@@ -40,7 +40,7 @@ export function subsz(server: MonitoredServer, query: Query) {
       sid: s.sid,
       msgs: s.delivered,
       ...(s.max === undefined ? {} : { max: s.max }),
-      cid: s.client.cid,
+      cid: s.subscriber.cid,
     })),
   };
 }

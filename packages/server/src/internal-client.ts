@@ -1,0 +1,71 @@
+import type { OutgoingMessage } from './outgoing-message.js';
+import type { Router } from './router.js';
+import type { Subscriber } from './subscriber.js';
+import { Subscription } from './subscription.js';
+
+/**
+ * A message as an internal subscriber sees it. It runs inside Router.publish and the payload and
+ * headers may be views into a client's socket chunk: copy what must outlive the callback.
+ */
+export type InternalMessage = Readonly<
+  Pick<OutgoingMessage, 'subject' | 'reply' | 'headers' | 'payload'>
+>;
+
+export type InternalHandler = (message: InternalMessage) => void;
+
+/**
+ * A client of the server itself, with no socket (nats-server's system and JetStream clients): it
+ * subscribes with callbacks and publishes into the same router as every connection, so what it
+ * offers (an API, a stream's capture) is reached by ordinary subjects. A callback may publish;
+ * the router is re-entrant.
+ */
+export class InternalClient implements Subscriber {
+  readonly echo = true;
+  readonly noResponders = false;
+  readonly #router: Router;
+  readonly #handlers = new Map<Subscription, InternalHandler>();
+  #nextSid = 1;
+
+  constructor(
+    readonly cid: number,
+    router: Router,
+  ) {
+    this.#router = router;
+  }
+
+  /** Calls `handler` for every message on `subject` (once per group when `queue` is given). */
+  subscribe(subject: string, handler: InternalHandler, queue?: string): Subscription {
+    const sub = new Subscription(this, subject, queue, String(this.#nextSid++));
+    if (!this.#router.subscribe(sub)) {
+      throw new RangeError(`internal subscription to an invalid subject: ${subject}`);
+    }
+    this.#handlers.set(sub, handler);
+    return sub;
+  }
+
+  unsubscribe(sub: Subscription): void {
+    this.#handlers.delete(sub);
+    this.#router.unsubscribe(sub);
+  }
+
+  publish(
+    subject: string,
+    payload: Uint8Array,
+    options: { reply?: string; headers?: Uint8Array } = {},
+  ): void {
+    this.#router.publish(this, subject, options.reply, options.headers, payload);
+  }
+
+  /** Drops every subscription. */
+  close(): void {
+    for (const sub of [...this.#handlers.keys()]) this.unsubscribe(sub);
+  }
+
+  deliver(sub: Subscription, message: OutgoingMessage): void {
+    this.#handlers.get(sub)?.(message);
+  }
+
+  removeSubscription(sub: Subscription): void {
+    this.unsubscribe(sub);
+  }
+}
