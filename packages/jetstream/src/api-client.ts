@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@slipstream/client';
+import type { Msg, NatsConnection } from '@slipstream/client';
 import {
   type ApiOperationName,
   type ApiRequest,
@@ -44,11 +44,20 @@ export class ApiClient {
     params: ApiSubjectParams<Op>,
     body?: ApiBody<Op>,
   ): Promise<ApiSuccess<Op>> {
+    const reply = await this.request(operation, params, body);
+    return decodeReply(operation, reply.data);
+  }
+
+  /** The raw reply, for the operations that answer with a message rather than JSON. */
+  request<Op extends ApiOperationName>(
+    operation: Op,
+    params: ApiSubjectParams<Op>,
+    body?: ApiBody<Op>,
+  ): Promise<Msg> {
     const payload = encodeRequest(operation, body);
-    const reply = await retryingRequest(this.nc, this.subject(operation, params), payload, {
+    return retryingRequest(this.nc, this.subject(operation, params), payload, {
       timeout: this.options.timeout,
     });
-    return decodeReply(operation, reply.data);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@slipstream/client';
 import { ApiClient, type ApiSuccess } from './api-client.js';
 import { type ConsumerAPI, ConsumerAPIImpl } from './consumer-api.js';
+import { type DirectStreamAPI, DirectStreamAPIImpl } from './direct-api.js';
 import type { JetStreamClient } from './jetstream-client.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
 import { type StreamAPI, StreamAPIImpl } from './stream-api.js';
@@ -12,6 +13,8 @@ export type JetStreamAccountStats = ApiSuccess<'accountInfo'>;
 export interface JetStreamManager {
   readonly streams: StreamAPI;
   readonly consumers: ConsumerAPI;
+  /** Direct gets, for streams with `allow_direct`. */
+  readonly direct: DirectStreamAPI;
   getAccountInfo(): Promise<JetStreamAccountStats>;
   getOptions(): JetStreamOptions;
   /** A JetStream client with the same options. */
@@ -21,6 +24,7 @@ export interface JetStreamManager {
 export class JetStreamManagerImpl implements JetStreamManager {
   readonly streams: StreamAPI;
   readonly consumers: ConsumerAPI;
+  readonly direct: DirectStreamAPI;
   readonly #api: ApiClient;
   readonly #options: JetStreamOptions;
   readonly #openClient: () => JetStreamClient;
@@ -31,6 +35,7 @@ export class JetStreamManagerImpl implements JetStreamManager {
     this.#api = new ApiClient(nc, resolveOptions(options));
     this.streams = new StreamAPIImpl(this.#api);
     this.consumers = new ConsumerAPIImpl(this.#api);
+    this.direct = new DirectStreamAPIImpl(this.#api);
   }
 
   getAccountInfo(): Promise<JetStreamAccountStats> {

@@ -1,0 +1,69 @@
+import { headers, type NatsConnection, TimeoutError } from '@slipstream/client';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type JetStreamManager, jetstream, jetstreamManager, StorageType } from '../src/mod.js';
+import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+
+describe.each(jetStreamServers)('direct get against $name', (kind) => {
+  const server = useJetStreamServer(kind);
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let name: string;
+  beforeAll(async () => {
+    nc = await server.connect();
+    jsm = await jetstreamManager(nc);
+    name = uniqueStream();
+    await jsm.streams.add({
+      name,
+      subjects: [`${name}.>`],
+      storage: StorageType.Memory,
+      allow_direct: true,
+    });
+    const js = jetstream(nc);
+    const h = headers();
+    h.set('Order-Id', '1');
+    await js.publish(`${name}.a`, 'a1', { headers: h });
+    await js.publish(`${name}.b`, 'b1');
+    await js.publish(`${name}.a`, JSON.stringify({ n: 2 }));
+  });
+
+  it('reads a message by sequence with its headers and place in the stream', async () => {
+    const m = await jsm.direct.getMessage(name, { seq: 1 });
+    expect(m).toMatchObject({ subject: `${name}.a`, seq: 1 });
+    expect(m!.string()).toBe('a1');
+    expect(m!.header.get('Order-Id')).toBe('1');
+    expect(m!.header.get('Nats-Stream')).toBe(name);
+    expect(Math.abs(m!.time.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('reads the last message of a subject through the subject form', async () => {
+    const subjects: string[] = [];
+    const spy = nc.subscribe(`$JS.API.DIRECT.GET.${name}.>`, {
+      callback: (_e, msg) => {
+        subjects.push(msg.subject);
+      },
+    });
+    const m = await jsm.direct.getMessage(name, { last_by_subj: `${name}.a` });
+    spy.unsubscribe();
+    expect(m!.seq).toBe(3);
+    expect(m!.json()).toEqual({ n: 2 });
+    expect(subjects).toEqual([`$JS.API.DIRECT.GET.${name}.${name}.a`]);
+  });
+
+  it('reads the next message of a subject from a sequence', async () => {
+    const m = await jsm.direct.getMessage(name, { next_by_subj: `${name}.a`, seq: 2 });
+    expect(m!.seq).toBe(3);
+  });
+
+  it('answers null for a message that is not there', async () => {
+    expect(await jsm.direct.getMessage(name, { seq: 99 })).toBeNull();
+    expect(await jsm.direct.getMessage(name, { last_by_subj: `${name}.none` })).toBeNull();
+  });
+
+  it('gets no answer from a stream without allow_direct: the call times out', async () => {
+    const plain = uniqueStream();
+    await jsm.streams.add({ name: plain, subjects: [`${plain}.>`], storage: StorageType.Memory });
+    const quick = await jetstreamManager(nc, { timeout: 500 });
+    const error = await quick.direct.getMessage(plain, { seq: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+  });
+});
