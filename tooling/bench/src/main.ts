@@ -1,13 +1,14 @@
 /**
- * Runs the benchmarks named on the command line (codec, server, client; all by default) and prints
+ * Runs the benchmarks named on the command line (codec, server, client, fairness; all by default) and prints
  * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
  *
- *   node --expose-gc dist/main.js [codec] [server] [client] [--rounds N]
+ *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [--rounds N]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { clientBenchmark } from './client.js';
 import { codecBenchmark } from './codec.js';
+import { fairnessBenchmark } from './fairness.js';
 import type { RatioTable } from './harness/table.js';
 import { serverBenchmark } from './server.js';
 
@@ -15,6 +16,7 @@ const benchmarks: Record<string, (options: { rounds: number }) => Promise<RatioT
   codec: codecBenchmark,
   server: serverBenchmark,
   client: clientBenchmark,
+  fairness: fairnessBenchmark,
 };
 
 const { values, positionals } = parseArgs({

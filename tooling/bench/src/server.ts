@@ -2,15 +2,10 @@
  * Server benchmark (issue #3): the official client (@nats-io/transport-node) drives our server and
  * nats-server 2.9.10, both child processes of this one, in the same run; ratio ours / nats-server.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
-import { peakRssBytes, type ServerProcess, startServerProcess } from '@slipstream/test-servers';
-import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import { peakRssBytes, type ServerProcess } from '@slipstream/test-servers';
+import { alternateRounds, pick, type Sample } from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
 import {
-  type BenchConnection,
   COUNTS,
   describeCounts,
   idleConnections,
@@ -19,21 +14,16 @@ import {
   requestReply,
   type Target,
 } from './nats-workloads.js';
+import {
+  type Servers,
+  serverRounds,
+  startOurServer,
+  startReference,
+  targetOf,
+  withServers,
+} from './server-pair.js';
 
-/** The slipstream-server app's bin, found through its package: it runs as its own process. */
-const ourServerMain = (() => {
-  const packageJson = createRequire(import.meta.url).resolve('slipstream-server/package.json');
-  const { bin } = JSON.parse(readFileSync(packageJson, 'utf8')) as { bin: Record<string, string> };
-  return join(dirname(packageJson), bin['slipstream-server']);
-})();
-const officialClient = (url: string) => connect({ servers: url }) as Promise<BenchConnection>;
 const MiB = 1024 * 1024;
-
-/** Both servers of one phase of the benchmark; `ours` is a reason when it cannot run. */
-interface Servers {
-  readonly reference: ServerProcess;
-  readonly ours: ServerProcess | { readonly skipped: string };
-}
 
 export async function serverBenchmark(options: { rounds: number }): Promise<RatioTable> {
   const table = new RatioTable(
@@ -41,23 +31,8 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
     'nats-server',
     'slipstream',
   );
-  const rounds = (
-    servers: Servers,
-    label: string,
-    workload: (target: Target) => Promise<Sample>,
-    warmup = true,
-  ) => {
-    const ours = servers.ours;
-    const oursSide: Side =
-      'skipped' in ours
-        ? { name: 'slipstream', skipped: ours.skipped }
-        : { name: 'slipstream', measure: () => workload(targetOf(ours)) };
-    return alternateRounds(
-      { rounds: options.rounds, label, warmup },
-      { name: 'nats-server', measure: () => workload(targetOf(servers.reference)) },
-      oursSide,
-    );
-  };
+  const rounds = (servers: Servers, label: string, workload: (target: Target) => Promise<Sample>) =>
+    serverRounds(servers, { rounds: options.rounds, label }, workload);
 
   const skipped = await withServers(async (servers) => {
     const throughput = async (label: string, workload: (target: Target) => Promise<Sample>) => {
@@ -164,44 +139,3 @@ export async function serverBenchmark(options: { rounds: number }): Promise<Rati
 }
 
 const IDLE_LABEL = '1,000 idle connections';
-
-/** Starts nats-server and ours, runs `phase`, stops both; returns why ours was skipped, if it was. */
-async function withServers(
-  phase: (servers: Servers) => Promise<void>,
-): Promise<string | undefined> {
-  const reference = await startReference();
-  const ours = await startOurServer();
-  try {
-    await phase({ reference, ours });
-  } finally {
-    await Promise.all([reference.stop(), 'stop' in ours ? ours.stop() : undefined]);
-  }
-  return 'skipped' in ours ? ours.skipped : undefined;
-}
-
-function startReference(): Promise<ServerProcess> {
-  return startServerProcess('nats-server', (port) => ['-p', String(port), '-a', '127.0.0.1']);
-}
-
-async function startOurServer(): Promise<ServerProcess | { skipped: string }> {
-  if (!existsSync(ourServerMain)) {
-    return {
-      skipped: `@slipstream/server not built yet (${ourServerMain} missing; run \`pnpm build\` first)`,
-    };
-  }
-  try {
-    return await startServerProcess(process.execPath, (port) => [
-      ourServerMain,
-      '-p',
-      String(port),
-      '-a',
-      '127.0.0.1',
-    ]);
-  } catch (error) {
-    return { skipped: `slipstream-server did not start: ${String(error).slice(0, 300)}` };
-  }
-}
-
-function targetOf(server: ServerProcess): Target {
-  return { connect: officialClient, url: server.url, serverPid: server.child.pid! };
-}
