@@ -289,7 +289,7 @@ describe('a stalled subscriber among fast ones, against slipstream', () => {
     // nats-server stalls the publisher again and again (up to 1 s each time) while the stalled
     // subscriber's pending is past half of max_pending, until its write deadline cuts it.
     const longestSilence = Math.max(...watches.map((watch) => watch.longestSilence));
-    expect(longestSilence).toBeLessThan(500);
+    expect(longestSilence).toBeLessThan(750);
     expect(await closeReasons(server)).toContain('Slow Consumer (Pending Bytes)');
     expect(fast.every((client) => !client.isClosed)).toBe(true);
     console.info(
