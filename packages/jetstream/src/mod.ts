@@ -39,6 +39,7 @@ export {
 export { PubHeaders, type StreamExpectations } from './publish-headers.js';
 export type { ConsumerMessages } from './pull-batch.js';
 export type {
+  ConsumeOptions,
   Consumer,
   Consumers,
   Expires,

@@ -1,8 +1,10 @@
-import { createInbox, type Msg, type NatsConnection, type Subscription } from '@slipstream/client';
+import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
 import type { PullRequest } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
 import { JetStreamStatusError } from './errors.js';
+import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
+import { endsRequestNormally, isHeartbeat, pullStatus } from './pull-status.js';
 
 /** The messages of one pull: iterate them; the iteration ends when the pull is over. */
 export interface ConsumerMessages extends AsyncIterable<JsMsg> {
@@ -24,16 +26,6 @@ export interface PullBatchOptions {
   ackTimeout: number;
 }
 
-/**
- * The statuses that end a pull as planned: nothing (more) to deliver before it expired, the
- * next message too big for what is left of max_bytes, or a batch the server says is complete.
- */
-function endsNormally(code: number, description: string): boolean {
-  if (code === 404 || code === 408) return true;
-  const text = description.toLowerCase();
-  return code === 409 && (text === 'message size exceeds maxbytes' || text === 'batch completed');
-}
-
 /** The server may answer a little after `expires`; past this margin the pull is given up. */
 const EXPIRY_MARGIN_MS = 1000;
 
@@ -53,7 +45,7 @@ export class PullBatch implements ConsumerMessages {
   #ended = false;
   #received = 0;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
-  #heartbeatTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #heartbeat: HeartbeatMonitor;
 
   constructor(nc: NatsConnection, options: PullBatchOptions) {
     this.#nc = nc;
@@ -71,18 +63,21 @@ export class PullBatch implements ConsumerMessages {
       throw error;
     }
     this.#expiryTimer = setTimeout(() => this.#end(), options.expires + EXPIRY_MARGIN_MS);
-    this.#watchHeartbeat();
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, () =>
+      this.#end(new JetStreamStatusError('idle heartbeats missed', 409)),
+    );
+    this.#heartbeat.alive();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     try {
       for await (const msg of this.#sub) {
-        this.#watchHeartbeat();
-        const status = statusOf(msg);
+        this.#heartbeat.alive();
+        const status = pullStatus(msg);
         if (status) {
-          if (status.code === 100) continue;
+          if (isHeartbeat(status)) continue;
           this.#end(
-            endsNormally(status.code, status.description)
+            endsRequestNormally(status)
               ? undefined
               : new JetStreamStatusError(status.description, status.code),
           );
@@ -110,31 +105,13 @@ export class PullBatch implements ConsumerMessages {
     return this.#closed;
   }
 
-  /** Restarts the missed-heartbeat clock: two intervals without a message end the pull. */
-  #watchHeartbeat(): void {
-    const interval = this.#options.idleHeartbeat;
-    if (!interval) return;
-    clearTimeout(this.#heartbeatTimer);
-    this.#heartbeatTimer = setTimeout(
-      () => this.#end(new JetStreamStatusError('idle heartbeats missed', 409)),
-      interval * 2,
-    );
-  }
-
   #end(error?: Error): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#error = error;
     clearTimeout(this.#expiryTimer);
-    clearTimeout(this.#heartbeatTimer);
+    this.#heartbeat.stop();
     this.#sub.unsubscribe();
     this.#resolveClosed(error);
   }
-}
-
-/** A header-only status message (`NATS/1.0 408 Request Timeout`), or undefined for a message. */
-function statusOf(msg: Msg): { code: number; description: string } | undefined {
-  if (msg.data.length > 0 || msg.reply) return undefined;
-  const code = msg.headers?.code ?? 0;
-  return code ? { code, description: msg.headers!.description } : undefined;
 }

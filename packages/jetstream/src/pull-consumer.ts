@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '@slipstream/client';
 import type { ConsumerInfo } from '@slipstream/jsapi';
 import { nanos } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
@@ -5,6 +6,7 @@ import type { ConsumerAPI } from './consumer-api.js';
 import { JetStreamError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
 import { type ConsumerMessages, PullBatch } from './pull-batch.js';
+import { PullConsume } from './pull-consume.js';
 
 /** How long a pull may wait for messages, in milliseconds (default 30000). */
 export interface Expires {
@@ -23,6 +25,18 @@ export interface FetchOptions extends Expires {
   idle_heartbeat?: number;
 }
 
+/**
+ * Endless consumption: about `max_messages` (default 100) on their way at any time, more asked
+ * for once no more than `threshold_messages` (default 75% of max_messages) are still to come;
+ * each request lives `expires` (at least 1000 ms), the server sends `idle_heartbeat`s (default
+ * half of expires, 500 ms to 30 s) and two missed ones make the client ask again.
+ */
+export interface ConsumeOptions extends Expires {
+  max_messages?: number;
+  threshold_messages?: number;
+  idle_heartbeat?: number;
+}
+
 /** A pull consumer, shaped like nats.js's Consumer. */
 export interface Consumer {
   /** The consumer's info; `cached` answers the last one known without a request. */
@@ -30,10 +44,14 @@ export interface Consumer {
   /** The next message, or null when none came before `expires`. */
   next(options?: NextOptions): Promise<JsMsg | null>;
   fetch(options?: FetchOptions): Promise<ConsumerMessages>;
+  /** Messages as they come, until `close()` or a problem the server reports. */
+  consume(options?: ConsumeOptions): Promise<ConsumerMessages>;
   delete(): Promise<boolean>;
 }
 
 const DEFAULT_EXPIRES_MS = 30_000;
+/** Shorter requests would spend more on asking than on delivering. */
+const MIN_CONSUME_EXPIRES_MS = 1000;
 const DEFAULT_FETCH_MESSAGES = 100;
 /** With only max_bytes given, the byte budget alone ends the pull. */
 const BYTES_ONLY_BATCH = 1_000_000;
@@ -73,14 +91,37 @@ export class PullConsumerImpl implements Consumer {
     };
     if (options.max_bytes !== undefined) request.max_bytes = options.max_bytes;
     if (options.idle_heartbeat) request.idle_heartbeat = nanos(options.idle_heartbeat);
-    const { stream_name: stream, name: consumer } = this.#info;
     return new PullBatch(this.#api.nc, {
-      subject: this.#api.subject('consumerNext', { stream, consumer }),
+      subject: this.#nextSubject(),
       request,
       expires,
       idleHeartbeat: options.idle_heartbeat ?? 0,
       ackTimeout: this.#api.options.timeout,
     });
+  }
+
+  async consume(options: ConsumeOptions = {}): Promise<ConsumerMessages> {
+    const expires = options.expires ?? DEFAULT_EXPIRES_MS;
+    if (expires < MIN_CONSUME_EXPIRES_MS) {
+      throw new InvalidArgumentError(
+        `consume: expires must be at least ${MIN_CONSUME_EXPIRES_MS} ms`,
+      );
+    }
+    const maxMessages = options.max_messages ?? DEFAULT_FETCH_MESSAGES;
+    const heartbeat = options.idle_heartbeat ?? expires / 2;
+    return new PullConsume(this.#api.nc, {
+      subject: this.#nextSubject(),
+      maxMessages,
+      thresholdMessages: options.threshold_messages ?? Math.round(maxMessages * 0.75),
+      expires,
+      idleHeartbeat: Math.min(Math.max(heartbeat, 500), 30_000),
+      ackTimeout: this.#api.options.timeout,
+    });
+  }
+
+  #nextSubject(): string {
+    const { stream_name: stream, name: consumer } = this.#info;
+    return this.#api.subject('consumerNext', { stream, consumer });
   }
 
   delete(): Promise<boolean> {
