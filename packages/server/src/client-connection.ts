@@ -3,7 +3,6 @@ import { TLSSocket } from 'node:tls';
 import {
   type ClientFrame,
   type FrameSink,
-  isValidPublishSubject,
   type ProtocolError,
   ServerSideParser,
 } from '@slipstream/protocol';
@@ -15,6 +14,7 @@ import { type FlushQueue, Outbound } from './outbound.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import { PacedReader } from './paced-reader.js';
 import type { Router } from './router.js';
+import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
 import type { ViolationLog } from './violation-log.js';
@@ -408,7 +408,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     stats.inMsgs++;
     stats.inBytes += size;
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
-    if (this.pedantic && !isValidPublishSubject(subject)) this.#err(ErrText.invalidPublishSubject);
+    if (this.pedantic && !isLiteralSubject(subject)) this.#err(ErrText.invalidPublishSubject);
     if (subject.startsWith('_GR_.')) {
       this.#violation(ErrText.publishViolation(subject));
       this.#err(ErrText.publishViolation(subject));

@@ -207,6 +207,17 @@ export class Sublist<S extends SublistEntry> {
 }
 
 /** Non-empty tokens, with `>` only as the last one. */
+/**
+ * What a pedantic connection may publish to, as nats-server 2.9.10 checks it: no empty token and
+ * no `*` or `>` token. Like the sublist, it takes any other byte in a token (a form feed too).
+ */
+export function isLiteralSubject(subject: string): boolean {
+  for (const token of subject.split('.')) {
+    if (token.length === 0 || token === '*' || token === '>') return false;
+  }
+  return true;
+}
+
 function isPattern(tokens: readonly string[]): boolean {
   const last = tokens.length - 1;
   for (let i = 0; i <= last; i++) {

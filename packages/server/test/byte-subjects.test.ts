@@ -49,6 +49,30 @@ describe.each(bothServers)('subjects as bytes on $name', (target) => {
   });
 });
 
+describe.each(bothServers)('pedantic publishing to byte subjects on $name', (target) => {
+  let server: RunningTarget;
+  const resources = closedAfterEach(target);
+  beforeAll(async () => {
+    server = await target.start();
+  });
+  afterAll(() => server?.stop());
+
+  // nats-server 2.9.10's pedantic check refuses only empty and wildcard tokens: a form feed or
+  // an invalid UTF-8 byte in a token is a literal subject like any other.
+  it('complains only of empty and wildcard tokens, and delivers either way', async () => {
+    const client = await resources.connect(server);
+    await exchange(
+      client,
+      'CONNECT {"verbose":false,"pedantic":true}\r\nSUB > 1\r\n' +
+        'PUB a\fb 1\r\nf\r\nPUB \xff.a 1\r\nx\r\nPUB a..b 1\r\ne\r\nPUB a.* 1\r\nw\r\n',
+    );
+    expect(canonical(client.afterInfo())).toEqual({
+      control: ["-ERR 'Invalid Publish Subject'", "-ERR 'Invalid Publish Subject'", 'PONG'],
+      bySid: { '1': ['MSG a\fb 1 1\r\nf', 'MSG \xff.a 1 1\r\nx', 'MSG a.* 1 1\r\nw'] },
+    });
+  });
+});
+
 describe.each(bothServers)('byte subjects in the monitoring of $name', (target) => {
   let server: RunningTarget;
   const resources = closedAfterEach(target);
