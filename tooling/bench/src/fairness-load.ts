@@ -10,31 +10,19 @@
  * every subscriber has every message, sends a FairnessLoadResult and exits.
  */
 import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
+import { connectRawSocket } from '@slipstream/test-servers';
 import type { FairnessLoad, FairnessLoadResult } from './fairness.js';
 
 /** PUB frames per socket write: about 60 KiB, close to one socket read on the server. */
 const FRAMES_PER_WRITE = 400;
 const SID = '1';
 
-/** Connects, sends CONNECT and `setup`, and resolves once the server's PONG says all was handled. */
-async function handshake(url: URL, setup: string): Promise<Socket> {
-  const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
-  await once(socket, 'connect');
-  socket.write(`CONNECT {"verbose":false,"pedantic":false}\r\n${setup}PING\r\n`);
-  let seen = '';
-  for await (const chunk of socket.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    seen += chunk.toString('latin1');
-    if (seen.includes('PONG\r\n')) break;
-  }
-  return socket;
-}
-
 async function main(url: URL, load: FairnessLoad): Promise<void> {
   const { subject, subscribers: count, size } = load;
-  const publisher = await handshake(url, '');
+  const handshake = (setup: string) => connectRawSocket(Number(url.port), setup, url.hostname);
+  const publisher = await handshake('');
   const subscribers = await Promise.all(
-    Array.from({ length: count }, () => handshake(url, `SUB ${subject} ${SID}\r\n`)),
+    Array.from({ length: count }, () => handshake(`SUB ${subject} ${SID}\r\n`)),
   );
   // After the handshake each subscriber receives nothing but MSG frames of this exact size.
   const msgFrameBytes = `MSG ${subject} ${SID} ${size}\r\n`.length + size + 2;

@@ -1,9 +1,8 @@
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { peakRssBytes, rssBytes } from '@slipstream/test-servers';
+import { connectRawSocket, peakRssBytes, rssBytes } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlipstreamProcess } from './support/server-process.js';
 
@@ -14,20 +13,6 @@ const rounds = 3;
 const maxPending = 32 * MiB;
 /** Issue #14: back within 2x the level before, plus 30 MiB, after 30 s idle. */
 const idleMs = 30_000;
-
-/** A raw client past CONNECT (and `setup`): the server's PONG says it handled both. */
-async function rawClient(port: number, setup = ''): Promise<Socket> {
-  const socket = connect({ port, host: '127.0.0.1' });
-  socket.on('error', () => {});
-  await once(socket, 'connect');
-  socket.write(`CONNECT {"verbose":false,"pedantic":false}\r\n${setup}PING\r\n`);
-  let seen = '';
-  for await (const chunk of socket.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    seen += chunk.toString('latin1');
-    if (seen.includes('PONG\r\n')) break;
-  }
-  return socket;
-}
 
 describe('memory of a slipstream-server process', () => {
   let server: Awaited<ReturnType<typeof startSlipstreamProcess>>;
@@ -57,10 +42,12 @@ describe('memory of a slipstream-server process', () => {
     for (let round = 1; round <= rounds; round++) {
       // Subscribers that never read: the server queues for them until it cuts them off.
       const stalled = await Promise.all(
-        Array.from({ length: stalledPerRound }, () => rawClient(server.port, 'SUB stall 1\r\n')),
+        Array.from({ length: stalledPerRound }, () =>
+          connectRawSocket(server.port, 'SUB stall 1\r\n'),
+        ),
       );
       for (const socket of stalled) socket.pause();
-      const publisher = await rawClient(server.port);
+      const publisher = await connectRawSocket(server.port);
       const deadline = Date.now() + 60_000;
       let cut = 0;
       while (cut < round * stalledPerRound) {

@@ -10,6 +10,7 @@ export {
   startNatsServer,
 } from './nats-server.js';
 export { cpuSeconds, peakRssBytes, rssBytes } from './process-stats.js';
+export { connectRawSocket } from './raw-socket.js';
 export {
   type RunningProcess,
   runProcess,

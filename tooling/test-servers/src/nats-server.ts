@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
-import { runProcess, waitForPort } from './server-process.js';
+import { runProcess, waitForOutput } from './server-process.js';
 import { requireSystemComponent } from './system-components.js';
 
 export interface NatsServerOptions {
@@ -80,7 +80,9 @@ async function launch(
   await writeFile(configFile, lines.join('\n'));
 
   const running = runProcess(options.bin, ['-c', configFile, ...(options.args ?? [])]);
-  await waitForPort(ports.port, running.child, running.output);
+  // Not a probe connection: a loaded nats-server may still count a closed probe as a client
+  // when the test starts (one too many for a max_connections test, or in /varz).
+  await waitForOutput('Server is ready', running.child, running.output);
 
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
     await running.stop(signal);

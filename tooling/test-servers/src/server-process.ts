@@ -95,6 +95,28 @@ export async function waitForPort(
   }
 }
 
+/**
+ * Waits until the process has printed `text` (a server's ready line); fails early if it exits.
+ * Unlike a probe connection, this leaves nothing behind that the server counts as a client.
+ */
+export async function waitForOutput(
+  text: string,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!output().includes(text)) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the process exited before printing "${text}": ${output()}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no "${text}" after ${timeoutMs} ms: ${output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
