@@ -53,6 +53,8 @@ describe.each(jetStreamServers)('consumers against $name', (kind) => {
       filter_subject: `${stream}.a`,
       ack_policy: AckPolicy.Explicit,
     });
+    // the spy's copy of the request can arrive after the reply; a PING round trip brings it
+    await nc.flush();
     spy.unsubscribe();
     expect(info.num_pending).toBe(2);
     expect(subjects).toEqual([`$JS.API.CONSUMER.CREATE.${stream}.ONLY_A.${stream}.a`]);

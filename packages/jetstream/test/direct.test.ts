@@ -43,6 +43,8 @@ describe.each(jetStreamServers)('direct get against $name', (kind) => {
       },
     });
     const m = await jsm.direct.getMessage(name, { last_by_subj: `${name}.a` });
+    // the spy's copy of the request can arrive after the reply; a PING round trip brings it
+    await nc.flush();
     spy.unsubscribe();
     expect(m!.seq).toBe(3);
     expect(m!.json()).toEqual({ n: 2 });
