@@ -27,6 +27,7 @@ export type { DeliveryInfo, JsMsg } from './jsmsg.js';
 export type { Lister } from './lister.js';
 export type { JetStreamAccountStats, JetStreamManager } from './manager.js';
 export type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
+export type { OrderedConsumerOptions } from './ordered-consumer.js';
 export {
   AckPolicy,
   DeliverPolicy,

@@ -5,6 +5,7 @@ import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
 import { JetStreamError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
+import { OrderedConsumerImpl, type OrderedConsumerOptions } from './ordered-consumer.js';
 import { type ConsumerMessages, PullBatch } from './pull-batch.js';
 import { PullConsume } from './pull-consume.js';
 
@@ -131,8 +132,11 @@ export class PullConsumerImpl implements Consumer {
 
 /** Access to existing consumers, as nats.js's `js.consumers`. */
 export interface Consumers {
-  /** A pull consumer that exists on the server (its info is read first). */
-  get(stream: string, name: string): Promise<Consumer>;
+  /**
+   * A pull consumer that exists on the server (its info is read first); without a name, or
+   * with ordered consumer options, an ordered consumer of the stream.
+   */
+  get(stream: string, name?: string | Partial<OrderedConsumerOptions>): Promise<Consumer>;
 }
 
 export class ConsumersImpl implements Consumers {
@@ -144,7 +148,10 @@ export class ConsumersImpl implements Consumers {
     this.#consumers = consumers;
   }
 
-  async get(stream: string, name: string): Promise<Consumer> {
+  async get(stream: string, name?: string | Partial<OrderedConsumerOptions>): Promise<Consumer> {
+    if (typeof name !== 'string') {
+      return new OrderedConsumerImpl(this.#api, this.#consumers, stream, name);
+    }
     const info = await this.#consumers.info(stream, name);
     if (info.config.deliver_subject) {
       throw new JetStreamError(`consumer '${name}' is a push consumer: it cannot be pulled`);

@@ -1,0 +1,145 @@
+import { StreamNotFoundError } from './errors.js';
+import type { JsMsg } from './jsmsg.js';
+import type { ConsumerMessages } from './pull-batch.js';
+
+/** What the messages of an ordered consumer need from it (OrderedConsumerImpl). */
+export interface OrderedCursor {
+  /** True when `msg` is the next delivery; false on a gap. */
+  accept(msg: JsMsg): boolean;
+  /** Drops the consumer in use: the next pull creates one after the last sequence seen. */
+  reset(): void;
+  /** False when the consumer in use is gone from the server. */
+  exists(): Promise<boolean>;
+}
+
+export interface OrderedReopen {
+  /** Pulls again from the consumer in use, creating one after a reset. */
+  open(): Promise<ConsumerMessages>;
+  /** Milliseconds without a message after which the consumer is checked for. */
+  idleCheck: number;
+}
+
+/** Wait between attempts to create a consumer while the server is away. */
+const RECREATE_DELAY_MS = 1000;
+
+/**
+ * The messages of an ordered consumer's pull: those of the underlying pull (one fetch, or a
+ * consume and the consumes that replace it), each checked to be the next in order. A gap ends
+ * the underlying pull and resets the consumer; so does a pull that ends with an error (409
+ * Consumer Deleted, missed heartbeats). With `reopen` (consume) it then pulls again from a new
+ * consumer and carries on; without (fetch) it ends, and the next fetch starts afresh. A consumer
+ * the server lost silently (a restart: pulls to it are not answered) is noticed by asking for
+ * its info after `idleCheck` without a message.
+ */
+export class OrderedConsumerMessages implements ConsumerMessages {
+  readonly #cursor: OrderedCursor;
+  readonly #reopen: OrderedReopen | undefined;
+  readonly #closed: Promise<Error | undefined>;
+  #resolveClosed!: (error: Error | undefined) => void;
+  #inner: ConsumerMessages | undefined;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when the idle check found the consumer gone and ended the pull. */
+  #lost = false;
+
+  constructor(cursor: OrderedCursor, first: ConsumerMessages, reopen?: OrderedReopen) {
+    this.#cursor = cursor;
+    this.#inner = first;
+    this.#reopen = reopen;
+    this.#closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
+    let error: Error | undefined;
+    try {
+      while (!this.#stopped) {
+        const inner = this.#inner ?? (await this.#open());
+        if (!inner) break;
+        this.#inner = inner;
+        if (!(yield* this.#drain(inner))) this.#cursor.reset();
+        this.#inner = undefined;
+        if (!this.#reopen) break;
+      }
+    } catch (e) {
+      error = e as Error;
+    } finally {
+      this.#end(error);
+    }
+    if (error) throw error;
+  }
+
+  async close(): Promise<void> {
+    this.#end(undefined);
+  }
+
+  closed(): Promise<Error | undefined> {
+    return this.#closed;
+  }
+
+  /**
+   * Yields the in-order messages of one underlying pull; false when the consumer must be
+   * replaced (a gap, an error, or found gone).
+   */
+  async *#drain(inner: ConsumerMessages): AsyncGenerator<JsMsg, boolean> {
+    let received = 0;
+    try {
+      this.#armIdleCheck(inner);
+      for await (const msg of inner) {
+        this.#armIdleCheck(inner);
+        if (!this.#cursor.accept(msg)) return false;
+        received++;
+        yield msg;
+      }
+    } catch {
+      // the pull failed (consumer deleted, heartbeats missed): replace the consumer
+      return false;
+    } finally {
+      clearTimeout(this.#idleTimer);
+      await inner.close();
+    }
+    if (await inner.closed()) return false;
+    // a fetch that found nothing may have pulled from a consumer the server no longer has
+    if (!this.#reopen && received === 0) return this.#cursor.exists().catch(() => true);
+    return !this.#lost;
+  }
+
+  #armIdleCheck(inner: ConsumerMessages): void {
+    if (!this.#reopen) return;
+    clearTimeout(this.#idleTimer);
+    this.#lost = false;
+    this.#idleTimer = setTimeout(async () => {
+      const exists = await this.#cursor.exists().catch(() => true);
+      if (exists) return this.#armIdleCheck(inner);
+      this.#lost = true;
+      await inner.close();
+    }, this.#reopen.idleCheck);
+  }
+
+  /** A new pull after a reset; retried while the server is away, ended by a missing stream. */
+  async #open(): Promise<ConsumerMessages | undefined> {
+    while (!this.#stopped) {
+      try {
+        return await this.#reopen!.open();
+      } catch (error) {
+        if (error instanceof StreamNotFoundError) throw error;
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          setTimeout(resolve, RECREATE_DELAY_MS);
+        });
+      }
+    }
+    return undefined;
+  }
+
+  #end(error: Error | undefined): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#idleTimer);
+    this.#wake?.();
+    void this.#inner?.close();
+    this.#resolveClosed(error);
+  }
+}
