@@ -1,0 +1,67 @@
+import { jetstream } from '@slipstream/jetstream';
+import type { Command } from 'commander';
+import { sleep } from '../interrupt.js';
+import { bodyOrStdin, collect, parseHeaders } from '../message-options.js';
+import { type Act, example } from '../program.js';
+import { progressBar } from '../progress.js';
+import { compileTemplate } from '../template.js';
+import { parseDuration, parseInteger } from '../units.js';
+
+interface PubOptions {
+  count: string;
+  sleep?: string;
+  header?: string[];
+  reply?: string;
+  jetstream?: boolean;
+}
+
+/** `slip pub`: publishes one message, or --count of them with a template body. */
+export function registerPub(program: Command, act: Act): void {
+  example(
+    program
+      .command('pub <subject> [body]')
+      .description(
+        'publish a message; the body (or stdin) may use {{Count}}, {{TimeStamp}}, {{Unix}}, {{ID}}',
+      )
+      .option('--count <n>', 'how many messages to publish', '1')
+      .option('--sleep <duration>', 'pause between messages (e.g. 100ms)')
+      .option('-H, --header <key:value>', 'add a header (repeatable)', collect)
+      .option('--reply <subject>', 'reply subject to send with the message')
+      .option('-J, --jetstream', 'publish to a stream and wait for its acknowledgement'),
+    'slip pub orders.new "order {{Count}} at {{TimeStamp}}" --count 10 --sleep 100ms -H Source:cli',
+  ).action(
+    act(async (session, subject: string, body: string | undefined, options: PubOptions) => {
+      const count = parseInteger(options.count, 1);
+      const pause = options.sleep ? parseDuration(options.sleep) : 0;
+      const render = compileTemplate(await bodyOrStdin(body));
+      const headers = parseHeaders(options.header);
+      const nc = await session.connect();
+      const js = options.jetstream ? jetstream(nc, { timeout: session.timeout }) : undefined;
+      const bar = count > 1 && !session.json ? progressBar('Publishing', count) : undefined;
+      let bytes = 0;
+      let sent = 0;
+      const acks = [];
+      for (; sent < count && !session.signal.aborted; ) {
+        const data = render({ count: sent + 1 });
+        bytes += Buffer.byteLength(data);
+        if (js) acks.push(await js.publish(subject, data, { headers }));
+        else nc.publish(subject, data, { headers, reply: options.reply });
+        sent++;
+        bar?.increment();
+        if (pause && sent < count) await sleep(pause, session.signal);
+      }
+      await nc.flush();
+      bar?.stop();
+      if (session.json) {
+        return session.printJson({ subject, count: sent, bytes, ...(js ? { acks } : {}) });
+      }
+      const what = sent === 1 ? `${bytes} bytes` : `${sent} messages (${bytes} bytes)`;
+      session.note(`Published ${what} to "${subject}"`);
+      for (const ack of acks) {
+        session.out(
+          `Stored in stream ${ack.stream} as message ${ack.seq}${ack.duplicate ? ' (duplicate)' : ''}`,
+        );
+      }
+    }),
+  );
+}

@@ -1,0 +1,16 @@
+import { JetStreamApiError } from '@slipstream/jetstream';
+
+/**
+ * The one line a failed command prints: the error's message, with the JetStream status and
+ * err_code when the server answered with one, so it can be looked up.
+ */
+export function describeError(error: unknown): string {
+  if (error instanceof JetStreamApiError) {
+    return `${error.message} (status ${error.status}, err_code ${error.code})`;
+  }
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause && !error.message.includes(cause.slice(2)) ? cause : ''}`;
+  }
+  return String(error);
+}

@@ -1,0 +1,32 @@
+import { Presets, SingleBar } from 'cli-progress';
+
+/** What a command needs of a progress bar: one step, the end. */
+export interface Progress {
+  increment(steps?: number): void;
+  stop(): void;
+}
+
+const silent: Progress = { increment() {}, stop() {} };
+
+/**
+ * A progress bar on stderr for a person at a terminal; nothing at all when stderr is a pipe or a
+ * file, where a bar redrawn in place would only be noise.
+ */
+export function progressBar(label: string, total: number): Progress {
+  if (!process.stderr.isTTY) return silent;
+  const bar = new SingleBar(
+    {
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,
+      stream: process.stderr,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 100,
+    },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  return {
+    increment: (steps = 1) => bar.increment(steps),
+    stop: () => bar.stop(),
+  };
+}
