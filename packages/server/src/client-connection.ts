@@ -6,6 +6,8 @@ import {
   type ProtocolError,
   ServerSideParser,
 } from '@slipstream/protocol';
+import type { Authenticator, Identity } from './auth/authenticator.js';
+import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
@@ -33,10 +35,16 @@ export interface ConnectFields {
   user?: string;
   pass?: string;
   auth_token?: string;
+  nkey?: string;
+  sig?: string;
+  jwt?: string;
 }
 
 const BOOLEAN_FIELDS = ['verbose', 'pedantic', 'echo', 'headers', 'no_responders'] as const;
-const STRING_FIELDS = ['name', 'lang', 'version', 'user', 'pass', 'auth_token'] as const;
+const STRING_FIELDS = [
+  ...['name', 'lang', 'version'],
+  ...['user', 'pass', 'auth_token', 'nkey', 'sig', 'jwt'],
+] as const;
 
 /** Reply prefixes reserved for the server's own routing (nats-server isReservedReply). */
 const RESERVED_REPLY_PREFIXES = ['_R_.', '$JS.ACK.', '_GR_.'];
@@ -58,11 +66,10 @@ export interface ClientHost {
   readonly flushQueue: FlushQueue;
   readonly stats: TrafficStats;
   readonly violations: ViolationLog;
-  readonly authRequired: boolean;
-  /** The INFO JSON for a connection. */
-  infoFor(cid: number, ip: string): string;
-  /** True when the CONNECT credentials satisfy the server's authorization. */
-  authenticate(connect: ConnectFields): boolean;
+  /** Checks CONNECT credentials; undefined when no authorization is configured. */
+  readonly authenticator: Authenticator | undefined;
+  /** The INFO JSON for a connection, with the nonce nkey users sign. */
+  infoFor(cid: number, ip: string, nonce?: string): string;
   /** Called once, after the connection has been closed. */
   connectionClosed(client: ClientConnection, reason: CloseReason): void;
 }
@@ -111,11 +118,17 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   readonly #reader = new PacedReader((bytes) => this.#parse(bytes));
   #authenticated: boolean;
   #authTimer: NodeJS.Timeout | undefined;
+  /** What arrives while a bcrypt check is in progress, handled in order once it is over. */
+  #held: (() => void)[] | undefined;
+  /** The authenticated user's permissions; undefined = everything allowed. */
+  #permissions: ConnectionPermissions | undefined;
 
   constructor(
     readonly cid: number,
     socket: Socket,
     host: ClientHost,
+    /** The nonce this connection's INFO carries, for an nkey user to sign. */
+    readonly nonce?: string,
   ) {
     this.#host = host;
     this.#socket = socket;
@@ -124,7 +137,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.label = `${this.ip}:${this.port} - cid:${cid}`;
     const options = host.options;
     this.#trace = options.trace;
-    this.#authenticated = !host.authRequired;
+    this.#authenticated = !host.authenticator;
     this.#parser = new ServerSideParser(this, {
       maxControlLine: options.maxControlLine,
       maxPayload: options.maxPayload,
@@ -168,7 +181,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   start({ sendInfo }: { sendInfo: boolean }): void {
     const options = this.#host.options;
     if (sendInfo) {
-      this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip));
+      this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip, this.nonce));
       this.#queued('INFO');
     }
     if (this.#socket instanceof TLSSocket) {
@@ -177,7 +190,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       handshake.unref();
       socket.once('secure', () => clearTimeout(handshake));
     }
-    if (this.#host.authRequired) {
+    if (this.#host.authenticator) {
       this.#authTimer = setTimeout(() => {
         this.#violation(ErrText.authenticationTimeout);
         this.close('Authentication Timeout', ErrText.authenticationTimeout);
@@ -214,6 +227,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /** Subscriber: frames a routed message into the outbound buffer and accounts for it. */
   deliver(sub: Subscription, message: OutgoingMessage): void {
+    if (message.reply !== undefined) this.#permissions?.responses?.received(message.reply);
     const bytes = message.writeTo(sub, this.outbound.writer, this.headers);
     this.outMsgs++;
     this.outBytes += bytes;
@@ -269,10 +283,19 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   /** FrameSink: one complete frame from the client. */
   frame(frame: ClientFrame): void {
     if (this.closed) return;
+    if (this.#held) {
+      this.#held.push(() => this.frame(frame));
+      return;
+    }
     if (this.#trace) this.#traceIn(frame);
     if (!this.#authenticated && frame.op !== 'CONNECT') {
-      this.#authorizationViolation();
-      return;
+      // nats-server takes a client that starts with anything else for no_auth_user, if set.
+      const identity = this.#host.authenticator?.withoutConnect;
+      if (!identity) {
+        this.#authorizationViolation();
+        return;
+      }
+      this.#authenticatedAs(identity);
     }
     switch (frame.op) {
       case 'PUB':
@@ -304,6 +327,10 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   /** FrameSink: the client broke the protocol; the parser is finished. */
   error(error: ProtocolError): void {
     if (this.closed) return;
+    if (this.#held) {
+      this.#held.push(() => this.error(error));
+      return;
+    }
     this.#violation(`Client parser error: ${error.message}`);
     // Garbage before an authenticated CONNECT is an authorization problem first (nats-server
     // checks that the first op is CONNECT before it looks any further).
@@ -363,15 +390,47 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.name = connect.name ?? this.name;
     this.lang = connect.lang ?? this.lang;
     this.version = connect.version ?? this.version;
-    if (this.#host.authRequired) {
-      if (!this.#host.authenticate(connect)) {
-        this.#authorizationViolation('Authentication Failure');
-        return;
-      }
-      this.#authenticated = true;
-      this.user = connect.user;
-      clearTimeout(this.#authTimer);
+    const authenticator = this.#host.authenticator;
+    if (!authenticator || this.#authenticated) {
+      this.#connected(connect);
+      return;
     }
+    const identity = authenticator.authenticate(connect, this.nonce);
+    if (!(identity instanceof Promise)) {
+      this.#authenticatedConnect(connect, identity);
+      return;
+    }
+    // A bcrypt check takes a while: what the client sends meanwhile waits, in order.
+    const held: (() => void)[] = [];
+    this.#held = held;
+    this.#socket.pause();
+    void identity.then((result) => {
+      this.#held = undefined;
+      this.#socket.resume();
+      this.#authenticatedConnect(connect, result);
+      for (const next of held) next();
+    });
+  }
+
+  #authenticatedConnect(connect: ConnectFields, identity: Identity | undefined): void {
+    if (this.closed) return;
+    if (!identity) {
+      this.#authorizationViolation('Authentication Failure');
+      return;
+    }
+    this.#authenticatedAs(identity);
+    this.#connected(connect);
+  }
+
+  #authenticatedAs(identity: Identity): void {
+    this.#authenticated = true;
+    this.user = identity.user;
+    this.#permissions = identity.permissions?.forConnection();
+    clearTimeout(this.#authTimer);
+  }
+
+  /** The rest of CONNECT, once the client is known. */
+  #connected(connect: ConnectFields): void {
     const protocol = connect.protocol ?? this.protocol;
     if (!Number.isInteger(protocol) || protocol < 0 || protocol > 1) {
       this.#violation(ErrText.invalidClientProtocol);
@@ -414,6 +473,13 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#err(ErrText.publishViolation(subject));
       return;
     }
+    if (this.#permissions && !this.#permissions.canPublish(subject)) {
+      this.#violation(
+        `Publish Violation - User ${JSON.stringify(this.user)}, Subject "${subject}"`,
+      );
+      this.#err(ErrText.publishViolation(subject));
+      return;
+    }
     if (reply !== undefined && isReservedReply(reply)) {
       this.#err(ErrText.replyViolation(reply));
       return;
@@ -427,6 +493,16 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#err(ErrText.queueViolation(subject, queue));
       return;
     }
+    const permissions = this.#permissions;
+    if (permissions && !permissions.canSubscribe(subject, queue)) {
+      const text =
+        queue === undefined
+          ? ErrText.subscriptionViolation(subject)
+          : ErrText.queueViolation(subject, queue);
+      this.#violation(`Subscription Violation - User ${JSON.stringify(this.user)}, ${text}`);
+      this.#err(text);
+      return;
+    }
     const max = this.#host.options.maxSubscriptions;
     if (max > 0 && this.subscriptions.size >= max) {
       this.#err(ErrText.maxSubscriptions);
@@ -435,6 +511,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     // A second SUB with a sid in use is ignored; the first subscription stays.
     if (!this.subscriptions.has(sid)) {
       const sub = new Subscription(this, subject, queue, sid);
+      sub.refuses = permissions?.deliveryFilter(subject);
       if (!this.#host.router.subscribe(sub)) {
         this.#err(ErrText.invalidSubject);
         return;

@@ -17,6 +17,8 @@ export const ErrText = {
   invalidClientProtocol: 'invalid client protocol',
   noRespondersRequiresHeaders: 'no responders requires headers support',
   publishViolation: (subject: string) => `Permissions Violation for Publish to "${subject}"`,
+  subscriptionViolation: (subject: string) =>
+    `Permissions Violation for Subscription to "${subject}"`,
   replyViolation: (reply: string) => `Permissions Violation for Publish with Reply of "${reply}"`,
   queueViolation: (subject: string, queue: string) =>
     `Permissions Violation for Subscription to "${subject}" using queue "${queue}"`,

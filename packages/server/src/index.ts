@@ -1,3 +1,9 @@
+export type {
+  AuthorizationOptions,
+  PermissionsOptions,
+  SubjectPermissionOptions,
+  UserOptions,
+} from './auth/auth-options.js';
 export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
 export {
   type ConsoleLoggerOptions,
@@ -5,11 +11,6 @@ export {
   type Logger,
   silentLogger,
 } from './logger.js';
-export {
-  type AuthorizationOptions,
-  DEFAULTS,
-  type ServerOptions,
-  type TlsOptions,
-} from './options.js';
+export { DEFAULTS, type ServerOptions, type TlsOptions } from './options.js';
 export { type NatsServer, startServer } from './server.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

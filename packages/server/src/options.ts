@@ -1,12 +1,6 @@
+import type { AuthorizationOptions } from './auth/auth-options.js';
 import { ServerError } from './errors.js';
 import type { Logger } from './logger.js';
-
-/** Credentials for the single-user authorization block (`authorization { user, password, token }`). */
-export interface AuthorizationOptions {
-  user?: string;
-  pass?: string;
-  token?: string;
-}
 
 /** TLS for client connections, as nats-server's `tls {}` block (PEM contents, not file names). */
 export interface TlsOptions {
@@ -63,8 +57,10 @@ export interface ServerOptions {
   lameDuckDuration?: number;
   /** Milliseconds lame duck mode waits before it starts closing clients. Default 10000. */
   lameDuckGracePeriod?: number;
-  /** Single-user authorization: either `token`, or `user` with `pass`. */
+  /** Client authentication and permissions: a `token`, a `user` with `pass`, or many `users`. */
   authorization?: AuthorizationOptions;
+  /** The user of `authorization.users` a client that sends no credentials is taken for. */
+  noAuthUser?: string;
   /** Where log lines go. Default: nats-server-style lines on stderr. */
   logger?: Logger;
   /** Log debug lines (connection lifecycle). */
@@ -94,6 +90,7 @@ export interface ResolvedOptions {
   lameDuckDuration: number;
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
+  noAuthUser: string | undefined;
   tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
   debug: boolean;
   trace: boolean;
@@ -135,11 +132,8 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     throw new ServerError('INVALID_OPTION', `port must be a port number, got ${port}`);
   }
   const auth = options.authorization;
-  if (auth && auth.token === undefined && auth.user === undefined) {
-    throw new ServerError('INVALID_OPTION', 'authorization needs a token or a user');
-  }
-  if (auth?.token !== undefined && auth.user !== undefined) {
-    throw new ServerError('INVALID_OPTION', 'authorization takes a token or a user, not both');
+  if (options.noAuthUser !== undefined && !auth?.users) {
+    throw new ServerError('INVALID_OPTION', 'noAuthUser needs authorization.users');
   }
   const httpPort = options.httpPort;
   if (
@@ -190,6 +184,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
+    noAuthUser: options.noAuthUser,
     tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
     debug: options.debug ?? false,
     trace: options.trace ?? false,

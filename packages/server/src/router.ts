@@ -71,6 +71,7 @@ export class Router {
   #deliver(from: Subscriber, sub: Subscription, message: OutgoingMessage): boolean {
     if (sub.closed) return false;
     if (sub.subscriber === from && !from.echo) return false;
+    if (sub.refuses?.(message.subject)) return false;
     this.#send(sub, message);
     return true;
   }

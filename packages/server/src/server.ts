@@ -1,15 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
-import {
-  ClientConnection,
-  type ClientHost,
-  type ConnectFields,
-  type TrafficStats,
-} from './client-connection.js';
+import { Authenticator } from './auth/authenticator.js';
+import { newNonce } from './auth/nkey.js';
+import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
 import { InternalClient } from './internal-client.js';
+import { JetStream } from './jetstream/jetstream.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
@@ -74,7 +71,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     outBytes: 0,
     slowConsumers: 0,
   };
-  readonly authRequired: boolean;
+  readonly authenticator: Authenticator | undefined;
   readonly violations: ViolationLog;
   readonly serverId = serverId();
   readonly startedAt = Date.now();
@@ -87,6 +84,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly #listener: Server;
   readonly #sockets = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
+  /** JetStream, when enabled. */
+  jetstream: JetStream | undefined;
   readonly #secureContext: SecureContext | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
@@ -102,7 +101,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.options = options;
     this.logger = logger;
     this.violations = new ViolationLog(logger);
-    this.authRequired = options.authorization !== undefined;
+    this.authenticator =
+      options.authorization && new Authenticator(options.authorization, options.noAuthUser);
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
@@ -151,10 +151,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       host,
       port: boundPort,
       headers: true,
-      ...(this.authRequired ? { auth_required: true } : {}),
+      ...(this.authenticator ? { auth_required: true } : {}),
       ...(this.options.tls ? { tls_required: true } : {}),
       ...(this.options.tls?.verify ? { tls_verify: true } : {}),
       max_payload: this.options.maxPayload,
+      ...(this.options.jetstream ? { jetstream: true } : {}),
     } as ServerInfo;
     if (this.options.httpPort !== undefined) {
       try {
@@ -171,23 +172,22 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#logStartup();
   }
 
-  infoFor(cid: number, ip: string): string {
+  #startJetStream(): void {
+    const options = this.options.jetstream;
+    if (!options) return;
+    this.jetstream = new JetStream(options, this.internalClient(), this.logger);
+    this.jetstream.start();
+  }
+
+  infoFor(cid: number, ip: string, nonce?: string): string {
     // Encoded once, not per connection: thousands of clients reconnecting at once are greeted
     // by an accept loop that must keep up with the kernel's queue.
     this.#infoHead ??= JSON.stringify({
       ...this.info,
       ...(this.#inLameDuck ? { ldm: true } : {}),
     }).slice(0, -1);
-    return `${this.#infoHead},"client_id":${cid},"client_ip":${JSON.stringify(ip)}}`;
-  }
-
-  authenticate(connect: ConnectFields): boolean {
-    const auth = this.options.authorization!;
-    if (auth.token !== undefined) return sameSecret(connect.auth_token, auth.token);
-    // Compare both, always, so a wrong user takes as long as a wrong password.
-    const userOk = sameSecret(connect.user, auth.user ?? '');
-    const passOk = sameSecret(connect.pass, auth.pass ?? '');
-    return userOk && passOk;
+    const client = `"client_id":${cid},"client_ip":${JSON.stringify(ip)}`;
+    return `${this.#infoHead},${client}${nonce === undefined ? '' : `,"nonce":"${nonce}"`}}`;
   }
 
   connectionClosed(client: ClientConnection, reason: CloseReason): void {
@@ -225,8 +225,10 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     socket.once('close', () => this.#sockets.delete(socket));
     const cid = this.#nextCid++;
     const full = this.clients.size >= this.options.maxConnections;
-    const tls = this.#secureContext && !full ? this.#upgrade(cid, socket) : undefined;
-    const client = new ClientConnection(cid, tls ?? socket, this);
+    // Nkey users sign this connection's nonce, so a signature seen elsewhere cannot be replayed.
+    const nonce = this.authenticator?.nonceRequired ? newNonce() : undefined;
+    const tls = this.#secureContext && !full ? this.#upgrade(cid, socket, nonce) : undefined;
+    const client = new ClientConnection(cid, tls ?? socket, this, nonce);
     if (!full) {
       this.clients.set(cid, client);
       this.totalConnections++;
@@ -243,9 +245,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
    * TLS as NATS does it: INFO goes out in the clear (announcing tls_required), then the client
    * starts the handshake and everything after, CONNECT included, is encrypted.
    */
-  #upgrade(cid: number, socket: Socket): TLSSocket {
+  #upgrade(cid: number, socket: Socket, nonce: string | undefined): TLSSocket {
     const writer = new FrameWriter(512);
-    writer.info(this.infoFor(cid, socket.remoteAddress ?? ''));
+    writer.info(this.infoFor(cid, socket.remoteAddress ?? '', nonce));
     socket.write(writer.take());
     const verify = this.options.tls!.verify;
     return new TLSSocket(socket, {
@@ -303,6 +305,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
     );
     await Promise.all([listenerClosed, ...socketsClosed, this.#monitoring?.close()]);
+    await this.jetstream?.close();
     this.violations.flush();
     this.logger.info('Server Exiting..');
     this.#resolveClosed();
@@ -314,9 +317,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     log.info(`  Version:  ${VERSION} (nats-server ${NATS_COMPATIBLE_VERSION} compatible)`);
     log.info(`  Name:     ${this.info.server_name}`);
     log.info(`  ID:       ${this.serverId}`);
-    if (this.options.jetstream) {
-      log.warn('JetStream was requested but is not available in this version: core NATS only');
-    }
+    this.#startJetStream();
     if (this.#monitoring) {
       log.info(`Starting http monitor on ${this.options.httpHost}:${this.#monitoring.port}`);
     }
@@ -362,11 +363,4 @@ function listenFailed(address: string, error: Error): ServerError {
   return new ServerError('LISTEN_FAILED', `cannot listen on ${address}: ${error.message}`, {
     cause: error,
   });
-}
-
-function sameSecret(given: string | undefined, expected: string): boolean {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(expected);
-  // timingSafeEqual needs equal lengths; compare against itself to spend the same time.
-  return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
 }

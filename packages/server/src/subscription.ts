@@ -11,6 +11,11 @@ export class Subscription {
   max: number | undefined;
   /** Set once the subscription is gone, so a fan-out already in progress skips it. */
   closed = false;
+  /**
+   * True for a message subject the subscriber may not receive: set when the subscription's
+   * wildcard covers subjects its user's permissions deny.
+   */
+  refuses: ((subject: string) => boolean) | undefined;
   #sid: Uint8Array | undefined;
   #msgStart: Uint8Array | undefined;
   #hmsgStart: Uint8Array | undefined;

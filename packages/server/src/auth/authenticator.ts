@@ -1,0 +1,138 @@
+import { ServerError } from '../errors.js';
+import type { AuthorizationOptions } from './auth-options.js';
+import { isUserNkey, nonceSigned } from './nkey.js';
+import { UserPermissions } from './permissions.js';
+import { sameText, secretMatches } from './secret.js';
+
+/** The credentials a client may put in CONNECT. */
+export interface Credentials {
+  user?: string;
+  pass?: string;
+  auth_token?: string;
+  nkey?: string;
+  sig?: string;
+}
+
+/** Who a connection authenticated as, and what it may do (undefined permissions: anything). */
+export interface Identity {
+  readonly user: string | undefined;
+  readonly permissions: UserPermissions | undefined;
+}
+
+interface Account {
+  readonly pass: string;
+  readonly identity: Identity;
+}
+
+const ANONYMOUS: Identity = { user: undefined, permissions: undefined };
+
+/**
+ * Checks CONNECT credentials against the authorization options the way nats-server does: an
+ * nkey (the nonce signature) when nkey users exist and the client names one, else a user of
+ * `users` (or no_auth_user for a client with no credentials), else the single token or the
+ * single user. Passwords and tokens may be bcrypt hashes; such a check answers with a promise.
+ */
+export class Authenticator {
+  /** INFO carries a nonce to sign: there are nkey users. */
+  readonly nonceRequired: boolean;
+  readonly #users = new Map<string, Account>();
+  readonly #nkeys = new Map<string, Identity>();
+  readonly #token: string | undefined;
+  readonly #single: { user: string; pass: string } | undefined;
+  readonly #noAuthUser: Account | undefined;
+
+  /** Throws ServerError INVALID_OPTION for options nats-server would refuse too. */
+  constructor(options: AuthorizationOptions, noAuthUser?: string) {
+    const { user, pass, token, users, defaultPermissions } = options;
+    const invalid = (message: string) => new ServerError('INVALID_OPTION', message);
+    if (token !== undefined && (user !== undefined || pass !== undefined)) {
+      throw invalid('authorization takes a token or a user, not both');
+    }
+    if (users !== undefined && (user !== undefined || token !== undefined)) {
+      throw invalid('authorization takes a users list, or a single user or token, not both');
+    }
+    if (token === undefined && user === undefined && users === undefined) {
+      throw invalid('authorization needs a token, a user or a users list');
+    }
+    this.#token = token;
+    this.#single = user === undefined ? undefined : { user, pass: pass ?? '' };
+    const defaults =
+      defaultPermissions && new UserPermissions(defaultPermissions, 'defaultPermissions');
+    for (const [i, entry] of (users ?? []).entries()) {
+      const where = `users[${i}]`;
+      const permissions = entry.permissions
+        ? new UserPermissions(entry.permissions, `${where}.permissions`)
+        : defaults;
+      if (entry.nkey !== undefined) {
+        if (entry.user !== undefined || entry.pass !== undefined) {
+          throw invalid(`${where}: an nkey user has no user name or password`);
+        }
+        if (!isUserNkey(entry.nkey))
+          throw invalid(`${where}: not a public user nkey: ${entry.nkey}`);
+        if (this.#nkeys.has(entry.nkey)) throw invalid(`${where}: duplicate nkey ${entry.nkey}`);
+        this.#nkeys.set(entry.nkey, { user: entry.nkey, permissions });
+      } else {
+        if (entry.user === undefined) throw invalid(`${where}: needs a user or an nkey`);
+        if (this.#users.has(entry.user)) throw invalid(`${where}: duplicate user ${entry.user}`);
+        this.#users.set(entry.user, {
+          pass: entry.pass ?? '',
+          identity: { user: entry.user, permissions },
+        });
+      }
+    }
+    if (noAuthUser !== undefined) {
+      this.#noAuthUser = this.#users.get(noAuthUser);
+      if (!this.#noAuthUser) {
+        throw invalid(
+          `noAuthUser ${JSON.stringify(noAuthUser)} is not a user of authorization.users`,
+        );
+      }
+    }
+    this.nonceRequired = this.#nkeys.size > 0;
+  }
+
+  /**
+   * The identity of a client whose first operation is not CONNECT: no_auth_user's, if set (as
+   * nats-server lets such a client in), else undefined (an authorization violation).
+   */
+  get withoutConnect(): Identity | undefined {
+    return this.#noAuthUser?.identity;
+  }
+
+  /** The identity the credentials prove, or undefined; `nonce` is the one this connection's INFO carried. */
+  authenticate(
+    credentials: Credentials,
+    nonce: string | undefined,
+  ): Identity | undefined | Promise<Identity | undefined> {
+    const { user, pass, auth_token: token, nkey, sig } = credentials;
+    if (this.#nkeys.size > 0 && nkey !== undefined) {
+      const identity = this.#nkeys.get(nkey);
+      if (!identity || sig === undefined || nonce === undefined) return undefined;
+      return nonceSigned(nkey, nonce, sig) ? identity : undefined;
+    }
+    if (this.#users.size > 0) {
+      if (!user && !pass && !token && this.#noAuthUser) return this.#noAuthUser.identity;
+      if (user) {
+        const account = this.#users.get(user);
+        return account && granted(secretMatches(account.pass, pass), account.identity);
+      }
+    }
+    if (this.#token !== undefined) return granted(secretMatches(this.#token, token), ANONYMOUS);
+    if (this.#single !== undefined) {
+      // Both are compared, always, so a wrong user takes as long as a wrong password.
+      const sameUser = sameText(this.#single.user, user ?? '');
+      const samePass = secretMatches(this.#single.pass, pass);
+      return granted(samePass, { user: this.#single.user, permissions: undefined }, sameUser);
+    }
+    return undefined;
+  }
+}
+
+function granted(
+  match: boolean | Promise<boolean>,
+  identity: Identity,
+  also = true,
+): Identity | undefined | Promise<Identity | undefined> {
+  if (typeof match === 'boolean') return match && also ? identity : undefined;
+  return match.then((ok) => (ok && also ? identity : undefined));
+}

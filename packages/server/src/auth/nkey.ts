@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import { fromPublic } from '@nats-io/nkeys';
+
+/** Random bytes in a nonce; nats-server sends 11, as 15 base64url characters. */
+const NONCE_BYTES = 11;
+
+/** A fresh nonce for one connection's INFO, for nkey users to sign. */
+export function newNonce(): string {
+  return randomBytes(NONCE_BYTES).toString('base64url');
+}
+
+/** Whether `key` is a well-formed public user nkey (`U…`, checksum included). */
+export function isUserNkey(key: string): boolean {
+  if (!key.startsWith('U')) return false;
+  try {
+    fromPublic(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `sig` is `nkey`'s Ed25519 signature of the nonce. As nats-server, the signature is
+ * unpadded base64url, or else standard base64.
+ */
+export function nonceSigned(nkey: string, nonce: string, sig: string): boolean {
+  const bytes = decodeSignature(sig);
+  if (bytes === undefined) return false;
+  try {
+    return fromPublic(nkey).verify(Buffer.from(nonce), bytes);
+  } catch {
+    return false;
+  }
+}
+
+function decodeSignature(sig: string): Uint8Array | undefined {
+  if (/^[A-Za-z0-9_-]*$/.test(sig)) return Buffer.from(sig, 'base64url');
+  if (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(sig)) {
+    return Buffer.from(sig, 'base64');
+  }
+  return undefined;
+}
