@@ -67,8 +67,28 @@ export interface ServerOptions {
   debug?: boolean;
   /** Log every protocol frame in and out (slow: for troubleshooting only). */
   trace?: boolean;
-  /** Reserved for JetStream, which this version does not have yet: `true` only logs a warning. */
-  jetstream?: boolean;
+  /** JetStream: `true` for the defaults (everything in memory), or where and how much to store. */
+  jetstream?: boolean | JetStreamOptions;
+}
+
+/** JetStream settings, as nats-server's `jetstream { store_dir, max_memory_store, ... }`. */
+export interface JetStreamOptions {
+  /**
+   * Where file streams live: one SQLite database per stream under `<storeDir>/jetstream`. Without
+   * it JetStream runs in memory only (for tests): file streams are kept in memory as well.
+   */
+  storeDir?: string;
+  /** Bytes all memory streams together may hold. Default: unlimited (-1). */
+  maxMemory?: number;
+  /** Bytes all file streams together may hold. Default: unlimited (-1). */
+  maxFile?: number;
+  /** The JetStream domain: the API also answers on `$JS.<domain>.API.>`. */
+  domain?: string;
+  /**
+   * `'always'` (default): a PubAck leaves only once its message is synced to disk. A number of
+   * milliseconds: sync that often instead (nats-server's lazy trade-off for an OS crash).
+   */
+  syncInterval?: 'always' | number;
 }
 
 /** Options with every default applied. */
@@ -94,7 +114,15 @@ export interface ResolvedOptions {
   tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
   debug: boolean;
   trace: boolean;
-  jetstream: boolean;
+  jetstream: ResolvedJetStreamOptions | undefined;
+}
+
+export interface ResolvedJetStreamOptions {
+  storeDir: string | undefined;
+  maxMemory: number;
+  maxFile: number;
+  domain: string | undefined;
+  syncInterval: 'always' | number;
 }
 
 /** nats-server's defaults (server/const.go and opts.go, 2.9.10). */
@@ -188,6 +216,38 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
     debug: options.debug ?? false,
     trace: options.trace ?? false,
-    jetstream: options.jetstream ?? false,
+    jetstream: resolveJetStream(options.jetstream),
+  };
+}
+
+function resolveJetStream(
+  given: boolean | JetStreamOptions | undefined,
+): ResolvedJetStreamOptions | undefined {
+  if (!given) return undefined;
+  const options = given === true ? {} : given;
+  const limit = (key: 'maxMemory' | 'maxFile') => {
+    const value = options[key] ?? -1;
+    if (!Number.isInteger(value) || value < -1) {
+      throw new ServerError('INVALID_OPTION', `jetstream ${key} must be bytes or -1, got ${value}`);
+    }
+    return value === 0 ? -1 : value;
+  };
+  const sync = options.syncInterval ?? 'always';
+  if (sync !== 'always' && (!Number.isFinite(sync) || sync <= 0)) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      `jetstream syncInterval must be 'always' or milliseconds, got ${sync}`,
+    );
+  }
+  const domain = options.domain || undefined;
+  if (domain !== undefined && !/^[^\s.*>]+$/.test(domain)) {
+    throw new ServerError('INVALID_OPTION', `jetstream domain must be one token, got '${domain}'`);
+  }
+  return {
+    storeDir: options.storeDir || undefined,
+    maxMemory: limit('maxMemory'),
+    maxFile: limit('maxFile'),
+    domain,
+    syncInterval: sync,
   };
 }

@@ -1,0 +1,48 @@
+/** $JS.API.INFO and the cluster operations a standalone server answers with an error. */
+import { ApiError, jsErrors } from '@slipstream/jsapi';
+import type { ApiRoute } from './route.js';
+
+export const accountInfo: ApiRoute<'accountInfo'> = {
+  type: 'account_info_response',
+  handle: ({ account }) => {
+    const { memory, storage } = account.usage();
+    return {
+      memory,
+      storage,
+      streams: account.streams.size,
+      consumers: 0,
+      limits: {
+        max_memory: -1,
+        max_storage: -1,
+        max_streams: -1,
+        max_consumers: -1,
+        max_ack_pending: -1,
+        memory_max_stream_bytes: -1,
+        storage_max_stream_bytes: -1,
+        max_bytes_required: false,
+      },
+      // nats-server counts a request after answering it.
+      api: { total: account.api.total - 1, errors: account.api.errors },
+    };
+  },
+};
+
+const clusteringRequired = () => {
+  throw ApiError.of(jsErrors.JSClusterRequiredErr);
+};
+
+export const streamLeaderStepdown: ApiRoute<'streamLeaderStepdown'> = {
+  type: 'stream_leader_stepdown_response',
+  handle: ({ account, params }) => {
+    account.stream(params.stream!);
+    return clusteringRequired();
+  },
+};
+
+export const streamPeerRemove: ApiRoute<'streamPeerRemove'> = {
+  type: 'stream_remove_peer_response',
+  handle: ({ account, params }) => {
+    account.stream(params.stream!);
+    return clusteringRequired();
+  },
+};

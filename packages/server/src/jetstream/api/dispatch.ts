@@ -1,0 +1,107 @@
+/**
+ * The one `$JS.API.>` subscription: every request is matched to its operation, its body decoded
+ * with the jsapi schema, its handler run, and the answer (or the error, as JSON with nats-server's
+ * code and err_code) sent to the reply subject. The preamble every handler would repeat lives
+ * here once. Operations without a route get no answer, as a server that does not know them.
+ */
+import {
+  ApiError,
+  type ApiOperationName,
+  apiResponseType,
+  decodeApiRequest,
+  jsErrors,
+  parseApiSubject,
+} from '@slipstream/jsapi';
+import type { InternalMessage } from '../../internal-client.js';
+import type { Subscription } from '../../subscription.js';
+import type { JetStream } from '../jetstream.js';
+import { StoreError } from '../store/message-store.js';
+import type { ApiRoute } from './route.js';
+import { apiRoutes } from './routes.js';
+
+const API_SUBJECTS = '$JS.API.>';
+
+export class ApiDispatcher {
+  readonly #subscriptions: Subscription[] = [];
+
+  constructor(private readonly js: JetStream) {}
+
+  start(): void {
+    const { client, options } = this.js;
+    this.#subscriptions.push(client.subscribe(API_SUBJECTS, (m) => this.#dispatch(m)));
+    const domain = options.domain;
+    if (domain) {
+      // The domain's API is the same API, as nats-server maps `$JS.<domain>.API.>` onto it.
+      const prefix = `$JS.${domain}.API.`;
+      this.#subscriptions.push(
+        client.subscribe(`${prefix}>`, (m) =>
+          client.publish(`$JS.API.${m.subject.slice(prefix.length)}`, m.payload, {
+            reply: m.reply,
+            headers: m.headers,
+          }),
+        ),
+      );
+    }
+  }
+
+  stop(): void {
+    for (const sub of this.#subscriptions.splice(0)) this.js.client.unsubscribe(sub);
+  }
+
+  #dispatch(message: InternalMessage): void {
+    const parsed = parseApiSubject(message.subject);
+    if (!parsed) return;
+    const route = apiRoutes[parsed.operation] as ApiRoute<ApiOperationName> | undefined;
+    if (!route) return;
+    const account = this.js.account();
+    account.api.total++;
+    const reply = message.reply;
+    let answer: object | Promise<object>;
+    try {
+      const decoded = decodeApiRequest(parsed.operation, message.payload);
+      if (!decoded.ok) throw decoded.error;
+      answer = route.handle({
+        js: this.js,
+        account,
+        params: parsed.params,
+        request: decoded.value,
+      });
+    } catch (error) {
+      this.#fail(route, reply, error);
+      return;
+    }
+    if (answer instanceof Promise) {
+      answer.then(
+        (body) => this.#send(reply, { type: apiResponseType(route.type), ...body }),
+        (error) => this.#fail(route, reply, error),
+      );
+    } else {
+      this.#send(reply, { type: apiResponseType(route.type), ...answer });
+    }
+  }
+
+  #fail(route: ApiRoute<ApiOperationName>, reply: string | undefined, error: unknown): void {
+    this.js.account().api.errors++;
+    const apiError = asApiError(error);
+    if (!(error instanceof ApiError)) {
+      this.js.logger.error(`JetStream API request failed: ${(error as Error).message}`);
+    }
+    this.#send(reply, {
+      type: apiResponseType(route.type),
+      error: { code: apiError.code, err_code: apiError.errCode, description: apiError.description },
+      ...route.errorFields,
+    });
+  }
+
+  #send(reply: string | undefined, body: object): void {
+    if (reply) this.js.client.publish(reply, Buffer.from(JSON.stringify(body)));
+  }
+}
+
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof StoreError && error.code === 'corrupt') {
+    return ApiError.of(jsErrors.JSStreamGeneralErrorF, { err: error.message });
+  }
+  return ApiError.of(jsErrors.JSStreamGeneralErrorF, { err: (error as Error).message });
+}

@@ -1,0 +1,31 @@
+import { accountInfo, streamLeaderStepdown, streamPeerRemove } from './account-routes.js';
+import { streamMsgDelete, streamMsgGet } from './message-routes.js';
+import type { ApiRoutes } from './route.js';
+import {
+  streamCreate,
+  streamDelete,
+  streamInfoRoute,
+  streamList,
+  streamNames,
+  streamPurge,
+  streamUpdate,
+} from './stream-routes.js';
+
+/**
+ * The operations this server answers. Direct gets are answered by the streams themselves
+ * (they subscribe when allow_direct is set); consumers arrive with JetStream part 2.
+ */
+export const apiRoutes: ApiRoutes = {
+  accountInfo,
+  streamCreate,
+  streamUpdate,
+  streamInfo: streamInfoRoute,
+  streamDelete,
+  streamNames,
+  streamList,
+  streamPurge,
+  streamMsgGet,
+  streamMsgDelete,
+  streamLeaderStepdown,
+  streamPeerRemove,
+};

@@ -1,0 +1,103 @@
+/** STREAM.CREATE / UPDATE / INFO / DELETE / NAMES / LIST / PURGE. */
+import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
+import { subjectsCollide } from '@slipstream/protocol';
+import type { Stream } from '../stream.js';
+import { wireStreamConfig } from '../stream-config.js';
+import { wireTime } from '../wire-time.js';
+import { type ApiContext, type ApiRoute, page } from './route.js';
+
+const NAMES_PAGE = 1024;
+const LIST_PAGE = 256;
+const SUBJECTS_PAGE = 100_000;
+
+/** config, created and state: the body of every stream info. */
+function streamInfo(stream: Stream, options: { subjectsFilter?: string; deleted?: boolean } = {}) {
+  return {
+    config: wireStreamConfig(stream.config),
+    created: wireTime(stream.created),
+    state: stream.state(options),
+  };
+}
+
+function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
+  const subject = context.request?.subject;
+  const streams = [...context.account.streams.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  if (!subject || subject === '>') return streams;
+  return streams.filter((s) =>
+    (s.config.subjects ?? []).some((own) => subjectsCollide(own, subject)),
+  );
+}
+
+export const streamCreate: ApiRoute<'streamCreate'> = {
+  type: 'stream_create_response',
+  handle: ({ account, params, request }) => {
+    const { stream } = account.createStream(params.stream!, request as StreamConfig);
+    return { ...streamInfo(stream), did_create: true };
+  },
+};
+
+export const streamUpdate: ApiRoute<'streamUpdate'> = {
+  type: 'stream_update_response',
+  handle: ({ account, params, request }) =>
+    streamInfo(account.updateStream(params.stream!, request as StreamConfig)),
+};
+
+export const streamInfoRoute: ApiRoute<'streamInfo'> = {
+  type: 'stream_info_response',
+  errorFields: { total: 0, offset: 0, limit: 0 },
+  handle: ({ account, params, request }) => {
+    const stream = account.stream(params.stream!);
+    const filter = request?.subjects_filter;
+    const info = streamInfo(stream, { subjectsFilter: filter, deleted: request?.deleted_details });
+    if (!filter) return { total: 0, offset: 0, limit: 0, ...info };
+    // Per-subject counts are paged like a listing.
+    const subjects = Object.entries(info.state.subjects ?? {});
+    const { total, offset, limit, items } = page(subjects, request?.offset, SUBJECTS_PAGE);
+    const state = { ...info.state };
+    if (items.length > 0) state.subjects = Object.fromEntries(items);
+    else delete state.subjects;
+    return { total, offset, limit, ...info, state };
+  },
+};
+
+export const streamDelete: ApiRoute<'streamDelete'> = {
+  type: 'stream_delete_response',
+  handle: async ({ account, params }) => {
+    await account.deleteStream(params.stream!);
+    return { success: true };
+  },
+};
+
+export const streamNames: ApiRoute<'streamNames'> = {
+  type: 'stream_names_response',
+  handle: (context) => {
+    const names = sortedStreams(context).map((s) => s.name);
+    const { items, ...paging } = page(names, context.request?.offset, NAMES_PAGE);
+    return { ...paging, streams: items.length > 0 ? items : null };
+  },
+};
+
+export const streamList: ApiRoute<'streamList'> = {
+  type: 'stream_list_response',
+  handle: (context) => {
+    const { items, ...paging } = page(sortedStreams(context), context.request?.offset, LIST_PAGE);
+    return { ...paging, streams: items.map((stream) => streamInfo(stream)) };
+  },
+};
+
+export const streamPurge: ApiRoute<'streamPurge'> = {
+  type: 'stream_purge_response',
+  errorFields: { purged: 0 },
+  handle: ({ account, params, request }) => {
+    const stream = account.stream(params.stream!);
+    if (request?.seq && request.keep) throw ApiError.of(jsErrors.JSBadRequestErr);
+    const purged = stream.purge({
+      subject: request?.filter,
+      seq: request?.seq,
+      keep: request?.keep,
+    });
+    return { success: true, purged };
+  },
+};

@@ -1,0 +1,174 @@
+/**
+ * The JetStream state of one account: its streams by name, what they hold against the
+ * account's limits, and its API counters. Today every client is in the global account `$G`;
+ * accounts slot in by creating more of these.
+ */
+import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
+import { subjectsCollide } from '@slipstream/protocol';
+import type { Logger } from '../logger.js';
+import type { ResolvedJetStreamOptions } from '../options.js';
+import { openMemoryStore } from './store/memory-store.js';
+import type { MessageStore } from './store/message-store.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+import { Stream, type StreamHost, storeLimitsOf } from './stream.js';
+import {
+  checkStreamCreate,
+  checkStreamUpdate,
+  type StreamConfigLookup,
+  sameStreamConfig,
+} from './stream-config.js';
+import {
+  listStreamDirs,
+  messagesFile,
+  readStreamMeta,
+  removeStreamDir,
+  streamDir,
+  writeStreamMeta,
+} from './stream-files.js';
+import { nowNanos } from './wire-time.js';
+
+export interface ApiCounters {
+  total: number;
+  errors: number;
+}
+
+export class JsAccount {
+  readonly streams = new Map<string, Stream>();
+  readonly api: ApiCounters = { total: 0, errors: 0 };
+  readonly lookup: StreamConfigLookup = (name) => this.streams.get(name)?.config;
+
+  constructor(
+    readonly name: string,
+    private readonly options: ResolvedJetStreamOptions,
+    private readonly host: StreamHost,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Reopens the file streams found in the store directory. */
+  recover(): void {
+    const storeDir = this.options.storeDir;
+    if (!storeDir) return;
+    for (const [name, dir] of listStreamDirs(storeDir, this.name)) {
+      try {
+        const meta = readStreamMeta(dir);
+        const stream = new Stream(
+          this.host,
+          meta.config,
+          this.#openStore(meta.config, dir),
+          meta.created,
+        );
+        this.streams.set(name, stream);
+        stream.start();
+        const state = stream.store.state();
+        this.logger.info(
+          `  Restored ${state.messages} messages for stream '${this.name} > ${name}'`,
+        );
+      } catch (error) {
+        // Nothing is deleted because it could not be read: the stream stays on disk, unserved.
+        this.logger.error(
+          `JetStream could not restore stream '${this.name} > ${name}' from ${dir}: ${(error as Error).message}`,
+        );
+      }
+    }
+  }
+
+  /** STREAM.CREATE: a new stream, or the existing one when the config is the same. */
+  createStream(subjectName: string, requested: StreamConfig): { stream: Stream; created: boolean } {
+    const config = checkStreamCreate(subjectName, requested, this.lookup);
+    const existing = this.streams.get(config.name);
+    if (existing) {
+      if (!sameStreamConfig(existing.config, config))
+        throw ApiError.of(jsErrors.JSStreamNameExistErr);
+      return { stream: existing, created: false };
+    }
+    this.#checkNoOverlap(config);
+    const created = nowNanos();
+    let store: MessageStore;
+    try {
+      store = this.#createStore(config, created);
+    } catch (error) {
+      throw ApiError.of(jsErrors.JSStreamCreateErrF, { err: (error as Error).message });
+    }
+    const stream = new Stream(this.host, config, store, created);
+    this.streams.set(config.name, stream);
+    stream.start();
+    return { stream, created: true };
+  }
+
+  /** STREAM.UPDATE. */
+  updateStream(subjectName: string, requested: StreamConfig): Stream {
+    if (requested.name !== subjectName) throw ApiError.of(jsErrors.JSStreamMismatchErr);
+    const stream = this.streams.get(subjectName);
+    if (!stream) throw ApiError.of(jsErrors.JSStreamNotFoundErr);
+    const config = checkStreamUpdate(stream.config, requested, this.lookup);
+    this.#checkNoOverlap(config);
+    if (this.options.storeDir && config.storage === 'file') {
+      writeStreamMeta(this.#dirOf(config.name), { config, created: stream.created });
+    }
+    stream.update(config);
+    return stream;
+  }
+
+  async deleteStream(name: string): Promise<void> {
+    const stream = this.stream(name);
+    this.streams.delete(name);
+    await stream.delete();
+    if (this.options.storeDir) removeStreamDir(this.#dirOf(name));
+  }
+
+  stream(name: string): Stream {
+    const stream = this.streams.get(name);
+    if (!stream) throw ApiError.of(jsErrors.JSStreamNotFoundErr);
+    return stream;
+  }
+
+  /** Bytes held by the account's memory and file streams. */
+  usage(): { memory: number; storage: number } {
+    let memory = 0;
+    let storage = 0;
+    for (const stream of this.streams.values()) {
+      const bytes = stream.store.state().bytes;
+      if (stream.config.storage === 'memory') memory += bytes;
+      else storage += bytes;
+    }
+    return { memory, storage };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.streams.values()].map((stream) => stream.close()));
+    this.streams.clear();
+  }
+
+  #checkNoOverlap(config: StreamConfig): void {
+    for (const other of this.streams.values()) {
+      if (other.name === config.name) continue;
+      for (const mine of config.subjects ?? []) {
+        for (const theirs of other.config.subjects ?? []) {
+          if (subjectsCollide(mine, theirs)) throw ApiError.of(jsErrors.JSStreamSubjectOverlapErr);
+        }
+      }
+    }
+  }
+
+  #dirOf(name: string): string {
+    return streamDir(this.options.storeDir!, this.name, name);
+  }
+
+  #createStore(config: StreamConfig, created: bigint): MessageStore {
+    if (!this.options.storeDir || config.storage === 'memory') {
+      return openMemoryStore({ name: config.name, limits: storeLimitsOf(config) });
+    }
+    const dir = this.#dirOf(config.name);
+    writeStreamMeta(dir, { config, created });
+    return this.#openStore(config, dir);
+  }
+
+  #openStore(config: StreamConfig, dir: string): MessageStore {
+    return openSqliteStore({
+      name: config.name,
+      path: messagesFile(dir),
+      limits: storeLimitsOf(config),
+      sync: this.options.syncInterval,
+    });
+  }
+}

@@ -1,0 +1,413 @@
+/**
+ * One stream: its config, its store, the internal subscriptions that capture what is published
+ * on its subjects, and the publish rules of nats-server's processJetStreamMsg (sealed, expected
+ * headers, duplicates, rollups, sizes, limits). A PubAck leaves only once the store says the
+ * message is durable.
+ */
+import {
+  ApiError,
+  type JsErrorEntry,
+  jsErrors,
+  type StreamConfig,
+  type StreamState,
+} from '@slipstream/jsapi';
+import type { InternalClient, InternalMessage } from '../internal-client.js';
+import type { Logger } from '../logger.js';
+import type { Subscription } from '../subscription.js';
+import { DuplicateWindow } from './dedupe.js';
+import { headerValue, withHeaders } from './header-block.js';
+import { directGetReply } from './message-get.js';
+import {
+  type MessageStore,
+  type PurgeOptions,
+  type StoredMessage,
+  StoreError,
+  type StoreLimits,
+} from './store/message-store.js';
+import { type SubjectTransform, subjectTransform } from './subject-transform.js';
+import { wireTime } from './wire-time.js';
+
+/** What a stream needs from the JetStream that holds it. */
+export interface StreamHost {
+  readonly client: InternalClient;
+  readonly logger: Logger;
+  readonly domain: string | undefined;
+  /** True when the account's memory or file budget is spent. */
+  resourcesExhausted(storage: 'memory' | 'file'): boolean;
+}
+
+const MAX_HEADER_BYTES = 65_535;
+const DIRECT_GET_GROUP = '_sys_';
+
+const storeFailure: Partial<Record<StoreError['code'], string>> = {
+  'max-msgs': 'maximum messages exceeded',
+  'max-bytes': 'maximum bytes exceeded',
+  'max-per-subject': 'maximum messages per subject exceeded',
+  'too-large': 'message too large',
+  closed: 'store is closed',
+};
+
+export function storeLimitsOf(config: StreamConfig): StoreLimits {
+  return {
+    maxMsgs: config.max_msgs ?? -1,
+    maxBytes: config.max_bytes ?? -1,
+    maxAge: BigInt(config.max_age ?? 0),
+    maxMsgSize: config.max_msg_size ?? -1,
+    maxMsgsPerSubject: config.max_msgs_per_subject ?? -1,
+    discard: config.discard ?? 'old',
+    discardNewPerSubject: config.discard_new_per_subject ?? false,
+  };
+}
+
+export class Stream {
+  #config: StreamConfig;
+  readonly #host: StreamHost;
+  readonly #subscriptions: Subscription[] = [];
+  readonly #duplicates: DuplicateWindow;
+  #lastMsgId = '';
+  #pubAckHead = '';
+  #republish: SubjectTransform | undefined;
+
+  constructor(
+    host: StreamHost,
+    config: StreamConfig,
+    readonly store: MessageStore,
+    /** Nanoseconds since the epoch. */
+    readonly created: bigint,
+  ) {
+    this.#host = host;
+    this.#config = config;
+    this.#duplicates = new DuplicateWindow(windowMs(config));
+    this.#configure();
+    this.#recoverDuplicates();
+  }
+
+  get name(): string {
+    return this.#config.name;
+  }
+
+  get config(): StreamConfig {
+    return this.#config;
+  }
+
+  /** Starts capturing its subjects (and answering direct gets when allowed). */
+  start(): void {
+    const client = this.#host.client;
+    for (const subject of this.#config.subjects ?? []) {
+      this.#subscriptions.push(client.subscribe(subject, (m) => this.#capture(m)));
+    }
+    if (this.#config.allow_direct) {
+      // A queue group, so that a stream and its direct mirrors share the requests.
+      const base = `$JS.API.DIRECT.GET.${this.name}`;
+      this.#subscriptions.push(
+        client.subscribe(base, (m) => this.#directGet(m, undefined), DIRECT_GET_GROUP),
+        client.subscribe(
+          `${base}.>`,
+          (m) => this.#directGet(m, m.subject.slice(base.length + 1)),
+          DIRECT_GET_GROUP,
+        ),
+      );
+    }
+  }
+
+  /** Applies a checked config: new limits, new subjects, a new duplicate window. */
+  update(config: StreamConfig): void {
+    this.#config = config;
+    this.store.updateLimits(storeLimitsOf(config));
+    this.#duplicates.window = windowMs(config);
+    this.#configure();
+    this.#stop();
+    this.start();
+  }
+
+  async close(): Promise<void> {
+    this.#stop();
+    await this.store.close();
+  }
+
+  async delete(): Promise<void> {
+    this.#stop();
+    await this.store.delete();
+  }
+
+  /** Stream state in nats-server's shape. */
+  state(options: { subjectsFilter?: string; deleted?: boolean } = {}): StreamState {
+    const s = this.store.state({ deleted: options.deleted });
+    const empty = s.messages === 0 && s.lastSeq === 0;
+    // Built in nats-server's key order; consumer_count comes last.
+    const state = {
+      messages: s.messages,
+      bytes: s.bytes,
+      first_seq: empty ? 0 : s.firstSeq,
+      first_ts: wireTime(s.firstTime),
+      last_seq: s.lastSeq,
+      last_ts: wireTime(s.lastTime),
+    } as StreamState;
+    if (s.numSubjects > 0) state.num_subjects = s.numSubjects;
+    if (options.subjectsFilter) {
+      const subjects: Record<string, number> = {};
+      for (const [subject, ss] of this.store.subjectsState(options.subjectsFilter)) {
+        subjects[subject] = ss.messages;
+      }
+      if (Object.keys(subjects).length > 0) state.subjects = subjects;
+    }
+    if (s.numDeleted > 0) state.num_deleted = s.numDeleted;
+    if (options.deleted && s.deleted?.length) state.deleted = s.deleted;
+    state.consumer_count = 0;
+    return state;
+  }
+
+  purge(options: PurgeOptions): number {
+    if (this.#config.sealed) throw ApiError.of(jsErrors.JSStreamSealedErr);
+    if (this.#config.deny_purge) {
+      throw ApiError.of(jsErrors.JSStreamPurgeFailedF, { err: 'stream purge not permitted' });
+    }
+    const purged = this.store.purge(options);
+    if (!options.subject && !options.keep && !options.seq) this.#duplicates.clear();
+    return purged;
+  }
+
+  deleteMessage(seq: number, erase: boolean): void {
+    if (this.#config.sealed) throw ApiError.of(jsErrors.JSStreamSealedErr);
+    if (this.#config.deny_delete) {
+      throw ApiError.of(jsErrors.JSStreamMsgDeleteFailedF, { err: 'message delete not permitted' });
+    }
+    const removed = erase ? this.store.erase(seq) : this.store.remove(seq);
+    if (!removed) {
+      throw ApiError.of(jsErrors.JSStreamMsgDeleteFailedF, { err: `sequence [${seq}] not found` });
+    }
+  }
+
+  /** The message at `seq`, or undefined when there is none (a damaged one throws 'corrupt'). */
+  load(seq: number): StoredMessage | undefined {
+    try {
+      return this.store.load(seq);
+    } catch (error) {
+      if (error instanceof StoreError && (error.code === 'not-found' || error.code === 'eof')) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  #configure(): void {
+    const { name, republish } = this.#config;
+    const domain = this.#host.domain;
+    this.#pubAckHead = domain
+      ? `{"stream":${JSON.stringify(name)}, "domain":${JSON.stringify(domain)}, "seq":`
+      : `{"stream":${JSON.stringify(name)}, "seq":`;
+    this.#republish = republish && subjectTransform(republish.src || '>', republish.dest);
+  }
+
+  #directGet(message: InternalMessage, lastBySubject: string | undefined): void {
+    if (!message.reply) return;
+    const { headers, payload } = directGetReply(this, message.payload, lastBySubject);
+    this.#host.client.publish(message.reply, payload, { headers });
+  }
+
+  #stop(): void {
+    for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
+  }
+
+  /** Rebuilds the duplicate window from the messages still inside it, after a restart. */
+  #recoverDuplicates(): void {
+    const state = this.store.state();
+    if (state.messages === 0) return;
+    const windowNanos = BigInt(this.#config.duplicate_window ?? 0);
+    const since = this.store.seqFromTime(BigInt(Date.now()) * 1_000_000n - windowNanos);
+    for (let seq = since; ; seq++) {
+      const message = this.#loadNextSafely(seq);
+      if (!message) break;
+      seq = message.seq;
+      const id = message.headers && headerValue(message.headers, 'Nats-Msg-Id');
+      if (id) this.#duplicates.record(id, message.seq, Number(message.time / 1_000_000n));
+    }
+    const last = this.#loadLastSafely();
+    this.#lastMsgId = (last?.headers && headerValue(last.headers, 'Nats-Msg-Id')) || '';
+  }
+
+  #loadNextSafely(seq: number): StoredMessage | undefined {
+    try {
+      return this.store.loadNext('', seq);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #loadLastSafely(): StoredMessage | undefined {
+    try {
+      return this.store.loadLast('');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Called from inside the router's fan-out: stores synchronously, answers later. */
+  #capture(message: InternalMessage): void {
+    try {
+      this.#ingest(message.subject, message.reply, message.headers, message.payload);
+    } catch (error) {
+      this.#host.logger.error(
+        `JetStream failed to store a message on stream '${this.name}': ${(error as Error).message}`,
+      );
+      if (message.reply) this.#reject(message.reply, jsErrors.JSInsufficientResourcesErr);
+    }
+  }
+
+  #ingest(
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+  ): undefined {
+    const config = this.#config;
+    if (config.sealed) return this.#reject(reply, jsErrors.JSStreamSealedErr);
+    let msgId = '';
+    let rollup = '';
+    if (headers && headers.length > 0) {
+      const expectedStream = headerValue(headers, 'Nats-Expected-Stream');
+      if (expectedStream && expectedStream !== config.name) {
+        return this.#reject(reply, jsErrors.JSStreamNotMatchErr);
+      }
+      msgId = headerValue(headers, 'Nats-Msg-Id') ?? '';
+      if (msgId) {
+        const seq = this.#duplicates.seqOf(msgId);
+        if (seq !== undefined) {
+          if (reply) this.#send(reply, `${this.#pubAckHead}${seq},"duplicate": true}`);
+          return;
+        }
+      }
+      const lastBySubject = headerValue(headers, 'Nats-Expected-Last-Subject-Sequence');
+      if (lastBySubject !== undefined) {
+        const last = this.#lastSeqOf(subject);
+        if (last !== Number(lastBySubject)) {
+          return this.#reject(reply, jsErrors.JSStreamWrongLastSequenceErrF, { seq: last });
+        }
+      }
+      const lastSeq = headerValue(headers, 'Nats-Expected-Last-Sequence');
+      if (lastSeq !== undefined) {
+        const last = this.store.state().lastSeq;
+        if (Number(lastSeq) !== last) {
+          return this.#reject(reply, jsErrors.JSStreamWrongLastSequenceErrF, { seq: last });
+        }
+      }
+      const lastMsgId = headerValue(headers, 'Nats-Expected-Last-Msg-Id');
+      if (lastMsgId && lastMsgId !== this.#lastMsgId) {
+        return this.#reject(reply, jsErrors.JSStreamWrongLastMsgIDErrF, { id: this.#lastMsgId });
+      }
+      rollup = headerValue(headers, 'Nats-Rollup') ?? '';
+      if (rollup) {
+        if (!config.allow_rollup_hdrs || config.deny_purge) {
+          return this.#reject(reply, jsErrors.JSStreamRollupFailedF, {
+            err: 'rollup not permitted',
+          });
+        }
+        if (rollup !== 'sub' && rollup !== 'all') {
+          return this.#reject(reply, jsErrors.JSStreamRollupFailedF, {
+            err: `rollup value invalid: ${JSON.stringify(rollup)}`,
+          });
+        }
+      }
+    }
+    const maxSize = config.max_msg_size ?? -1;
+    if (maxSize >= 0 && (headers?.length ?? 0) + payload.length > maxSize) {
+      return this.#reject(reply, jsErrors.JSStreamMessageExceedsMaximumErr);
+    }
+    if ((headers?.length ?? 0) > MAX_HEADER_BYTES) {
+      return this.#reject(reply, jsErrors.JSStreamHeaderExceedsMaximumErr);
+    }
+    if (this.#host.resourcesExhausted(config.storage ?? 'file')) {
+      return this.#reject(reply, jsErrors.JSInsufficientResourcesErr);
+    }
+    // Republished messages carry the subject's previous sequence, read before storing.
+    const previous = this.#republish ? this.#lastSeqOf(subject) : 0;
+    let position: { seq: number; time: bigint };
+    try {
+      position = this.store.store(subject, headers, payload);
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      const err = storeFailure[error.code];
+      if (err) return this.#reject(reply, jsErrors.JSStreamStoreFailedF, { err });
+      this.#host.logger.error(
+        `JetStream failed to store a message on stream '${this.name}': ${error.message}`,
+      );
+      return this.#reject(reply, jsErrors.JSInsufficientResourcesErr);
+    }
+    const { seq } = position;
+    this.#lastMsgId = msgId;
+    if (msgId) this.#duplicates.record(msgId, seq);
+    if (config.retention === 'interest') {
+      // Interest retention keeps a message only for the consumers that will see it; this
+      // stream has none, so the message is acknowledged and not kept.
+      this.store.remove(seq);
+    }
+    if (rollup === 'sub') this.store.purge({ subject, keep: 1 });
+    else if (rollup === 'all') this.store.purge({ keep: 1 });
+    if (this.#republish) this.#republishStored(subject, headers, payload, seq, previous);
+    const durable = this.store.whenDurable();
+    if (!reply) return;
+    durable.then(
+      () => this.#send(reply, `${this.#pubAckHead}${seq}}`),
+      () => this.#reject(reply, jsErrors.JSInsufficientResourcesErr),
+    );
+  }
+
+  #lastSeqOf(subject: string): number {
+    return this.#loadLastOf(subject)?.seq ?? 0;
+  }
+
+  #loadLastOf(subject: string): StoredMessage | undefined {
+    try {
+      return this.store.loadLast(subject);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #republishStored(
+    subject: string,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    seq: number,
+    previous: number,
+  ): void {
+    const destination = this.#republish!(subject);
+    if (!destination) return;
+    const headersOnly = this.#config.republish?.headers_only ?? false;
+    const entries: [string, string][] = [
+      ['Nats-Stream', this.name],
+      ['Nats-Subject', subject],
+      ['Nats-Sequence', String(seq)],
+      ['Nats-Last-Sequence', String(previous)],
+    ];
+    if (headersOnly) entries.push(['Nats-Msg-Size', String(payload.length)]);
+    this.#host.client.publish(destination, headersOnly ? new Uint8Array(0) : payload, {
+      headers: withHeaders(headers, entries),
+    });
+  }
+
+  #reject<E extends JsErrorEntry>(
+    reply: string | undefined,
+    entry: E,
+    values?: Parameters<typeof ApiError.of<E>>[1],
+  ): undefined {
+    if (!reply) return;
+    const error = ApiError.of(entry, values);
+    this.#send(
+      reply,
+      JSON.stringify({
+        error: { code: error.code, err_code: error.errCode, description: error.description },
+        stream: this.name,
+        seq: 0,
+      }),
+    );
+  }
+
+  #send(reply: string, json: string): void {
+    this.#host.client.publish(reply, Buffer.from(json));
+  }
+}
+
+function windowMs(config: StreamConfig): number {
+  return (config.duplicate_window ?? 0) / 1_000_000;
+}
