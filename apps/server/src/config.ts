@@ -2,14 +2,10 @@ import { z } from 'zod';
 import { ConfigError, formatLocation, type SourcePosition } from './conf/errors.js';
 import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
 import { parseDuration, parseSize } from './conf/units.js';
+import { authorizationBlock, toAuthorization } from './config-authorization.js';
+import { dropUndefined } from './drop-undefined.js';
 import type { Settings } from './settings.js';
-import {
-  bcryptNotSupported,
-  isBcryptHash,
-  refusedKeys,
-  refusingToStart,
-  warnedKeys,
-} from './unsupported.js';
+import { refusedKeys, refusingToStart, warnedKeys } from './unsupported.js';
 
 /** A loaded config file: the settings it makes and what it asked for that this server ignores. */
 export interface LoadedConfig {
@@ -63,15 +59,6 @@ const hostPort = flexible('"host:port" or a port number', (value) => {
   return { host: host || undefined, port: p };
 });
 
-const authorization = z.looseObject({
-  user: stringLike.optional(),
-  username: stringLike.optional(),
-  password: stringLike.optional(),
-  pass: stringLike.optional(),
-  token: stringLike.optional(),
-  timeout: z.number().nonnegative().optional(),
-});
-
 const jetstreamBlock = z.looseObject({
   enabled: z.boolean().optional(),
   store_dir: z.string().optional(),
@@ -117,7 +104,8 @@ const configSchema = z.object({
   write_deadline: duration.optional(),
   lame_duck_duration: duration.optional(),
   lame_duck_grace_period: duration.optional(),
-  authorization: authorization.optional(),
+  authorization: authorizationBlock.optional(),
+  no_auth_user: stringLike.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
   debug: z.boolean().optional(),
@@ -130,10 +118,9 @@ const configSchema = z.object({
 });
 
 type ConfigShape = z.output<typeof configSchema>;
-type AuthorizationBlock = z.output<typeof authorization>;
 const supportedKeys = new Set(Object.keys(configSchema.shape));
 // The blocks' schemas keep unknown keys (to point at them below), so their shapes list what is honoured.
-const supportedAuthorizationKeys = new Set(Object.keys(authorization.shape));
+const supportedAuthorizationKeys = new Set(Object.keys(authorizationBlock.shape));
 const supportedTlsKeys = new Set(Object.keys(tlsBlock.shape));
 
 /** Reads, parses and validates a config file; every problem names its file, line and key. */
@@ -172,9 +159,8 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     'authorization',
     config.authorization,
     supportedAuthorizationKeys,
-    'user/password, token and timeout',
+    'user/password, token, users, default_permissions and timeout',
   );
-  refuseBcryptHashes(parsed, config.authorization);
   refuseUnsupported(
     parsed,
     'tls',
@@ -214,21 +200,6 @@ function refuseUnsupported(
   }
 }
 
-function refuseBcryptHashes(parsed: ParsedConfig, values: AuthorizationBlock | undefined): void {
-  for (const key of ['password', 'pass', 'token'] as const) {
-    const value = values?.[key];
-    if (value !== undefined && isBcryptHash(value)) {
-      const path = `authorization.${key}`;
-      throw new ConfigError(
-        'CONFIG_INVALID',
-        `${bcryptNotSupported}; ${refusingToStart}`,
-        parsed.positions.get(path),
-        path,
-      );
-    }
-  }
-}
-
 function toSettings(c: ConfigShape): Settings {
   const settings: Settings = {
     host: c.listen?.host ?? c.host ?? c.net,
@@ -253,15 +224,11 @@ function toSettings(c: ConfigShape): Settings {
     portsFileDir: c.ports_file_dir,
   };
   if (c.authorization) {
-    const a = c.authorization;
-    const credentials = dropUndefined({
-      user: a.user ?? a.username,
-      pass: a.password ?? a.pass,
-      token: a.token,
-    });
-    if (Object.keys(credentials).length > 0) settings.authorization = credentials;
-    if (a.timeout !== undefined) settings.authTimeout = a.timeout * 1000;
+    settings.authorization = toAuthorization(c.authorization);
+    if (c.authorization.timeout !== undefined)
+      settings.authTimeout = c.authorization.timeout * 1000;
   }
+  settings.noAuthUser = c.no_auth_user;
   if (c.jetstream) {
     const js = c.jetstream as z.output<typeof jetstreamBlock>;
     settings.jetstream = dropUndefined({
@@ -298,8 +265,4 @@ function positionOf(
 /** A warning worded like a ConfigError: `file:line: key: message`. */
 function describe(at: SourcePosition | undefined, key: string, message: string): string {
   return formatLocation(at, key) + message;
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

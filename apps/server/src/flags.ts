@@ -1,5 +1,5 @@
 import type { Settings } from './settings.js';
-import { bcryptNotSupported, isBcryptHash, refusingToStart } from './unsupported.js';
+import { refusingToStart } from './unsupported.js';
 
 export type FlagErrorCode =
   | 'UNKNOWN_FLAG'
@@ -41,8 +41,6 @@ interface FlagSpec {
 
 const singleNode = 'this server is single-node: cluster flags are accepted and ignored';
 const noJetStream = 'JetStream is not supported yet: the server runs without it';
-const refuseBcrypt = (value: unknown) =>
-  typeof value === 'string' && isBcryptHash(value) ? bcryptNotSupported : undefined;
 
 /** nats-server's command line, as far as this server understands it. */
 export const flagTable: readonly FlagSpec[] = [
@@ -197,7 +195,6 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'password',
     help: 'Password required for connections',
     sets: ['authorization.pass'],
-    refuse: refuseBcrypt,
   },
   {
     names: ['auth'],
@@ -206,7 +203,6 @@ export const flagTable: readonly FlagSpec[] = [
     valueName: 'token',
     help: 'Authorization token required for connections',
     sets: ['authorization.token'],
-    refuse: refuseBcrypt,
   },
   {
     names: ['tls'],

@@ -17,7 +17,6 @@ export const refusedKeys: Readonly<Record<string, string>> = {
   resolver_preload: operatorAuth,
   trusted: operatorAuth,
   trusted_keys: operatorAuth,
-  no_auth_user: 'no_auth_user needs multi-user authorization, which is not supported yet',
   websocket: 'WebSocket listeners are not supported yet: no WebSocket listener would open',
   mqtt: 'MQTT is not supported: no MQTT listener would open',
   https_port: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
@@ -53,14 +52,3 @@ export const warnedKeys: Readonly<Record<string, string>> = {
 
 /** How every refusal ends, in config errors and flag errors alike. */
 export const refusingToStart = 'refusing to start rather than ignore it';
-
-/**
- * Whether a configured password or token is a bcrypt hash, as nats-server recognises one. Such a
- * value must be checked with bcrypt; compared as plain text, the hash itself would be the password.
- */
-export function isBcryptHash(value: string): boolean {
-  return /^\$2[abxy]\$\d{2}\$/.test(value);
-}
-
-export const bcryptNotSupported =
-  'bcrypt-hashed passwords and tokens are not supported yet: the hash itself would be accepted as the password';

@@ -90,7 +90,6 @@ describe('config file validation', () => {
     ['resolver_preload', 'resolver_preload { ACCOUNTID: "jwt" }'],
     ['trusted', 'trusted: "OPERATORKEY"'],
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
-    ['no_auth_user', 'no_auth_user: guest'],
     ['websocket', 'websocket {\n  port: 8080\n  no_tls: true\n}'],
     ['mqtt', 'mqtt { port: 1883 }'],
     ['https_port', 'https_port: 8443'],
@@ -118,15 +117,23 @@ describe('config file validation', () => {
   });
 
   it.each([
-    ['password', `authorization {\n  user: a\n  password: "${bcryptHash}"\n}`],
-    ['password', `authorization {\n  user: a\n  password: ${bcryptHash}\n}`],
-    ['pass', `authorization {\n  user: a\n  pass: "${bcryptHash.replace('$2a$', '$2b$')}"\n}`],
-    ['token', `authorization {\n  timeout: 1\n  token: "${bcryptHash}"\n}`],
-  ])('refuses a bcrypt-hashed authorization.%s it could only compare as text', (key, text) => {
-    expect(errorOf(text).message).toBe(
-      `server.conf:3: authorization.${key}: bcrypt-hashed passwords and tokens are not supported yet: the hash itself would be accepted as the password; refusing to start rather than ignore it`,
-    );
-  });
+    [
+      'password',
+      `authorization {\n  user: a\n  password: "${bcryptHash}"\n}`,
+      { user: 'a', pass: bcryptHash },
+    ],
+    [
+      'password',
+      `authorization {\n  user: a\n  password: ${bcryptHash}\n}`,
+      { user: 'a', pass: bcryptHash },
+    ],
+    ['token', `authorization {\n  token: "${bcryptHash}"\n}`, { token: bcryptHash }],
+  ])(
+    'passes a bcrypt-hashed authorization.%s on as written, to be checked with bcrypt',
+    (_key, text, authorization) => {
+      expect(load(text)).toEqual({ settings: { authorization }, warnings: [] });
+    },
+  );
 
   it('maps the tls block to settings, timeout in seconds or as a duration', () => {
     const tls = (block: string) => load(`tls { ${block} }`);
@@ -148,16 +155,71 @@ describe('config file validation', () => {
   });
 
   it.each([
-    ['authorization {\n  users: [{user: a, password: b}]\n}', 'server.conf:2: authorization.users'],
     [
-      'authorization {\n  user: a\n  password: b\n  permissions: { publish: "a.>" }\n}',
-      'server.conf:4: authorization.permissions',
+      'authorization {\n  users: [\n    {user: a, password: b, account: A}\n  ]\n}',
+      'server.conf:3: authorization.users.0: user key "account" not supported yet',
     ],
-    ['authorization {\n  nkeys: [{nkey: UABC}]\n}', 'server.conf:2: authorization.nkeys'],
-  ])('refuses authorization it cannot enforce rather than run open: %j', (text, where) => {
-    expect(errorOf(text).message).toMatch(
-      new RegExp(`^${where.replaceAll('.', '\\.')}: not supported yet .* refusing to start`),
-    );
+    [
+      'authorization {\n  users: [{user: a, permissions: { publish: { allow: x, except: y } }}]\n}',
+      'server.conf:2: authorization.users.0.permissions.publish: subject permission key "except" not supported yet',
+    ],
+    [
+      'authorization {\n  user: a\n  permissions: { responses: true }\n}',
+      'server.conf:3: authorization.permissions: permissions key "responses" not supported yet',
+    ],
+    [
+      'authorization {\n  nkeys: [{nkey: UABC}]\n}',
+      'server.conf:2: authorization.nkeys: not supported yet',
+    ],
+  ])('refuses authorization it cannot enforce rather than run open: %j', (text, message) => {
+    const refusal = errorOf(text).message;
+    expect(refusal.slice(0, message.length)).toBe(message);
+    expect(refusal).toContain('; refusing to start');
+  });
+
+  it('maps users, nkeys, every permissions form and no_auth_user to settings', () => {
+    const nkey = 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4';
+    const text = `
+      no_auth_user: guest
+      authorization {
+        timeout: 3
+        default_permissions { publish: "public.>", subscribe: ["public.>", "_INBOX.>"] }
+        users: [
+          { user: guest, password: "" }
+          { username: admin, pass: "${bcryptHash}", permissions: {
+              pub: { allow: ["a.>"], deny: "a.secret" }
+              sub: { deny: ["a.secret", "jobs workers"] }
+              allow_responses: { max: 3, expires: "1m" }
+          } }
+          { nkey: ${nkey}, permission: { allow_responses: true } }
+        ]
+      }`;
+    expect(load(text)).toEqual({
+      settings: {
+        noAuthUser: 'guest',
+        authTimeout: 3000,
+        authorization: {
+          defaultPermissions: {
+            publish: { allow: ['public.>'] },
+            subscribe: { allow: ['public.>', '_INBOX.>'] },
+          },
+          users: [
+            { user: 'guest', pass: '' },
+            {
+              user: 'admin',
+              pass: bcryptHash,
+              permissions: {
+                publish: { allow: ['a.>'], deny: ['a.secret'] },
+                subscribe: { deny: ['a.secret', 'jobs workers'] },
+                allowResponses: { max: 3, expires: 60_000 },
+              },
+            },
+            { nkey, permissions: { allowResponses: true } },
+          ],
+        },
+      },
+      warnings: [],
+    });
   });
 
   it('accepts keys that exist only to be variables', () => {

@@ -24,6 +24,8 @@ describe('parseCommandLine', () => {
     [['-user', 'me', '-pass', 'secret'], { authorization: { user: 'me', pass: 'secret' } }],
     [['--user=me', '--pass=a=b'], { authorization: { user: 'me', pass: 'a=b' } }],
     [['-auth', 'tok'], { authorization: { token: 'tok' } }],
+    [['--user=me', '--pass', bcryptHash], { authorization: { user: 'me', pass: bcryptHash } }],
+    [['-auth', bcryptHash], { authorization: { token: bcryptHash } }],
     [['-D'], { debug: true }],
     [['-V'], { trace: true }],
     [['-DV'], { debug: true, trace: true }],
@@ -94,8 +96,6 @@ describe('parseCommandLine', () => {
     [['--', 'stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
     [['-ms', '8443'], 'NOT_SUPPORTED', '-ms: HTTPS monitoring is not supported yet; refusing'],
     [['--https_port=8443'], 'NOT_SUPPORTED', '-https_port: HTTPS monitoring is not supported'],
-    [['--user=me', '--pass', bcryptHash], 'NOT_SUPPORTED', '-pass: bcrypt-hashed passwords'],
-    [['-auth', bcryptHash], 'NOT_SUPPORTED', '-auth: bcrypt-hashed passwords and tokens'],
   ])('rejects %j', (argv, code, text) => {
     const caught = thrown(FlagError, () => parseCommandLine(argv));
     expect(caught).toBeInstanceOf(FlagError);
