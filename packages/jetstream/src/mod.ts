@@ -27,7 +27,8 @@ export type { DeliveryInfo, JsMsg } from './jsmsg.js';
 export type { Lister } from './lister.js';
 export type { JetStreamAccountStats, JetStreamManager } from './manager.js';
 export type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
-export type { OrderedConsumerOptions } from './ordered-consumer.js';
+export type { OrderedConsumerOptions } from './ordered-consumer-cursor.js';
+export type { OrderedPushConsumerOptions } from './ordered-consumer-push.js';
 export {
   AckPolicy,
   DeliverPolicy,
@@ -47,6 +48,11 @@ export type {
   FetchOptions,
   NextOptions,
 } from './pull-consumer.js';
+export type {
+  ConsumerCallbackFn,
+  PushConsumer,
+  PushConsumerOptions,
+} from './push-consumer.js';
 export type { StoredMsg } from './stored-msg.js';
 export type {
   MsgRequest,

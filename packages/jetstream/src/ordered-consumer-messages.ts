@@ -1,6 +1,7 @@
 import { StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
+import { deliverToCallback } from './push-consumer-messages.js';
 
 /** What the messages of an ordered consumer need from it (OrderedConsumerImpl). */
 export interface OrderedCursor {
@@ -43,13 +44,19 @@ export class OrderedConsumerMessages implements ConsumerMessages {
   /** Set when the idle check found the consumer gone and ended the pull. */
   #lost = false;
 
-  constructor(cursor: OrderedCursor, first: ConsumerMessages, reopen?: OrderedReopen) {
+  constructor(
+    cursor: OrderedCursor,
+    first: ConsumerMessages,
+    reopen?: OrderedReopen,
+    callback?: (msg: JsMsg) => void,
+  ) {
     this.#cursor = cursor;
     this.#inner = first;
     this.#reopen = reopen;
     this.#closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
+    if (callback) void deliverToCallback(this, callback, (e) => this.#end(e));
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {

@@ -5,9 +5,12 @@ import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
 import { JetStreamError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
-import { OrderedConsumerImpl, type OrderedConsumerOptions } from './ordered-consumer.js';
+import { OrderedConsumerImpl } from './ordered-consumer.js';
+import type { OrderedConsumerOptions } from './ordered-consumer-cursor.js';
+import type { OrderedPushConsumerOptions } from './ordered-consumer-push.js';
 import { type ConsumerMessages, PullBatch } from './pull-batch.js';
 import { PullConsume } from './pull-consume.js';
+import { getPushConsumer, type PushConsumer } from './push-consumer.js';
 
 /** How long a pull may wait for messages, in milliseconds (default 30000). */
 export interface Expires {
@@ -137,6 +140,11 @@ export interface Consumers {
    * with ordered consumer options, an ordered consumer of the stream.
    */
   get(stream: string, name?: string | Partial<OrderedConsumerOptions>): Promise<Consumer>;
+  /** A push consumer that exists; without a name, an ordered push consumer of the stream. */
+  getPushConsumer(
+    stream: string,
+    name?: string | Partial<OrderedPushConsumerOptions>,
+  ): Promise<PushConsumer>;
 }
 
 export class ConsumersImpl implements Consumers {
@@ -157,5 +165,12 @@ export class ConsumersImpl implements Consumers {
       throw new JetStreamError(`consumer '${name}' is a push consumer: it cannot be pulled`);
     }
     return new PullConsumerImpl(this.#api, this.#consumers, info);
+  }
+
+  getPushConsumer(
+    stream: string,
+    name?: string | Partial<OrderedPushConsumerOptions>,
+  ): Promise<PushConsumer> {
+    return getPushConsumer(this.#api, this.#consumers, stream, name);
   }
 }
