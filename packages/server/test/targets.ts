@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { startNatsServer } from '@slipstream/test-servers';
 import { afterEach } from 'vitest';
-import { silentLogger, startServer } from '../src/index.js';
+import { type AuthorizationOptions, silentLogger, startServer } from '../src/index.js';
+import { natsAuthorizationConfig } from './nats-auth-config.js';
 import { RawClient } from './raw-client.js';
 
 /** Settings a test needs, in our option names; translated to a config file for nats-server. */
@@ -15,7 +16,8 @@ export interface TargetOptions {
   pingInterval?: number;
   pingMax?: number;
   authTimeout?: number;
-  authorization?: { user: string; pass: string };
+  authorization?: AuthorizationOptions;
+  noAuthUser?: string;
   lameDuckDuration?: number;
   lameDuckGracePeriod?: number;
   monitoring?: boolean;
@@ -92,10 +94,9 @@ export const natsServer: Target = {
       options.lameDuckGracePeriod === undefined ? undefined : ms(options.lameDuckGracePeriod),
     );
     if (options.authorization) {
-      const { user, pass } = options.authorization;
-      const timeout =
-        options.authTimeout === undefined ? '' : `, timeout: ${options.authTimeout / 1000}`;
-      lines.push(`authorization { user: "${user}", password: "${pass}"${timeout} }`);
+      lines.push(
+        ...natsAuthorizationConfig(options.authorization, options.authTimeout, options.noAuthUser),
+      );
     }
     if (options.tls) {
       const { certFile, keyFile, caFile, verify, timeout } = options.tls;
