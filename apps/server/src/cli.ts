@@ -1,6 +1,9 @@
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createConsoleLogger,
+  type JetStreamOptions,
   type Logger,
   NATS_COMPATIBLE_VERSION,
   type NatsServer,
@@ -140,7 +143,23 @@ export function toServerOptions(
     tls,
     debug: settings.debug,
     trace: settings.trace,
+    jetstream: toJetStreamOptions(settings.jetstream),
     logger: log,
+  };
+}
+
+/**
+ * JetStream as nats-server starts it: on when the flag or block says so, its store in the given
+ * directory or, without one, under the system's temp directory (nats-server's default).
+ */
+function toJetStreamOptions(js: Settings['jetstream']): JetStreamOptions | undefined {
+  if (!js?.enabled) return undefined;
+  return {
+    storeDir: js.storeDir ?? join(tmpdir(), 'nats'),
+    maxMemory: js.maxMemory,
+    maxFile: js.maxFile,
+    domain: js.domain,
+    syncInterval: js.syncInterval,
   };
 }
 

@@ -67,6 +67,8 @@ const jetstreamBlock = z.looseObject({
   max_memory_store: size.optional(),
   max_file: size.optional(),
   max_file_store: size.optional(),
+  domain: z.string().optional(),
+  sync_interval: z.union([z.literal('always'), duration]).optional(),
 });
 const jetstream = z.union([
   z.boolean().transform((enabled) => ({ enabled })),
@@ -168,15 +170,6 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedTlsKeys,
     'cert_file, key_file, ca_file, verify and timeout',
   );
-  if (config.jetstream && config.jetstream.enabled !== false) {
-    warnings.push(
-      describe(
-        parsed.positions.get('jetstream'),
-        'jetstream',
-        'JetStream is not supported yet: settings kept, not started',
-      ),
-    );
-  }
   return { settings: toSettings(config), warnings };
 }
 
@@ -236,6 +229,8 @@ function toSettings(c: ConfigShape): Settings {
       storeDir: js.store_dir ?? js.store,
       maxMemory: js.max_mem ?? js.max_memory_store,
       maxFile: js.max_file ?? js.max_file_store,
+      domain: js.domain,
+      syncInterval: js.sync_interval,
     });
   }
   if (c.tls) {

@@ -40,7 +40,6 @@ interface FlagSpec {
 }
 
 const singleNode = 'this server is single-node: cluster flags are accepted and ignored';
-const noJetStream = 'JetStream is not supported yet: the server runs without it';
 
 /** nats-server's command line, as far as this server understands it. */
 export const flagTable: readonly FlagSpec[] = [
@@ -168,9 +167,8 @@ export const flagTable: readonly FlagSpec[] = [
     names: ['js', 'jetstream'],
     kind: 'bool',
     section: 'JetStream',
-    help: 'Enable JetStream (not supported yet)',
+    help: 'Enable JetStream functionality',
     sets: ['jetstream.enabled'],
-    warning: noJetStream,
   },
   {
     names: ['sd', 'store_dir'],

@@ -32,7 +32,15 @@ export interface Settings
   pidFile?: string;
   /** Where to write `slipstream-server_<pid>.ports`, as nats-server's ports_file_dir. */
   portsFileDir?: string;
-  jetstream?: { enabled?: boolean; storeDir?: string; maxMemory?: number; maxFile?: number };
+  jetstream?: {
+    enabled?: boolean;
+    storeDir?: string;
+    maxMemory?: number;
+    maxFile?: number;
+    domain?: string;
+    /** 'always' or milliseconds. */
+    syncInterval?: 'always' | number;
+  };
   /** File names, read when the server starts; `timeout` in milliseconds. */
   tls?: {
     enabled?: boolean;

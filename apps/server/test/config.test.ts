@@ -62,19 +62,23 @@ describe('config file validation', () => {
     expect(load(text, { P: '4999' }).settings).toEqual(settings);
   });
 
-  it('keeps JetStream settings and warns that JetStream is not supported yet', () => {
+  it('reads the JetStream block in its nats-server forms', () => {
     const { settings, warnings } = load(
-      'jetstream {\n store_dir: "/data"\n max_mem: 1G\n max_file: 10GB\n}',
+      'jetstream {\n store_dir: "/data"\n max_mem: 1G\n max_file: 10GB\n domain: hub\n sync_interval: "2m"\n}',
     );
     expect(settings.jetstream).toEqual({
       enabled: true,
       storeDir: '/data',
       maxMemory: 1e9,
       maxFile: 10 * 1024 ** 3,
+      domain: 'hub',
+      syncInterval: 120_000,
     });
-    expect(warnings).toEqual([
-      'server.conf:1: jetstream: JetStream is not supported yet: settings kept, not started',
-    ]);
+    expect(warnings).toEqual([]);
+    expect(load('jetstream { sync_interval: always }').settings.jetstream).toEqual({
+      enabled: true,
+      syncInterval: 'always',
+    });
     expect(load('jetstream: enabled').settings.jetstream).toEqual({ enabled: true });
     expect(load('jetstream: false')).toEqual({
       settings: { jetstream: { enabled: false } },

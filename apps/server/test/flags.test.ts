@@ -65,7 +65,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(argv).action).toBe(action);
   });
 
-  it('warns, but accepts, cluster and JetStream flags; TLS flags are taken silently', () => {
+  it('warns, but accepts, cluster flags; JetStream and TLS flags are taken silently', () => {
     const parsed = parseCommandLine([
       '--cluster',
       'nats://0.0.0.0:6222',
@@ -79,10 +79,7 @@ describe('parseCommandLine', () => {
       '--tls',
       '-js',
     ]);
-    expect(parsed.warnings).toEqual([
-      expect.stringContaining('single-node'),
-      expect.stringContaining('JetStream is not supported'),
-    ]);
+    expect(parsed.warnings).toEqual([expect.stringContaining('single-node')]);
     expect(parsed.settings).toEqual({ tls: { enabled: true }, jetstream: { enabled: true } });
   });
 

@@ -101,10 +101,33 @@ describe('slipstream-server process', () => {
     );
   });
 
-  it('starts with JetStream flags, warning that JetStream is not supported yet', async () => {
-    await serving(['-js', '-sd', dir, '-m', '0'], async (_port, server) => {
-      await expectPrinted(server, 'JetStream is not supported yet');
+  it('runs JetStream with -js -sd: a stream and its messages outlive a restart', async () => {
+    const storeDir = join(dir, 'js-restart');
+    const request = async (port: number, subject: string, body: string) => {
+      const nc = await connectClient({ servers: `127.0.0.1:${port}`, reconnect: false });
+      try {
+        return JSON.parse((await nc.request(subject, body, { timeout: 5_000 })).string());
+      } finally {
+        await nc.close();
+      }
+    };
+    await serving(['-js', '-sd', storeDir, '-m', '0'], async (port, server) => {
+      expect(await readInfo(port)).toMatchObject({ jetstream: true });
+      await expectPrinted(server, 'Starting JetStream');
+      const created = await request(
+        port,
+        '$JS.API.STREAM.CREATE.ORDERS',
+        '{"name":"ORDERS","subjects":["orders.>"]}',
+      );
+      expect(created).toMatchObject({ did_create: true, config: { storage: 'file' } });
+      expect(await request(port, 'orders.a', 'first')).toEqual({ stream: 'ORDERS', seq: 1 });
     });
+    await serving(['-js', '-sd', storeDir, '-m', '0'], async (port) => {
+      const info = await request(port, '$JS.API.STREAM.INFO.ORDERS', '');
+      expect(info.state).toMatchObject({ messages: 1, first_seq: 1, last_seq: 1 });
+      expect(await request(port, 'orders.b', 'second')).toEqual({ stream: 'ORDERS', seq: 2 });
+    });
+    await readFile(join(storeDir, 'jetstream', '%24G', 'streams', 'ORDERS', 'meta.json'));
   });
 
   it('admits only the credentials given by --user and --pass', async () => {

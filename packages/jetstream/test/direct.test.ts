@@ -1,9 +1,9 @@
 import { headers, type NatsConnection, TimeoutError } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type JetStreamManager, jetstream, jetstreamManager, StorageType } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
-describe.each(jetStreamServers)('direct get against $name', (kind) => {
+describe.each(streamServers)('direct get against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

@@ -9,9 +9,9 @@ import {
   StorageType,
 } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
-describe.each(jetStreamServers)('publish against $name', (kind) => {
+describe.each(streamServers)('publish against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@slipstream/client';
-import { startNatsServer } from '@slipstream/test-servers';
+import { startNatsServer, startSlipstreamServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll } from 'vitest';
 
 /** A server with JetStream on, in a fresh store directory. */
@@ -13,13 +13,23 @@ export interface JetStreamServerKind {
   start(): Promise<JetStreamServer>;
 }
 
+const natsServer: JetStreamServerKind = {
+  name: 'nats-server',
+  start: () => startNatsServer({ jetstream: true }),
+};
+const slipstreamServer: JetStreamServerKind = {
+  name: 'slipstream-server',
+  start: () => startSlipstreamServer({ jetstream: true }),
+};
+
 /**
- * The servers the suite runs against. Only nats-server 2.9.10 today: ours joins this list when
- * its JetStream lands.
+ * The servers suites that need consumers run against: nats-server 2.9.10 only, until our
+ * server's consumers land (JetStream part 2).
  */
-export const jetStreamServers: JetStreamServerKind[] = [
-  { name: 'nats-server', start: () => startNatsServer({ jetstream: true }) },
-];
+export const jetStreamServers: JetStreamServerKind[] = [natsServer];
+
+/** The servers suites of streams, publishing and direct gets run against: both. */
+export const streamServers: JetStreamServerKind[] = [natsServer, slipstreamServer];
 
 /**
  * Starts `kind` before the tests of the calling describe block and connects to it; the

@@ -9,7 +9,7 @@ import {
   StreamNotFoundError,
 } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 const collect = async <T>(items: AsyncIterable<T>) => {
   const all: T[] = [];
@@ -17,7 +17,7 @@ const collect = async <T>(items: AsyncIterable<T>) => {
   return all;
 };
 
-describe.each(jetStreamServers)('streams against $name', (kind) => {
+describe.each(streamServers)('streams against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

@@ -11,6 +11,6 @@ export {
   type Logger,
   silentLogger,
 } from './logger.js';
-export { DEFAULTS, type ServerOptions, type TlsOptions } from './options.js';
+export { DEFAULTS, type JetStreamOptions, type ServerOptions, type TlsOptions } from './options.js';
 export { type NatsServer, startServer } from './server.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

@@ -18,6 +18,7 @@ export {
   startServerProcess,
   waitForPort,
 } from './server-process.js';
+export { slipstreamServerBin, startSlipstreamServer } from './slipstream-server.js';
 export {
   findSystemComponent,
   installCommand,

@@ -173,9 +173,7 @@ export class Stream {
       throw ApiError.of(jsErrors.JSStreamMsgDeleteFailedF, { err: 'message delete not permitted' });
     }
     const removed = erase ? this.store.erase(seq) : this.store.remove(seq);
-    if (!removed) {
-      throw ApiError.of(jsErrors.JSStreamMsgDeleteFailedF, { err: `sequence [${seq}] not found` });
-    }
+    if (!removed) throw ApiError.of(jsErrors.JSSequenceNotFoundErrF, { seq });
   }
 
   /** The message at `seq`, or undefined when there is none (a damaged one throws 'corrupt'). */
