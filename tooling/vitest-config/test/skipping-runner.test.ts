@@ -21,7 +21,7 @@ describe('a test that needs a system component that is not installed', () => {
     expect(result.report).toMatchObject({ success: true, numPassedTests: 1, numPendingTests: 2 });
     const notices = result.output.split('\n').filter((line) => line.includes('apt-get install'));
     expect(notices).toEqual([
-      'nats-server is not installed, so the tests that need it were skipped; to run them: apt-get install nats-server chromium',
+      'nats-server is not installed, so the tests that need it were skipped; to run them: apt-get install nats-server chromium strace',
     ]);
   });
 
@@ -30,7 +30,7 @@ describe('a test that needs a system component that is not installed', () => {
     expect(result.exitCode).toBe(1);
     expect(result.report).toMatchObject({ success: false, numPassedTests: 1, numPendingTests: 1 });
     expect(result.output).toContain(
-      'nats-server is not installed (NATS_SERVER_BIN=/nonexistent/nats-server is not executable), and under CI every test must run: apt-get install nats-server chromium',
+      'nats-server is not installed (NATS_SERVER_BIN=/nonexistent/nats-server is not executable), and under CI every test must run: apt-get install nats-server chromium strace',
     );
   });
 
