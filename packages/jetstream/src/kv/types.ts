@@ -1,0 +1,111 @@
+import type { Republish, StorageType, StreamInfo } from '@slipstream/jsapi';
+
+/** One value of a key, or the mark of its deletion; the shape of @nats-io/kv's KvEntry. */
+export interface KvEntry {
+  bucket: string;
+  key: string;
+  value: Uint8Array;
+  created: Date;
+  /** The stream sequence of the value: what `update` and `previousSeq` compare with. */
+  revision: number;
+  /** In a watch: how many values the watcher has still to see after this one. */
+  delta?: number;
+  operation: 'PUT' | 'DEL' | 'PURGE';
+  /** Bytes of the value (from the Nats-Msg-Size header when only headers were read). */
+  length: number;
+  /** The key as stored (the same as `key`: this client has no key codec). */
+  rawKey: string;
+  json<T>(): T;
+  string(): string;
+}
+
+/** An entry seen by a watch: `isUpdate` once the values present at the start were all seen. */
+export interface KvWatchEntry extends KvEntry {
+  isUpdate: boolean;
+}
+
+/** What a bucket is created with, as @nats-io/kv names it. Times in milliseconds. */
+export interface KvLimits {
+  description: string;
+  replicas: number;
+  /** Values kept per key: 1 (default) to 64. */
+  history: number;
+  max_bytes: number;
+  maxValueSize: number;
+  /** Milliseconds a value lives; 0 (default) forever. */
+  ttl: number;
+  storage: StorageType;
+  republish: Republish;
+  /** s2 compression of the stream (nats-server 2.10+); only sent when true. */
+  compression: boolean;
+}
+
+export interface KvOptions extends KvLimits {
+  /** Milliseconds to wait for the server (default: the JetStream client's). */
+  timeout: number;
+  /** Stream metadata (nats-server 2.10+); only sent when given. */
+  metadata: Record<string, string>;
+}
+
+/** What a bucket is like now; the fields of @nats-io/kv's KvStatus. */
+export interface KvStatus {
+  bucket: string;
+  /** Messages in the bucket's stream: values and deletion marks of all keys. */
+  values: number;
+  history: number;
+  /** Milliseconds a value lives; 0 forever. */
+  ttl: number;
+  storage: StorageType;
+  replicas: number;
+  description: string;
+  max_bytes: number;
+  maxValueSize: number;
+  /** Bytes the bucket's stream holds. */
+  size: number;
+  compression: boolean;
+  metadata?: Record<string, string>;
+  backingStore: 'JetStream';
+  streamInfo: StreamInfo;
+}
+
+export const KvWatchInclude = {
+  /** The last value of each key, then the updates (the default). */
+  LastValue: '',
+  /** Every value kept of each key, then the updates. */
+  AllHistory: 'history',
+  /** Only what changes after the watch starts. */
+  UpdatesOnly: 'updates',
+} as const;
+export type KvWatchInclude = (typeof KvWatchInclude)[keyof typeof KvWatchInclude];
+
+export interface KvWatchOptions {
+  /** Keys to watch (`*` and `>` allowed); default all. */
+  key?: string | string[];
+  /** Read no values, only what they are (length from Nats-Msg-Size). */
+  headers_only?: boolean;
+  /** Leave out deletes and purges. */
+  ignoreDeletes?: boolean;
+  include?: KvWatchInclude;
+  /** Start at this revision (a stream sequence) instead. */
+  resumeFromRevision?: number;
+}
+
+export interface KvPutOptions {
+  /** The key's last revision must be this (0: the key must have no value). */
+  previousSeq: number;
+  timeout: number;
+}
+
+export interface KvDeleteOptions {
+  previousSeq: number;
+}
+
+/**
+ * Entries as they come; `stop()` ends the iteration. A watch goes on until stopped; history and
+ * keys end once what was there at the start was read.
+ */
+export interface KvWatcher<T> extends AsyncIterable<T> {
+  stop(): void;
+  /** Resolves when the iteration is over: undefined, or the error that ended it. */
+  closed(): Promise<Error | undefined>;
+}
