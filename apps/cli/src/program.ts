@@ -1,12 +1,14 @@
 import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { registerAccount } from './commands/account.js';
+import { registerConsumer } from './commands/consumer.js';
 import { registerContext } from './commands/context.js';
 import { registerPub } from './commands/pub.js';
 import { registerReply } from './commands/reply.js';
 import { registerReq } from './commands/req.js';
 import { registerRtt } from './commands/rtt.js';
 import { registerServer } from './commands/server.js';
+import { registerStream } from './commands/stream.js';
 import { registerSub } from './commands/sub.js';
 import { Session } from './session.js';
 
@@ -63,6 +65,8 @@ export function buildProgram(signal: AbortSignal): Command {
     registerRtt,
     registerServer,
     registerAccount,
+    registerStream,
+    registerConsumer,
   ]) {
     register(program, act);
   }

@@ -90,7 +90,7 @@ export function registerContext(program: Command, act: Act): void {
     .option('-f, --force', 'do not ask for confirmation')
     .action(
       act(async (session, name: string, options: { force?: boolean }) => {
-        if (!(await confirmed(`Really delete context "${name}"?`, options.force))) return;
+        if (!(await confirmed(`delete context "${name}"`, options.force))) return;
         await store.remove(name);
         session.note(`Removed context "${name}"`);
       }),

@@ -1,0 +1,212 @@
+import type { ConsumerInfo } from '@slipstream/jetstream';
+import type { Command } from 'commander';
+import { confirmed } from '../confirm.js';
+import {
+  type ConsumerConfigFlags,
+  consumerConfigFromFlags,
+  consumerConfigOptions,
+} from '../consumer-config-options.js';
+import { formatMessage, messageStyle } from '../message-view.js';
+import { type Act, example } from '../program.js';
+import { section, table } from '../style.js';
+import { formatCount, formatDuration, parseInteger } from '../units.js';
+import { UsageError } from '../usage-error.js';
+
+/** `slip consumer ...`: pull consumers of a stream, with the commands and flags of `nats consumer`. */
+export function registerConsumer(program: Command, act: Act): void {
+  const consumer = program
+    .command('consumer')
+    .alias('con')
+    .description('manage JetStream consumers');
+
+  example(
+    consumerConfigOptions(
+      consumer
+        .command('add <stream> <name>')
+        .alias('create')
+        .description('create a durable pull consumer'),
+    ).option('--defaults', 'take the server defaults for every setting not given'),
+    'slip consumer add ORDERS shipping --filter orders.new --ack explicit --pull --defaults',
+  ).action(
+    act(async (session, stream: string, name: string, flags: ConsumerConfigFlags) => {
+      const config = {
+        ack_policy: 'explicit' as const,
+        ...consumerConfigFromFlags(flags),
+        durable_name: name,
+      };
+      const info = await (await session.jsm()).consumers.add(stream, config);
+      if (session.json) return session.printJson(info);
+      session.note(`Consumer ${stream} > ${name} was created\n`);
+      session.out(formatConsumerInfo(info));
+    }),
+  );
+
+  example(
+    consumerConfigOptions(
+      consumer
+        .command('edit <stream> <name>')
+        .alias('update')
+        .description('change the settings given as flags'),
+    ),
+    'slip consumer edit ORDERS shipping --max-deliver 5',
+  ).action(
+    act(async (session, stream: string, name: string, flags: ConsumerConfigFlags) => {
+      const changes = consumerConfigFromFlags(flags);
+      if (Object.keys(changes).length === 0)
+        throw new UsageError('nothing to change: give the settings as flags');
+      const info = await (await session.jsm()).consumers.update(stream, name, changes);
+      if (session.json) return session.printJson(info);
+      session.note(`Consumer ${stream} > ${name} was updated\n`);
+      session.out(formatConsumerInfo(info));
+    }),
+  );
+
+  consumer
+    .command('info <stream> <name>')
+    .description('configuration and state of a consumer')
+    .action(
+      act(async (session, stream: string, name: string) => {
+        const info = await (await session.jsm()).consumers.info(stream, name);
+        if (session.json) return session.printJson(info);
+        session.out(formatConsumerInfo(info));
+      }),
+    );
+
+  consumer
+    .command('ls <stream>')
+    .alias('list')
+    .description('list the consumers of a stream')
+    .option('-n, --names', 'only the names, one a line')
+    .action(
+      act(async (session, stream: string, options: { names?: boolean }) => {
+        const infos: ConsumerInfo[] = [];
+        for await (const info of (await session.jsm()).consumers.list(stream)) infos.push(info);
+        infos.sort((a, b) => a.name.localeCompare(b.name));
+        if (session.json)
+          return session.printJson(options.names ? infos.map((i) => i.name) : infos);
+        if (options.names) return infos.forEach((i) => session.out(i.name));
+        if (infos.length === 0) return session.note(`No Consumers defined on stream ${stream}`);
+        session.out(
+          table(
+            ['Name', 'Description', 'Created', 'Ack Pending', 'Unprocessed', 'Last Delivery'],
+            infos.map((i) => [
+              i.name,
+              i.config.description ?? '',
+              i.created.slice(0, 19).replace('T', ' '),
+              formatCount(i.num_ack_pending),
+              formatCount(i.num_pending),
+              i.delivered.last_active
+                ? i.delivered.last_active.slice(0, 19).replace('T', ' ')
+                : 'never',
+            ]),
+            `Consumers of ${stream}`,
+          ),
+        );
+      }),
+    );
+
+  consumer
+    .command('rm <stream> <name>')
+    .alias('delete')
+    .description('delete a consumer')
+    .option('-f, --force', 'do not ask for confirmation')
+    .action(
+      act(async (session, stream: string, name: string, options: { force?: boolean }) => {
+        const jsm = await session.jsm();
+        await jsm.consumers.info(stream, name);
+        if (!(await confirmed(`delete Consumer ${stream} > ${name}`, options.force))) return;
+        await jsm.consumers.delete(stream, name);
+        session.note(`Deleted consumer ${stream} > ${name}`);
+      }),
+    );
+
+  example(
+    consumer
+      .command('next <stream> <name>')
+      .description('fetch the next messages of a pull consumer, acknowledging each')
+      .option('--count <n>', 'how many messages', '1')
+      .option('--no-ack', 'do not acknowledge them (they come back after the ack wait)')
+      .option('--raw', 'print only the bodies'),
+    'slip consumer next ORDERS shipping --count 10',
+  ).action(
+    act(
+      async (
+        session,
+        stream: string,
+        name: string,
+        options: { count: string; ack: boolean; raw?: boolean },
+      ) => {
+        const count = parseInteger(options.count, 1);
+        const js = (await session.jsm()).jetstream();
+        const pull = await js.consumers.get(stream, name);
+        const style = messageStyle(options, session.json);
+        for (let i = 0; i < count && !session.signal.aborted; i++) {
+          const msg = await pull.next({ expires: Math.max(session.timeout, 1000) });
+          if (!msg)
+            throw new UsageError(
+              `no message from ${stream} > ${name} within ${formatDuration(session.timeout)}`,
+            );
+          const heading = `[${new Date().toTimeString().slice(0, 8)}] subj: ${msg.subject} / tries: ${msg.info.deliveryCount} / cons seq: ${msg.info.deliverySequence} / str seq: ${msg.info.streamSequence} / pending: ${msg.info.pending}`;
+          session.out(
+            formatMessage(
+              { subject: msg.subject, headers: msg.headers, data: msg.data, seq: msg.seq },
+              style,
+              heading,
+            ),
+          );
+          if (options.ack) {
+            await msg.ackAck({ timeout: session.timeout });
+            if (style === 'human') session.out('Acknowledged message\n');
+          }
+        }
+      },
+    ),
+  );
+}
+
+function formatConsumerInfo(info: ConsumerInfo): string {
+  const c = info.config;
+  const nanos = (n: number | undefined) => (n ? formatDuration(n / 1e6) : undefined);
+  return [
+    `Information for Consumer ${info.stream_name} > ${info.name} created ${info.created}\n`,
+    section('Configuration', [
+      ['Name', info.name],
+      ['Description', c.description],
+      ['Pull Mode', c.deliver_subject ? 'no' : 'yes'],
+      ['Filter Subject', c.filter_subject],
+      [
+        'Deliver Policy',
+        c.deliver_policy +
+          (c.opt_start_seq
+            ? ` from sequence ${c.opt_start_seq}`
+            : c.opt_start_time
+              ? ` since ${c.opt_start_time}`
+              : ''),
+      ],
+      ['Ack Policy', c.ack_policy],
+      ['Ack Wait', nanos(c.ack_wait)],
+      ['Replay Policy', c.replay_policy],
+      ['Maximum Deliveries', c.max_deliver === undefined ? undefined : formatCount(c.max_deliver)],
+      [
+        'Max Ack Pending',
+        c.max_ack_pending === undefined ? undefined : formatCount(c.max_ack_pending),
+      ],
+      ['Max Waiting Pulls', c.max_waiting],
+      ['Inactive Threshold', nanos(c.inactive_threshold)],
+    ]),
+    section('State', [
+      [
+        'Last Delivered Message',
+        `Consumer sequence: ${info.delivered.consumer_seq} Stream sequence: ${info.delivered.stream_seq}`,
+      ],
+      [
+        'Acknowledgment Floor',
+        `Consumer sequence: ${info.ack_floor.consumer_seq} Stream sequence: ${info.ack_floor.stream_seq}`,
+      ],
+      ['Outstanding Acks', formatCount(info.num_ack_pending)],
+      ['Redelivered Messages', formatCount(info.num_redelivered)],
+      ['Unprocessed Messages', formatCount(info.num_pending)],
+      ['Waiting Pulls', formatCount(info.num_waiting)],
+    ]),
+  ].join('\n');
+}

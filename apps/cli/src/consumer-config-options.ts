@@ -1,0 +1,81 @@
+import type { ConsumerConfig } from '@slipstream/jetstream';
+import { type Command, Option } from 'commander';
+import { parseDuration, parseInteger } from './units.js';
+
+/** The flags of `consumer add` and `consumer edit`, as commander hands them over. */
+export interface ConsumerConfigFlags {
+  filter?: string;
+  ack?: string;
+  deliver?: string;
+  replay?: string;
+  maxDeliver?: string;
+  maxPending?: string;
+  maxWaiting?: string;
+  wait?: string;
+  inactiveThreshold?: string;
+  description?: string;
+  pull?: boolean;
+}
+
+/** Adds the consumer configuration flags, named as `nats consumer add` names them. */
+export function consumerConfigOptions(command: Command): Command {
+  return command
+    .option('--filter <subject>', 'only messages on this subject')
+    .addOption(
+      new Option('--ack <policy>', 'how messages are acknowledged').choices([
+        'explicit',
+        'all',
+        'none',
+      ]),
+    )
+    .option(
+      '--deliver <policy>',
+      'where delivery starts: all, last, new, last-per-subject, a sequence, or a duration ago (1h)',
+    )
+    .addOption(new Option('--replay <policy>', 'replay speed').choices(['instant', 'original']))
+    .option('--max-deliver <n>', 'most deliveries of one message (-1: unlimited)')
+    .option('--max-pending <n>', 'most messages delivered but not yet acknowledged')
+    .option('--max-waiting <n>', 'most pull requests waiting at once')
+    .option('--wait <duration>', 'how long to wait for an acknowledgement before redelivering')
+    .option(
+      '--inactive-threshold <duration>',
+      'delete the consumer after this long without clients',
+    )
+    .option('--description <text>', 'what the consumer is for')
+    .option('--pull', 'a pull consumer (the only kind slip makes)');
+}
+
+/** What the flags set, and only that: `consumer edit` changes exactly these fields. */
+export function consumerConfigFromFlags(flags: ConsumerConfigFlags): Partial<ConsumerConfig> {
+  const config: Partial<ConsumerConfig> = {};
+  if (flags.filter) config.filter_subject = flags.filter;
+  if (flags.ack) config.ack_policy = flags.ack as ConsumerConfig['ack_policy'];
+  if (flags.deliver) Object.assign(config, deliverPolicy(flags.deliver));
+  if (flags.replay) config.replay_policy = flags.replay as ConsumerConfig['replay_policy'];
+  if (flags.maxDeliver) config.max_deliver = parseInteger(flags.maxDeliver, -1);
+  if (flags.maxPending) config.max_ack_pending = parseInteger(flags.maxPending, -1);
+  if (flags.maxWaiting) config.max_waiting = parseInteger(flags.maxWaiting, 1);
+  if (flags.wait) config.ack_wait = parseDuration(flags.wait) * 1e6;
+  if (flags.inactiveThreshold)
+    config.inactive_threshold = parseDuration(flags.inactiveThreshold) * 1e6;
+  if (flags.description !== undefined) config.description = flags.description;
+  return config;
+}
+
+/** `--deliver all|last|new|last-per-subject|<sequence>|<duration ago>` as the config fields. */
+function deliverPolicy(text: string): Partial<ConsumerConfig> {
+  switch (text) {
+    case 'all':
+    case 'last':
+    case 'new':
+      return { deliver_policy: text };
+    case 'last-per-subject':
+      return { deliver_policy: 'last_per_subject' };
+  }
+  if (/^\d+$/.test(text))
+    return { deliver_policy: 'by_start_sequence', opt_start_seq: parseInteger(text, 1) };
+  return {
+    deliver_policy: 'by_start_time',
+    opt_start_time: new Date(Date.now() - parseDuration(text)).toISOString(),
+  };
+}
