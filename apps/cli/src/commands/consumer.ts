@@ -84,7 +84,8 @@ export function registerConsumer(program: Command, act: Act): void {
         infos.sort((a, b) => a.name.localeCompare(b.name));
         if (session.json)
           return session.printJson(options.names ? infos.map((i) => i.name) : infos);
-        if (options.names) return infos.forEach((i) => session.out(i.name));
+        if (options.names)
+          return infos.length ? session.out(infos.map((i) => i.name).join('\n')) : undefined;
         if (infos.length === 0) return session.note(`No Consumers defined on stream ${stream}`);
         session.out(
           table(

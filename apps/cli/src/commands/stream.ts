@@ -97,7 +97,8 @@ export function registerStream(program: Command, act: Act): void {
         const names: string[] = [];
         for await (const n of jsm.streams.names(subject)) names.push(n);
         names.sort();
-        return session.json ? session.printJson(names) : names.forEach((n) => session.out(n));
+        if (session.json) return session.printJson(names);
+        return names.length ? session.out(names.join('\n')) : undefined;
       }
       const infos = [];
       for await (const info of jsm.streams.list(subject)) infos.push(info);
