@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import type { RunningNatsServer } from '@slipstream/test-servers';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { slipHome, startJetStreamServer } from './slip.js';
+import { Terminal } from './tmux.js';
+
+// slip at a real terminal (tmux): the prompts of stream add, a progress bar, colours.
+describe('slip at a terminal', () => {
+  let server: RunningNatsServer;
+  let home: Awaited<ReturnType<typeof slipHome>>;
+  let terminal: Terminal | undefined;
+  const slip = () => `node ${join(import.meta.dirname, '..', 'bin', 'slip.js')} -s ${server.url}`;
+
+  beforeAll(async () => {
+    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
+  });
+  afterEach(async () => {
+    await terminal?.close();
+    terminal = undefined;
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), home?.remove()]);
+  });
+
+  it('stream add asks for each setting with its default, re-asks a bad value, then shows the stream', async () => {
+    terminal = await Terminal.open(home.env());
+    const t = terminal;
+    await t.type(`${slip()} stream add --storage memory`);
+    await t.keys('Enter');
+    await t.shows('? Stream Name');
+    await t.type('ORDERS');
+    await t.keys('Enter');
+    await t.shows('? Subjects (ORDERS)');
+    await t.type('orders.>');
+    await t.keys('Enter');
+    // --storage was given: not asked.
+    await t.shows('? Replication (1)');
+    expect(await t.screen()).not.toContain('? Storage');
+    await t.keys('Enter');
+    await t.shows(/\? Retention Policy[^\n]*\n❯ Limits\n {2}Interest\n {2}Work Queue/);
+    await t.keys('Enter');
+    await t.shows('? Discard Policy');
+    await t.keys('Down', 'Enter');
+    await t.shows('✔ Discard Policy New');
+    await t.shows('? Stream Messages Limit (-1)');
+    await t.type('1000');
+    await t.keys('Enter');
+    await t.shows('? Per Subject Messages Limit (-1)');
+    await t.keys('Enter');
+    await t.shows('? Total Stream Size (-1)');
+    await t.type('1GB');
+    await t.keys('Enter');
+    await t.shows('? Message TTL (-1)');
+    await t.type('soon');
+    await t.keys('Enter');
+    await t.shows('> invalid duration "soon" (examples: 500ms, 10s, 1h30m, 7d)');
+    await t.keys('BSpace', 'BSpace', 'BSpace', 'BSpace');
+    await t.type('1d');
+    await t.keys('Enter');
+    await t.shows('? Max Message Size (-1)');
+    await t.keys('Enter');
+    await t.shows('? Duplicate tracking time window (2m)');
+    await t.keys('Enter');
+    await t.shows('? Allow message Roll-ups (y/N)');
+    await t.keys('Enter');
+    await t.shows('? Allow message deletion (Y/n)');
+    await t.keys('Enter');
+    await t.shows('? Allow purging subjects or the entire stream (Y/n)');
+    await t.type('n');
+    await t.keys('Enter');
+    const screen = await t.shows('Stream ORDERS was created');
+    for (const line of [
+      'Subjects: orders.>',
+      'Retention: memory - limits',
+      'Discard Policy: new',
+      'Maximum Messages: 1,000',
+      'Maximum Bytes: 1.0 GiB',
+      'Maximum Age: 1d',
+      'Allows Purge: no',
+      'Allows Msg Delete: yes',
+    ]) {
+      expect(screen).toContain(line);
+    }
+    const info = JSON.parse(
+      (await home.run(['-s', server.url, '--json', 'stream', 'info', 'ORDERS'])).stdout,
+    );
+    expect(info.config).toMatchObject({
+      subjects: ['orders.>'],
+      storage: 'memory',
+      discard: 'new',
+      max_msgs: 1000,
+      max_bytes: 1024 ** 3,
+      max_age: 86_400e9,
+      deny_purge: true,
+      deny_delete: false,
+    });
+  });
+
+  it('rm asks before deleting, and no is no', async () => {
+    await home.run(['-s', server.url, 'stream', 'add', 'KEEP', '--subjects', 'keep', '--defaults']);
+    terminal = await Terminal.open(home.env());
+    await terminal.type(`${slip()} stream rm KEEP; echo "exit=$?"`);
+    await terminal.keys('Enter');
+    await terminal.shows('? Really delete Stream KEEP? (y/N)');
+    await terminal.keys('Enter');
+    await terminal.shows('exit=0');
+    expect((await home.run(['-s', server.url, 'stream', 'info', 'KEEP'])).code).toBe(0);
+  });
+
+  it('pub --count draws a progress bar; tables are in colour unless NO_COLOR is set', async () => {
+    await home.run([
+      '-s',
+      server.url,
+      'stream',
+      'add',
+      'COLOURS',
+      '--subjects',
+      'colours',
+      '--defaults',
+    ]);
+    terminal = await Terminal.open(home.env());
+    await terminal.type(`${slip()} pub progress.test "n {{Count}}" --count 40 --sleep 25ms`);
+    await terminal.keys('Enter');
+    await terminal.shows(/Publishing \[[█░]+\] \d+% \| \d+\/40 \|/);
+    const done = await terminal.shows('Published 40 messages');
+    expect(done).toMatch(/Publishing \[█{40}\] 100% \| 40\/40 \|/);
+
+    await terminal.type(`clear; ${slip()} stream ls`);
+    await terminal.keys('Enter');
+    await terminal.shows('│ COLOURS');
+    expect(await terminal.screen(true)).toContain('\x1b[1mName');
+    await terminal.type(`clear; NO_COLOR=1 ${slip()} stream ls`);
+    await terminal.keys('Enter');
+    await terminal.shows('│ COLOURS');
+    expect(await terminal.screen(true)).not.toMatch(/\x1b\[1m/);
+  });
+});
