@@ -23,7 +23,7 @@ import type {
   KvWatchOptions,
 } from './types.js';
 import { KvWatchInclude } from './types.js';
-import { watch } from './watch.js';
+import { watchKeys } from './watch.js';
 
 /** The header that makes a purge drop the key's earlier values. */
 const ROLLUP_HEADER = 'Nats-Rollup';
@@ -168,24 +168,8 @@ export class Bucket implements KV {
   }
 
   #watch(options: KvWatchOptions, initialOnly: boolean): Promise<KvWatcher<KvWatchEntry>> {
-    const subjects = checkSearchKeys(options.key).map((k) => kvKeySubject(this.bucket, k));
-    const include = options.include ?? KvWatchInclude.LastValue;
-    return watch(this.#js, {
-      bucket: this.bucket,
-      stream: this.stream,
-      subjects,
-      deliverPolicy: options.resumeFromRevision
-        ? 'by_start_sequence'
-        : include === KvWatchInclude.AllHistory
-          ? 'all'
-          : include === KvWatchInclude.UpdatesOnly
-            ? 'new'
-            : 'last_per_subject',
-      startSeq: options.resumeFromRevision,
-      headersOnly: options.headers_only ?? false,
-      ignoreDeletes: options.ignoreDeletes ?? false,
-      initialOnly,
-    });
+    const target = { bucket: this.bucket, stream: this.stream, keys: checkSearchKeys(options.key) };
+    return watchKeys(this.#js, target, options, initialOnly);
   }
 
   async #mark(key: string, operation: KvOperation, options: Partial<KvDeleteOptions>) {

@@ -1,28 +1,12 @@
 import type { NatsConnection } from '@slipstream/client';
-import {
-  bucketNameProblem,
-  KV_STREAM_PREFIX,
-  kvStreamConfig,
-  kvStreamName,
-  nanos,
-  type StreamInfo,
-} from '@slipstream/jsapi';
-import { jetstream } from '../entry-points.js';
-import { InvalidNameError, StreamNotFoundError } from '../errors.js';
+import { KV_STREAM_PREFIX, kvStreamConfig, kvStreamName, nanos } from '@slipstream/jsapi';
+import { asJetStreamClient, bucketLister, checkBucket } from '../buckets.js';
+import { StreamNotFoundError } from '../errors.js';
 import type { JetStreamClient } from '../jetstream-client.js';
 import type { Lister } from '../lister.js';
 import type { JetStreamManager } from '../manager.js';
 import { Bucket, type KV, kvStatus } from './bucket.js';
 import type { KvOptions, KvStatus } from './types.js';
-
-function checkBucket(name: string): string {
-  const problem = bucketNameProblem(name);
-  if (problem) throw new InvalidNameError(problem);
-  return name;
-}
-
-const isJetStreamClient = (v: JetStreamClient | NatsConnection): v is JetStreamClient =>
-  'consumers' in v && 'jetstreamManager' in v;
 
 /**
  * The entry point to key-value buckets, as @nats-io/kv's Kvm: `new Kvm(js)` (or a connection,
@@ -33,7 +17,7 @@ export class Kvm {
   #jsm: Promise<JetStreamManager> | undefined;
 
   constructor(js: JetStreamClient | NatsConnection) {
-    this.#js = isJetStreamClient(js) ? js : jetstream(js);
+    this.#js = asJetStreamClient(js);
   }
 
   /**
@@ -73,24 +57,7 @@ export class Kvm {
 
   /** The buckets of the account, with their status. */
   list(): Lister<KvStatus> {
-    let streams: Lister<StreamInfo> | undefined;
-    const next = async (): Promise<KvStatus[]> => {
-      streams ??= (await this.#manager()).streams.list();
-      // a page may hold no bucket while later ones do
-      for (let page = await streams.next(); page.length > 0; page = await streams.next()) {
-        const buckets = page.filter((s) => s.config.name.startsWith(KV_STREAM_PREFIX));
-        if (buckets.length > 0) {
-          return buckets.map((s) => kvStatus(s.config.name.slice(KV_STREAM_PREFIX.length), s));
-        }
-      }
-      return [];
-    };
-    return {
-      next,
-      async *[Symbol.asyncIterator]() {
-        for (let page = await next(); page.length > 0; page = await next()) yield* page;
-      },
-    };
+    return bucketLister(() => this.#manager(), KV_STREAM_PREFIX, kvStatus);
   }
 
   #manager(): Promise<JetStreamManager> {

@@ -1,4 +1,5 @@
 import type { Republish, StorageType, StreamInfo } from '@slipstream/jsapi';
+import type { Watcher } from '../ordered-consumer-watch.js';
 
 /** One value of a key, or the mark of its deletion; the shape of @nats-io/kv's KvEntry. */
 export interface KvEntry {
@@ -100,12 +101,5 @@ export interface KvDeleteOptions {
   previousSeq: number;
 }
 
-/**
- * Entries as they come; `stop()` ends the iteration. A watch goes on until stopped; history and
- * keys end once what was there at the start was read.
- */
-export interface KvWatcher<T> extends AsyncIterable<T> {
-  stop(): void;
-  /** Resolves when the iteration is over: undefined, or the error that ended it. */
-  closed(): Promise<Error | undefined>;
-}
+/** Entries (or keys) as they come; `stop()` ends the iteration. */
+export type KvWatcher<T> = Watcher<T>;
