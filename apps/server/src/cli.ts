@@ -140,6 +140,7 @@ export function toServerOptions(
     lameDuckDuration: settings.lameDuckDuration,
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
+    noAuthUser: settings.noAuthUser,
     tls,
     debug: settings.debug,
     trace: settings.trace,
