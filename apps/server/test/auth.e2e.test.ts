@@ -87,7 +87,7 @@ describe.each(servers)('the official client against $name', ({ bin }) => {
     const service = await client(withUsers, {
       authenticator: nkeyAuthenticator(nkeyUser.getSeed()),
     });
-    service.subscribe('svc.echo', { callback: (_error, msg) => msg.respond(msg.data) });
+    service.subscribe('svc.echo', { callback: (_error, msg) => void msg.respond(msg.data) });
     await service.flush();
     const asker = await client(withUsers, { user: 'alice', pass: 'wonderland' });
     const reply = await asker.request('svc.echo', 'ping', { timeout: 2000 });
