@@ -46,7 +46,7 @@ function natsServerAuthConfig(auth: SimpleAuth | undefined): string | undefined 
 
 // The slipstream-server command, as its package declares it. It reads nats-server's config
 // file, so one launcher starts both servers.
-const slipstreamServerBin = (() => {
+export const slipstreamServerBin = (() => {
   const require = createRequire(import.meta.url);
   const packageJson = require.resolve('slipstream-server/package.json');
   const { bin } = require(packageJson) as { bin: Record<string, string> };
