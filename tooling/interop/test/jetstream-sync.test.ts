@@ -1,0 +1,134 @@
+/**
+ * A PubAck leaves only after the write that stored its message is synced to disk (issue #9's
+ * sync-before-ack rule, the default `sync_interval: always`). slipstream-server runs under
+ * strace; a client publishes one message at a time, waiting for each PubAck; the trace must
+ * never show a PubAck written to a socket while the SQLite WAL holds writes not yet synced.
+ * The same run with `sync_interval` set to a duration (lazy, nats-server's default behaviour)
+ * must show such acks, or the test could not tell the modes apart.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import {
+  requireSystemComponent,
+  runProcess,
+  slipstreamServerBin,
+  startServerProcess,
+} from '@slipstream/test-servers';
+import { describe, expect, it } from 'vitest';
+
+const messages = 40;
+
+interface SyncReport {
+  acks: number;
+  acksBeforeSync: number;
+  syncs: number;
+}
+
+/**
+ * Walks the trace in order. Messages are published one at a time, so each PubAck must follow
+ * its own WAL write and a sync of it: an ack with no synced write since the previous ack, or
+ * with a write still unsynced, left before its message was on disk.
+ */
+function readTrace(trace: string): SyncReport {
+  let unsynced = false;
+  let syncedSinceAck = false;
+  const report: SyncReport = { acks: 0, acksBeforeSync: 0, syncs: 0 };
+  for (const line of trace.split('\n')) {
+    const call = /^(?:\[pid\s+\d+\]\s+|\d+\s+)?(\w+)\((\d+)<([^>]*)>/.exec(line);
+    if (!call) continue;
+    const [, name, , path] = call;
+    if ((name === 'pwrite64' || name === 'write') && path!.endsWith('-wal')) unsynced = true;
+    else if (name === 'fsync' || name === 'fdatasync') {
+      report.syncs++;
+      if (unsynced) syncedSinceAck = true;
+      unsynced = false;
+    } else if (
+      /^(write|writev|sendto|sendmsg)$/.test(name!) &&
+      path!.startsWith('TCP') &&
+      line.includes('\\"seq\\":')
+    ) {
+      report.acks++;
+      if (unsynced || !syncedSinceAck) report.acksBeforeSync++;
+      syncedSinceAck = false;
+    }
+  }
+  return report;
+}
+
+async function publishUnderStrace(syncInterval: string): Promise<SyncReport> {
+  const strace = requireSystemComponent('strace');
+  const dir = await mkdtemp(join(tmpdir(), 'slipstream-sync-'));
+  const traceFile = join(dir, 'trace.txt');
+  const config = join(dir, 'server.conf');
+  await writeFile(
+    config,
+    `jetstream { store_dir: "${join(dir, 'store')}", sync_interval: ${syncInterval} }\n`,
+  );
+  const server = await startServerProcess(process.execPath, (port) => [
+    slipstreamServerBin,
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-c',
+    config,
+  ]);
+  // Attached to the running server rather than starting it, so that stopping the server
+  // also ends strace.
+  const tracer = runProcess(strace, [
+    '-f',
+    '-yy',
+    '-s',
+    '256',
+    '-e',
+    'trace=pwrite64,write,writev,sendto,sendmsg,fsync,fdatasync',
+    '-o',
+    traceFile,
+    '-p',
+    String(server.child.pid),
+  ]);
+  while (!/attached/.test(tracer.output())) {
+    if (tracer.child.exitCode !== null) throw new Error(`strace failed: ${tracer.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  try {
+    const nc = await connect({ servers: server.url });
+    const create = await nc.request(
+      '$JS.API.STREAM.CREATE.SYNC',
+      JSON.stringify({ name: 'SYNC', subjects: ['sync.>'], storage: 'file' }),
+      { timeout: 10_000 },
+    );
+    expect(JSON.parse(create.string()).error).toBeUndefined();
+    for (let i = 0; i < messages; i++) {
+      const ack = JSON.parse((await nc.request('sync.a', `m${i}`, { timeout: 10_000 })).string());
+      expect(ack.seq).toBe(i + 1);
+    }
+    await nc.close();
+    await server.stop();
+    await tracer.exit;
+    return readTrace(await readFile(traceFile, 'utf8'));
+  } finally {
+    await server.stop();
+    await tracer.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('JetStream syncs before it acknowledges', () => {
+  it('never sends a PubAck while the WAL holds unsynced writes (sync_interval: always)', async () => {
+    const report = await publishUnderStrace('always');
+    console.log(`sync always: ${JSON.stringify(report)}`);
+    expect(report.acks).toBe(messages);
+    expect(report.syncs).toBeGreaterThanOrEqual(messages);
+    expect(report.acksBeforeSync).toBe(0);
+  }, 60_000);
+
+  it('does send PubAcks before the sync in lazy mode (sync_interval: 2m), as the check can tell', async () => {
+    const report = await publishUnderStrace('"2m"');
+    console.log(`sync lazy: ${JSON.stringify(report)}`);
+    expect(report.acks).toBe(messages);
+    expect(report.acksBeforeSync).toBe(messages);
+  }, 60_000);
+});
