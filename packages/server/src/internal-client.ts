@@ -56,6 +56,21 @@ export class InternalClient implements Subscriber {
     this.#router.publish(this, subject, options.reply, options.headers, payload);
   }
 
+  /**
+   * Whether a publish on `subject` would reach any subscriber, so an event nobody listens to
+   * (an advisory, say) is neither built nor sent.
+   */
+  hasInterest(subject: string): boolean {
+    const result = this.#router.sublist.match(subject);
+    return result.psubs.length > 0 || result.qsubs.length > 0;
+  }
+
+  /** Whether a message published on `subject` now would reach any subscriber. */
+  hasInterest(subject: string): boolean {
+    const result = this.#router.sublist.match(subject);
+    return result.psubs.length > 0 || result.qsubs.length > 0;
+  }
+
   /** Drops every subscription. */
   close(): void {
     for (const sub of [...this.#handlers.keys()]) this.unsubscribe(sub);

@@ -175,7 +175,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #startJetStream(): void {
     const options = this.options.jetstream;
     if (!options) return;
-    this.jetstream = new JetStream(options, this.internalClient(), this.logger);
+    this.jetstream = new JetStream(
+      options,
+      this.internalClient(),
+      this.logger,
+      this.info.server_name ?? this.serverId,
+    );
     this.jetstream.start();
   }
 

@@ -6,6 +6,7 @@
 import type { InternalClient } from '../internal-client.js';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
+import { Advisories } from './advisories.js';
 import { ApiDispatcher } from './api/dispatch.js';
 import { JsAccount } from './js-account.js';
 import type { StreamHost } from './stream.js';
@@ -15,13 +16,17 @@ export const GLOBAL_ACCOUNT = '$G';
 
 export class JetStream {
   readonly accounts = new Map<string, JsAccount>();
+  readonly advisories: Advisories;
   readonly #dispatcher: ApiDispatcher;
 
   constructor(
     readonly options: ResolvedJetStreamOptions,
     readonly client: InternalClient,
     readonly logger: Logger,
+    /** The server's name, which advisories and /jsz report. */
+    readonly serverName: string,
   ) {
+    this.advisories = new Advisories(client, serverName, options.domain);
     const host: StreamHost = {
       client,
       logger,

@@ -14,12 +14,21 @@ import {
 } from '@slipstream/jsapi';
 import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
+import type { ApiExchange } from '../advisories.js';
 import type { JetStream } from '../jetstream.js';
 import { StoreError } from '../store/message-store.js';
 import type { ApiRoute } from './route.js';
 import { apiRoutes } from './routes.js';
 
 const API_SUBJECTS = '$JS.API.>';
+
+/** What answering a request needs once the handler is done, which may be after the callback. */
+interface PendingRequest {
+  readonly account: string;
+  readonly reply: string | undefined;
+  /** The request as the API audit reports it, kept only when someone listens for audits. */
+  readonly audited: Omit<ApiExchange, 'response'> | undefined;
+}
 
 export class ApiDispatcher {
   readonly #subscriptions: Subscription[] = [];
@@ -55,7 +64,14 @@ export class ApiDispatcher {
     if (!route) return;
     const account = this.js.account();
     account.api.total++;
-    const reply = message.reply;
+    const request: PendingRequest = {
+      account: account.name,
+      reply: message.reply,
+      // The payload is a view into the publisher's socket chunk: the audit keeps its own copy.
+      audited: this.js.advisories.auditWanted
+        ? { subject: message.subject, request: Buffer.from(message.payload).toString() }
+        : undefined,
+    };
     let answer: object | Promise<object>;
     try {
       const decoded = decodeApiRequest(parsed.operation, message.payload);
@@ -67,34 +83,38 @@ export class ApiDispatcher {
         request: decoded.value,
       });
     } catch (error) {
-      this.#fail(route, reply, error);
+      this.#fail(route, request, error);
       return;
     }
     if (answer instanceof Promise) {
       answer.then(
-        (body) => this.#send(reply, { type: apiResponseType(route.type), ...body }),
-        (error) => this.#fail(route, reply, error),
+        (body) => this.#send(request, { type: apiResponseType(route.type), ...body }),
+        (error) => this.#fail(route, request, error),
       );
     } else {
-      this.#send(reply, { type: apiResponseType(route.type), ...answer });
+      this.#send(request, { type: apiResponseType(route.type), ...answer });
     }
   }
 
-  #fail(route: ApiRoute<ApiOperationName>, reply: string | undefined, error: unknown): void {
+  #fail(route: ApiRoute<ApiOperationName>, request: PendingRequest, error: unknown): void {
     this.js.account().api.errors++;
     const apiError = asApiError(error);
     if (!(error instanceof ApiError)) {
       this.js.logger.error(`JetStream API request failed: ${(error as Error).message}`);
     }
-    this.#send(reply, {
+    this.#send(request, {
       type: apiResponseType(route.type),
       error: { code: apiError.code, err_code: apiError.errCode, description: apiError.description },
       ...route.errorFields,
     });
   }
 
-  #send(reply: string | undefined, body: object): void {
-    if (reply) this.js.client.publish(reply, Buffer.from(JSON.stringify(body)));
+  /** Answers the requester (if it gave a reply subject) and audits the exchange, as nats-server does either way. */
+  #send(request: PendingRequest, body: object): void {
+    const response = JSON.stringify(body);
+    if (request.reply) this.js.client.publish(request.reply, Buffer.from(response));
+    if (request.audited)
+      this.js.advisories.apiAudit(request.account, { ...request.audited, response });
   }
 }
 

@@ -32,16 +32,20 @@ function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Strea
 
 export const streamCreate: ApiRoute<'streamCreate'> = {
   type: 'stream_create_response',
-  handle: ({ account, params, request }) => {
-    const { stream } = account.createStream(params.stream!, request as StreamConfig);
+  handle: ({ js, account, params, request }) => {
+    const { stream, created } = account.createStream(params.stream!, request as StreamConfig);
+    if (created) js.advisories.streamAction(stream.name, 'create');
     return { ...streamInfo(stream), did_create: true };
   },
 };
 
 export const streamUpdate: ApiRoute<'streamUpdate'> = {
   type: 'stream_update_response',
-  handle: ({ account, params, request }) =>
-    streamInfo(account.updateStream(params.stream!, request as StreamConfig)),
+  handle: ({ js, account, params, request }) => {
+    const stream = account.updateStream(params.stream!, request as StreamConfig);
+    js.advisories.streamAction(stream.name, 'modify');
+    return streamInfo(stream);
+  },
 };
 
 export const streamInfoRoute: ApiRoute<'streamInfo'> = {
@@ -64,8 +68,9 @@ export const streamInfoRoute: ApiRoute<'streamInfo'> = {
 
 export const streamDelete: ApiRoute<'streamDelete'> = {
   type: 'stream_delete_response',
-  handle: async ({ account, params }) => {
+  handle: async ({ js, account, params }) => {
     await account.deleteStream(params.stream!);
+    js.advisories.streamAction(params.stream!, 'delete');
     return { success: true };
   },
 };

@@ -1,0 +1,118 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startNatsServer } from '@slipstream/test-servers';
+import { silentLogger, startServer } from '../src/index.js';
+import { RawClient } from './raw-client.js';
+
+/** One MSG a probe received. */
+export interface ReceivedMessage {
+  subject: string;
+  reply: string | undefined;
+  data: string;
+}
+
+/**
+ * A raw connection for JetStream tests: subscribes, sends API requests and reads the MSG frames
+ * that come back, so a test sees exactly what the server put on the wire.
+ */
+export class JsProbe {
+  #nextSid = 1;
+  #nextInbox = 1;
+
+  private constructor(readonly client: RawClient) {}
+
+  static async connect(port: number): Promise<JsProbe> {
+    const client = await RawClient.connectAndGreet(port);
+    await client.send('CONNECT {"verbose":false,"protocol":1}\r\n');
+    return new JsProbe(client);
+  }
+
+  async subscribe(subject: string): Promise<void> {
+    await this.client.send(`SUB ${subject} ${this.#nextSid++}\r\n`);
+    await this.client.sync();
+  }
+
+  /** Publishes without a reply subject and waits until the server has read it. */
+  async publish(subject: string, body = ''): Promise<void> {
+    await this.client.send(`PUB ${subject} ${Buffer.byteLength(body)}\r\n${body}\r\n`);
+    await this.client.sync();
+  }
+
+  /** Sends a request and resolves with its JSON answer. */
+  async request(subject: string, body: unknown = ''): Promise<Record<string, unknown>> {
+    const inbox = `_PROBE.${this.#nextInbox++}`;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    await this.client.send(
+      `SUB ${inbox} ${this.#nextSid++}\r\nPUB ${subject} ${inbox} ${Buffer.byteLength(text)}\r\n${text}\r\n`,
+    );
+    await this.client.waitUntil(() => this.messages().some((m) => m.subject === inbox));
+    return JSON.parse(this.messages().find((m) => m.subject === inbox)!.data);
+  }
+
+  /** Every MSG received so far, in order. */
+  messages(): ReceivedMessage[] {
+    const text = this.client.text;
+    const found: ReceivedMessage[] = [];
+    // nats-server writes a MSG without a reply with two spaces before the size.
+    const head = /MSG (\S+) \S+ +(?:(\S+) +)?(\d+)\r\n/g;
+    for (let match = head.exec(text); match; match = head.exec(text)) {
+      const start = match.index + match[0].length;
+      const size = Number(match[3]);
+      if (start + size > text.length) break;
+      // The probe reads latin1, one char a byte; the JSON inside is UTF-8.
+      const data = Buffer.from(text.slice(start, start + size), 'latin1').toString('utf8');
+      found.push({ subject: match[1]!, reply: match[2], data });
+      head.lastIndex = start + size;
+    }
+    return found;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+/** A JetStream server under test: its client port, monitoring URL and a way to stop it. */
+export interface JsTarget {
+  readonly port: number;
+  readonly httpUrl: string;
+  stop(): Promise<void>;
+}
+
+export const SERVER_NAME = 'js-probe';
+
+/** nats-server 2.9.10 with JetStream (file store in its temp directory) and monitoring. */
+export async function startReferenceJs(): Promise<JsTarget> {
+  const server = await startNatsServer({
+    jetstream: true,
+    monitoring: true,
+    config: `server_name: ${SERVER_NAME}`,
+  });
+  return {
+    port: server.port,
+    httpUrl: `http://127.0.0.1:${server.httpPort}`,
+    stop: () => server.stop(),
+  };
+}
+
+/** Our server in-process, with JetStream on a temporary store directory and monitoring. */
+export async function startOurJs(): Promise<JsTarget> {
+  const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-js-'));
+  const server = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    httpPort: 0,
+    serverName: SERVER_NAME,
+    jetstream: { storeDir },
+    logger: silentLogger,
+  });
+  return {
+    port: server.port,
+    httpUrl: server.httpUrl!,
+    stop: async () => {
+      await server.close();
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}
