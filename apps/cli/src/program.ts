@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { registerAccount } from './commands/account.js';
+import { registerBench } from './commands/bench.js';
 import { registerConsumer } from './commands/consumer.js';
 import { registerContext } from './commands/context.js';
 import { registerPub } from './commands/pub.js';
@@ -67,6 +68,7 @@ export function buildProgram(signal: AbortSignal): Command {
     registerAccount,
     registerStream,
     registerConsumer,
+    registerBench,
   ]) {
     register(program, act);
   }

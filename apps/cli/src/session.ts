@@ -29,6 +29,7 @@ export class Session {
   /** Milliseconds to wait for a server's answer (--timeout). */
   readonly timeout: number;
   #connection: Promise<NatsConnection> | undefined;
+  readonly #extraConnections: Array<Promise<NatsConnection>> = [];
 
   constructor(command: Command, signal: AbortSignal) {
     this.options = command.optsWithGlobals<GlobalOptions>();
@@ -59,6 +60,13 @@ export class Session {
     return this.#connection;
   }
 
+  /** Another connection with the same settings (a benchmark's clients), closed with the first. */
+  connectAnother(): Promise<NatsConnection> {
+    const connection = this.#settings().then(connectionOptions).then(connect);
+    this.#extraConnections.push(connection);
+    return connection;
+  }
+
   async jsm(): Promise<JetStreamManager> {
     return jetstreamManager(await this.connect(), { timeout: this.timeout });
   }
@@ -73,12 +81,17 @@ export class Session {
     return settings;
   }
 
-  /** Flushes what was published and closes the connection, if one was made. */
+  /** Flushes what was published and closes the connections that were made. */
   async close(): Promise<void> {
-    const connection = await this.#connection?.catch(() => undefined);
-    if (connection && !connection.isClosed()) {
-      await connection.drain().catch(() => connection.close());
-    }
+    const opened = [this.#connection, ...this.#extraConnections];
+    await Promise.all(
+      opened.map(async (pending) => {
+        const connection = await pending?.catch(() => undefined);
+        if (connection && !connection.isClosed()) {
+          await connection.drain().catch(() => connection.close());
+        }
+      }),
+    );
   }
 }
 

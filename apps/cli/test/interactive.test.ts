@@ -68,7 +68,9 @@ describe('slip at a terminal', () => {
     await t.shows('? Allow purging subjects or the entire stream (Y/n)');
     await t.type('n');
     await t.keys('Enter');
-    const screen = await t.shows('Stream ORDERS was created');
+    // The info (stdout) can trail the note (stderr): wait for its last line.
+    await t.shows('Stream ORDERS was created');
+    const screen = await t.shows('Active Consumers: 0');
     for (const line of [
       'Subjects: orders.>',
       'Retention: memory - limits',
@@ -107,7 +109,7 @@ describe('slip at a terminal', () => {
     expect((await home.run(['-s', server.url, 'stream', 'info', 'KEEP'])).code).toBe(0);
   });
 
-  it('pub --count draws a progress bar; tables are in colour unless NO_COLOR is set', async () => {
+  it('pub --count and bench draw a progress bar; tables are in colour unless NO_COLOR is set', async () => {
     await home.run([
       '-s',
       server.url,
@@ -124,6 +126,12 @@ describe('slip at a terminal', () => {
     await terminal.shows(/Publishing \[[█░]+\] \d+% \| \d+\/40 \|/);
     const done = await terminal.shows('Published 40 messages');
     expect(done).toMatch(/Publishing \[█{40}\] 100% \| 40\/40 \|/);
+
+    await terminal.type(`clear; ${slip()} bench pub bench.progress --msgs 30000`);
+    await terminal.keys('Enter');
+    expect(await terminal.shows('Pub stats:')).toMatch(
+      /Publishing \[█{40}\] 100% \| 30000\/30000 \|/,
+    );
 
     await terminal.type(`clear; ${slip()} stream ls`);
     await terminal.keys('Enter');
