@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { bcryptWorker } from './bcrypt-worker.js';
 
 /**
  * Whether a configured password or token is a bcrypt hash, by nats-server's rule (`$2`, an
@@ -12,15 +12,15 @@ export function isBcryptHash(value: string): boolean {
 
 /**
  * Whether the secret a client sent matches the configured one. A plain secret is compared in
- * constant time and answers at once; a bcrypt hash is checked off the event loop's critical path
- * (bcryptjs's async form yields between rounds), so a flood of logins cannot stall other clients.
+ * constant time and answers at once; a bcrypt hash is checked on a worker thread, so a flood of
+ * logins cannot stall other clients.
  */
 export function secretMatches(
   expected: string,
   given: string | undefined,
 ): boolean | Promise<boolean> {
   if (isBcryptHash(expected)) {
-    return bcrypt.compare(given ?? '', expected).catch(() => false);
+    return bcryptWorker.compare(given ?? '', expected);
   }
   return sameText(expected, given ?? '');
 }
