@@ -32,9 +32,21 @@ export interface ApiCounters {
   errors: number;
 }
 
+/**
+ * A stream found damaged when the server started: some messages failed their checksum
+ * (`seqs`), or the whole file could not be read (`error`; the stream is then not served).
+ * Nothing is deleted: the data stays on disk for a person to look at.
+ */
+export interface StreamDamage {
+  stream: string;
+  seqs?: number[];
+  error?: string;
+}
+
 export class JsAccount {
   readonly streams = new Map<string, Stream>();
   readonly api: ApiCounters = { total: 0, errors: 0 };
+  readonly damaged: StreamDamage[] = [];
   readonly lookup: StreamConfigLookup = (name) => this.streams.get(name)?.config;
 
   constructor(
@@ -50,25 +62,40 @@ export class JsAccount {
     if (!storeDir) return;
     for (const [name, dir] of listStreamDirs(storeDir, this.name)) {
       try {
-        const meta = readStreamMeta(dir);
-        const stream = new Stream(
-          this.host,
-          meta.config,
-          this.#openStore(meta.config, dir),
-          meta.created,
-        );
-        this.streams.set(name, stream);
-        stream.start();
-        const state = stream.store.state();
-        this.logger.info(
-          `  Restored ${state.messages} messages for stream '${this.name} > ${name}'`,
-        );
+        this.#restore(name, dir);
       } catch (error) {
-        // Nothing is deleted because it could not be read: the stream stays on disk, unserved.
+        const message = (error as Error).message;
+        this.damaged.push({ stream: name, error: message });
         this.logger.error(
-          `JetStream could not restore stream '${this.name} > ${name}' from ${dir}: ${(error as Error).message}`,
+          `JetStream could not restore stream '${this.name} > ${name}' from ${dir}, which is left as it is and not served: ${message}`,
         );
       }
+    }
+  }
+
+  #restore(name: string, dir: string): void {
+    const meta = readStreamMeta(dir);
+    const store = this.#openStore(meta.config, dir);
+    let damaged: number[];
+    try {
+      damaged = store.findDamaged();
+    } catch (error) {
+      void store.close();
+      throw error;
+    }
+    const stream = new Stream(this.host, meta.config, store, meta.created);
+    this.streams.set(name, stream);
+    stream.start();
+    stream.consumers.restore();
+    const state = store.state();
+    this.logger.info(`  Restored ${state.messages} messages for stream '${this.name} > ${name}'`);
+    if (damaged.length > 0) {
+      // Served, but the damaged messages never are: every read checks its checksum.
+      this.damaged.push({ stream: name, seqs: damaged });
+      const shown = damaged.slice(0, 20).join(', ') + (damaged.length > 20 ? ', ...' : '');
+      this.logger.error(
+        `JetStream stream '${this.name} > ${name}' has ${damaged.length} damaged messages (checksum mismatch), which are not served: sequences ${shown}`,
+      );
     }
   }
 
