@@ -65,12 +65,6 @@ export class InternalClient implements Subscriber {
     return result.psubs.length > 0 || result.qsubs.length > 0;
   }
 
-  /** Whether a message published on `subject` now would reach any subscriber. */
-  hasInterest(subject: string): boolean {
-    const result = this.#router.sublist.match(subject);
-    return result.psubs.length > 0 || result.qsubs.length > 0;
-  }
-
   /** Drops every subscription. */
   close(): void {
     for (const sub of [...this.#handlers.keys()]) this.unsubscribe(sub);
