@@ -4,6 +4,7 @@ import { registerAccount } from './commands/account.js';
 import { registerBench } from './commands/bench.js';
 import { registerConsumer } from './commands/consumer.js';
 import { registerContext } from './commands/context.js';
+import { registerKv } from './commands/kv.js';
 import { registerPub } from './commands/pub.js';
 import { registerReply } from './commands/reply.js';
 import { registerReq } from './commands/req.js';
@@ -69,6 +70,7 @@ export function buildProgram(signal: AbortSignal): Command {
     registerStream,
     registerConsumer,
     registerBench,
+    registerKv,
   ]) {
     register(program, act);
   }
