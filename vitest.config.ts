@@ -8,6 +8,7 @@ export default defineConfig({
       'apps/*/vitest.config.ts',
       'tooling/*/vitest.config.ts',
       // Files that load the whole machine, run after the rest (see @slipstream/vitest-config).
+      'packages/*/vitest.heavy.config.ts',
       'tooling/*/vitest.heavy.config.ts',
     ],
     // Says once which system components are missing, and so which tests were skipped.

@@ -1,0 +1,91 @@
+import type { StorageType, StreamInfo } from '@slipstream/jsapi';
+import type { MsgHdrs } from '@slipstream/protocol';
+
+/** A link to another object, or to a whole bucket when `name` is absent. */
+export interface ObjectStoreLink {
+  bucket: string;
+  name?: string;
+}
+
+export interface ObjectStoreMetaOptions {
+  link?: ObjectStoreLink;
+  /** Bytes per chunk (default 128 KiB). */
+  max_chunk_size?: number;
+}
+
+/** What a writer says about an object; the shape of @nats-io/obj's ObjectStoreMeta. */
+export interface ObjectStoreMeta {
+  name: string;
+  description?: string;
+  headers?: MsgHdrs;
+  options?: ObjectStoreMetaOptions;
+  metadata?: Record<string, string>;
+}
+
+/** An object as its metadata message describes it. */
+export interface ObjectInfo extends ObjectStoreMeta {
+  bucket: string;
+  /** Names the chunks of this version: `$O.<bucket>.C.<nuid>`. */
+  nuid: string;
+  size: number;
+  chunks: number;
+  /** `SHA-256=<base64url of the digest>`. */
+  digest: string;
+  deleted: boolean;
+  /** When the object was written (RFC 3339). */
+  mtime: string;
+  /** The stream sequence of the metadata message. */
+  revision: number;
+}
+
+export interface ObjectWatchInfo extends ObjectInfo {
+  isUpdate: boolean;
+}
+
+/** A bucket's state; the fields of @nats-io/obj's ObjectStoreStatus. */
+export interface ObjectStoreStatus {
+  bucket: string;
+  description: string;
+  /** Nanoseconds an object lives; 0 forever. */
+  ttl: number;
+  storage: StorageType;
+  replicas: number;
+  sealed: boolean;
+  /** Bytes the bucket's stream holds. */
+  size: number;
+  backingStore: 'JetStream';
+  streamInfo: StreamInfo;
+  metadata?: Record<string, string>;
+  compression: boolean;
+}
+
+/** What a bucket is created with, as @nats-io/obj names it (ttl in nanoseconds, as there). */
+export interface ObjectStoreOptions {
+  description?: string;
+  ttl?: number;
+  storage: StorageType;
+  replicas: number;
+  max_bytes: number;
+  /** Stream metadata (nats-server 2.10+); only sent when given. */
+  metadata?: Record<string, string>;
+  /** s2 compression (nats-server 2.10+); only sent when true. */
+  compression?: boolean;
+}
+
+/** A read object: its info, its content as a stream, and how reading it ended. */
+export interface ObjectResult {
+  info: ObjectInfo;
+  data: ReadableStream<Uint8Array>;
+  /** null once the content was read whole and matched its digest; else the error. */
+  error: Promise<Error | null>;
+}
+
+export interface ObjectStorePutOpts {
+  /** Milliseconds to wait for each chunk's acknowledgement. */
+  timeout?: number;
+  /** The object's metadata must be at this revision (0: no such object yet). */
+  previousRevision?: number;
+}
+
+/** What `put` reads an object from: a stream, bytes, text, or a Blob (a browser File). */
+export type ObjectSource = ReadableStream<Uint8Array> | Uint8Array | string | Blob;
