@@ -5,28 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, startServer } from '../src/index.js';
 import { Advisories } from '../src/jetstream/advisories.js';
 import { internalClientOf } from '../src/server.js';
-import { JsProbe, type JsTarget, SERVER_NAME, startOurJs, startReferenceJs } from './js-probe.js';
+import {
+  comparable,
+  JsProbe,
+  type JsTarget,
+  SERVER_NAME,
+  startOurJs,
+  startReferenceJs,
+} from './js-probe.js';
 
 const ORDERS = { name: 'ORDERS', subjects: ['orders.*'] };
-/** Fields that differ from run to run (ids, times) or that only nats-server knows (rtt). */
-const VARYING = new Set(['id', 'timestamp', 'created', 'first_ts', 'last_ts', 'rtt']);
-
-/** An event with its varying fields dropped and its embedded request/response JSON parsed. */
-function comparable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(comparable);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !VARYING.has(key))
-      .map(([key, inner]) => [
-        key,
-        (key === 'request' || key === 'response') && typeof inner === 'string'
-          ? comparable(JSON.parse(inner))
-          : comparable(inner),
-      ]),
-  );
-}
-
 interface Received {
   subject: string;
   event: { type: string; id: string; timestamp: string; [field: string]: unknown };

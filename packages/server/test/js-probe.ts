@@ -73,6 +73,37 @@ export class JsProbe {
   }
 }
 
+/**
+ * Fields that differ from run to run (ids, times) or that only nats-server knows (the
+ * requester's rtt, which our server cannot see).
+ */
+const VARYING = new Set([
+  'id',
+  'server_id',
+  'timestamp',
+  'now',
+  'created',
+  'first_ts',
+  'last_ts',
+  'rtt',
+]);
+
+/** A JSON value with its varying fields dropped and embedded request/response JSON parsed. */
+export function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !VARYING.has(key))
+      .map(([key, inner]) => [
+        key,
+        (key === 'request' || key === 'response') && typeof inner === 'string'
+          ? comparable(JSON.parse(inner))
+          : comparable(inner),
+      ]),
+  );
+}
+
 /** A JetStream server under test: its client port, monitoring URL and a way to stop it. */
 export interface JsTarget {
   readonly port: number;
@@ -82,29 +113,41 @@ export interface JsTarget {
 
 export const SERVER_NAME = 'js-probe';
 
-/** nats-server 2.9.10 with JetStream (file store in its temp directory) and monitoring. */
-export async function startReferenceJs(): Promise<JsTarget> {
+/** Store limits both servers get, so /jsz and /varz can show the same values. */
+export interface JsLimits {
+  maxMemory: number;
+  maxFile: number;
+}
+
+/** nats-server 2.9.10 with JetStream (file store in a temporary directory) and monitoring. */
+export async function startReferenceJs(limits?: JsLimits): Promise<JsTarget> {
+  const storeDir = await mkdtemp(join(tmpdir(), 'nats-server-js-'));
+  const limitLines = limits
+    ? `, max_memory_store: ${limits.maxMemory}, max_file_store: ${limits.maxFile}`
+    : '';
   const server = await startNatsServer({
-    jetstream: true,
     monitoring: true,
-    config: `server_name: ${SERVER_NAME}`,
+    config: `server_name: ${SERVER_NAME}\njetstream { store_dir: "${storeDir}"${limitLines} }`,
   });
   return {
     port: server.port,
     httpUrl: `http://127.0.0.1:${server.httpPort}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      await rm(storeDir, { recursive: true, force: true });
+    },
   };
 }
 
 /** Our server in-process, with JetStream on a temporary store directory and monitoring. */
-export async function startOurJs(): Promise<JsTarget> {
+export async function startOurJs(limits?: JsLimits): Promise<JsTarget> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-js-'));
   const server = await startServer({
     host: '127.0.0.1',
     port: 0,
     httpPort: 0,
     serverName: SERVER_NAME,
-    jetstream: { storeDir },
+    jetstream: { storeDir, ...limits },
     logger: silentLogger,
   });
   return {

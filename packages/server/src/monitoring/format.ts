@@ -2,6 +2,7 @@
  * Go's formatting of times, durations and JSON, so monitoring output reads exactly like
  * nats-server's to tools that parse it.
  */
+import { randomUUID } from 'node:crypto';
 
 /** RFC 3339 in UTC with the fraction's trailing zeros trimmed, like Go's time.RFC3339Nano. */
 export function rfc3339(epochMs: number): string {
@@ -54,16 +55,28 @@ function decimal(value: number, unit: number): string {
  * JSON as nats-server writes it: two-space indentation (or compact), with `<`, `>` and `&`
  * escaped as Go's encoder does (`foo.>` is sent as `foo.\u003e`), and each byte of invalid UTF-8
  * in a subject (a lone surrogate U+DC80-U+DCFF after `decodeSubject`, which JSON.stringify
- * writes as `\udcXX`) as `\ufffd`, as Go writes invalid bytes.
+ * writes as `\udcXX`) as `\ufffd`, as Go writes invalid bytes. A bigint is written as the number
+ * it is, every digit kept.
  */
 export function goJson(value: unknown, pretty = true): string {
   // Escape sequences are matched whole, so the `\\` of a backslash is never read as the start
   // of a `\udcXX`.
-  return JSON.stringify(value, null, pretty ? 2 : undefined).replace(
-    /\\udc[89a-f][0-9a-f]|\\.|[<>&\u2028\u2029]/g,
-    (match) => {
+  return JSON.stringify(value, writeBigInt, pretty ? 2 : undefined)
+    .replace(/\\udc[89a-f][0-9a-f]|\\.|[<>&\u2028\u2029]/g, (match) => {
       if (match.length === 1) return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`;
       return match.length === 2 ? match : '\\ufffd';
-    },
-  );
+    })
+    .replace(BIG_INT_STRING, '$1');
+}
+
+/**
+ * A bigint (a uint64 beyond 2^53, which a number would round) goes through JSON.stringify as a
+ * string carrying a random mark, which the output then loses with its quotes: no string of
+ * the document itself can carry a mark it cannot know.
+ */
+const BIG_INT_MARK = randomUUID();
+const BIG_INT_STRING = new RegExp(`"${BIG_INT_MARK}(-?\\d+)"`, 'g');
+
+function writeBigInt(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? `${BIG_INT_MARK}${value}` : value;
 }

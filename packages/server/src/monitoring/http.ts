@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { listen } from '../listen.js';
 import { connz } from './connz.js';
 import { goJson } from './format.js';
+import { jsz } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query, QueryError } from './query.js';
 import { subsz } from './subsz.js';
@@ -16,7 +17,7 @@ export interface MonitoringServer {
 
 type Endpoint = (query: Query) => { status?: number; body: unknown; pretty?: boolean };
 
-const INDEX_PATHS = ['varz', 'connz', 'subsz', 'healthz'];
+const INDEX_PATHS = ['varz', 'connz', 'subsz', 'jsz', 'healthz'];
 
 /**
  * The HTTP monitoring endpoints over node:http, answering like nats-server: any method,
@@ -36,14 +37,13 @@ export async function startMonitoring(
     '/connz': (query) => ({ body: connz(server, query) }),
     '/subsz': subszEndpoint,
     '/subscriptionsz': subszEndpoint,
-    '/healthz': (query) =>
-      query.bool('js-enabled-only') || query.bool('js-enabled')
-        ? {
-            status: 503,
-            body: { status: 'unavailable', error: 'JetStream not enabled' },
-            pretty: false,
-          }
-        : { body: { status: 'ok' }, pretty: false },
+    '/jsz': (query) => ({ body: jsz(server, query) }),
+    '/healthz': (query) => {
+      // The JetStream checks pass on a standalone server whose JetStream is running, and on
+      // one without JetStream, as nats-server answers; the values are still checked.
+      for (const name of ['js-enabled', 'js-enabled-only', 'js-server-only']) query.bool(name);
+      return { body: { status: 'ok' }, pretty: false };
+    },
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {

@@ -1,5 +1,6 @@
 import type { ServerInfo } from '@slipstream/protocol';
 import type { ClientConnection, TrafficStats } from '../client-connection.js';
+import type { JetStream } from '../jetstream/jetstream.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Router } from '../router.js';
 import type { ConnectionState } from './connection-state.js';
@@ -17,4 +18,6 @@ export interface MonitoredServer {
   readonly closedConnections: readonly ConnectionState[];
   readonly router: Router;
   readonly httpPort: number | undefined;
+  /** JetStream, when enabled and started. */
+  readonly jetstream: JetStream | undefined;
 }

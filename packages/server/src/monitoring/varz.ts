@@ -1,6 +1,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { NATS_COMPATIBLE_VERSION, VERSION } from '../version.js';
 import { rfc3339, uptime } from './format.js';
+import { jetStreamConfig, jetStreamStats } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
 
 const NS_PER_MS = 1_000_000;
@@ -60,7 +61,12 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       leaf: {},
       mqtt: {},
       websocket: {},
-      jetstream: {},
+      jetstream: server.jetstream
+        ? {
+            config: jetStreamConfig(server.jetstream.options),
+            stats: jetStreamStats(server.jetstream),
+          }
+        : {},
       tls_timeout: (options.tls?.timeout ?? 2_000) / 1_000,
       write_deadline: options.writeDeadline * NS_PER_MS,
       start: rfc3339(server.startedAt),

@@ -10,8 +10,11 @@ const NAMES_PAGE = 1024;
 const LIST_PAGE = 256;
 const SUBJECTS_PAGE = 100_000;
 
-/** config, created and state: the body of every stream info. */
-function streamInfo(stream: Stream, options: { subjectsFilter?: string; deleted?: boolean } = {}) {
+/** config, created and state: the body of every stream info (and of /jsz's stream details). */
+export function streamInfo(
+  stream: Stream,
+  options: { subjectsFilter?: string; deleted?: boolean } = {},
+) {
   return {
     config: wireStreamConfig(stream.config),
     created: wireTime(stream.created),
