@@ -391,10 +391,11 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.lang = connect.lang ?? this.lang;
     this.version = connect.version ?? this.version;
     const authenticator = this.#host.authenticator;
-    if (!authenticator || this.#authenticated) {
+    if (!authenticator) {
       this.#connected(connect);
       return;
     }
+    // Every CONNECT is checked, a later one too, as in nats-server: it may change the user.
     const identity = authenticator.authenticate(connect, this.nonce);
     if (!(identity instanceof Promise)) {
       this.#authenticatedConnect(connect, identity);

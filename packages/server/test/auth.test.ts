@@ -66,6 +66,26 @@ describe.each(bothServers)('authentication against $name', (target) => {
     expect(client.afterInfo()).toBe('+OK\r\n+OK\r\n+OK\r\nMSG a 1 2\r\nhi\r\nPONG\r\n');
   });
 
+  it('checks a later CONNECT again: other credentials change the user, wrong ones close', async () => {
+    const server = await start({
+      authorization: {
+        users: [
+          ...users,
+          { user: 'carol', pass: 'pw', permissions: { publish: { allow: ['x'] } } },
+        ],
+      },
+    });
+    const { client } = await login(server, { user: 'alice', pass: 'wonderland' });
+    await client.send(`${connectLine({ user: 'carol', pass: 'pw' })}PUB y 0\r\n\r\n`);
+    await client.sync();
+    expect(client.afterInfo()).toBe(
+      `PONG\r\n-ERR 'Permissions Violation for Publish to "y"'\r\nPONG\r\n`,
+    );
+    await client.send(`${connectLine({ user: 'alice', pass: 'wrong' })}PING\r\n`);
+    await client.waitClosed();
+    expect(client.afterInfo()).toMatch(/PONG\r\n-ERR 'Authorization Violation'\r\n$/);
+  });
+
   it('accepts nothing before CONNECT, not even PING', async () => {
     const server = await start({ authorization: { users } });
     const client = await connect(server);
