@@ -12,9 +12,9 @@ import {
   StreamNotFoundError,
 } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
-describe.each(jetStreamServers)('consumers against $name', (kind) => {
+describe.each(streamServers)('consumers against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

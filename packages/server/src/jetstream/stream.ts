@@ -24,6 +24,7 @@ import {
   StoreError,
   type StoreLimits,
 } from './store/message-store.js';
+import { StreamConsumers } from './stream-consumers.js';
 import { type SubjectTransform, subjectTransform } from './subject-transform.js';
 import { wireTime } from './wire-time.js';
 
@@ -64,6 +65,7 @@ export class Stream {
   readonly #host: StreamHost;
   readonly #subscriptions: Subscription[] = [];
   readonly #duplicates: DuplicateWindow;
+  readonly consumers: StreamConsumers;
   #lastMsgId = '';
   #pubAckHead = '';
   #republish: SubjectTransform | undefined;
@@ -76,6 +78,7 @@ export class Stream {
     readonly created: bigint,
   ) {
     this.#host = host;
+    this.consumers = new StreamConsumers(this, host);
     this.#config = config;
     this.#duplicates = new DuplicateWindow(windowMs(config));
     this.#configure();
@@ -121,11 +124,13 @@ export class Stream {
   }
 
   async close(): Promise<void> {
+    this.consumers.close();
     this.#stop();
     await this.store.close();
   }
 
   async delete(): Promise<void> {
+    this.consumers.deleteAll();
     this.#stop();
     await this.store.delete();
   }
@@ -153,7 +158,7 @@ export class Stream {
     }
     if (s.numDeleted > 0) state.num_deleted = s.numDeleted;
     if (options.deleted && s.deleted?.length) state.deleted = s.deleted;
-    state.consumer_count = 0;
+    state.consumer_count = this.consumers.count;
     return state;
   }
 
@@ -163,6 +168,7 @@ export class Stream {
       throw ApiError.of(jsErrors.JSStreamPurgeFailedF, { err: 'stream purge not permitted' });
     }
     const purged = this.store.purge(options);
+    if (purged > 0) this.consumers.purged();
     if (!options.subject && !options.keep && !options.seq) this.#duplicates.clear();
     return purged;
   }
@@ -334,13 +340,15 @@ export class Stream {
     const { seq } = position;
     this.#lastMsgId = msgId;
     if (msgId) this.#duplicates.record(msgId, seq);
-    if (config.retention === 'interest') {
-      // Interest retention keeps a message only for the consumers that will see it; this
-      // stream has none, so the message is acknowledged and not kept.
+    // Interest retention keeps a message only for the consumers that will see it.
+    if (config.retention === 'interest' && !this.consumers.interestedIn(subject)) {
       this.store.remove(seq);
+    } else {
+      this.consumers.appended(subject);
     }
     if (rollup === 'sub') this.store.purge({ subject, keep: 1 });
     else if (rollup === 'all') this.store.purge({ keep: 1 });
+    if (rollup) this.consumers.purged();
     if (this.#republish) this.#republishStored(subject, headers, payload, seq, previous);
     const durable = this.store.whenDurable();
     if (!reply) return;

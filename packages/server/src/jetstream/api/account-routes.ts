@@ -10,7 +10,7 @@ export const accountInfo: ApiRoute<'accountInfo'> = {
       memory,
       storage,
       streams: account.streams.size,
-      consumers: 0,
+      consumers: [...account.streams.values()].reduce((n, s) => n + s.consumers.count, 0),
       limits: {
         max_memory: -1,
         max_storage: -1,

@@ -1,4 +1,15 @@
 import { accountInfo, streamLeaderStepdown, streamPeerRemove } from './account-routes.js';
+import {
+  consumerCreate,
+  consumerCreateEphemeral,
+  consumerCreateFiltered,
+  consumerDelete,
+  consumerDurableCreate,
+  consumerInfo,
+  consumerLeaderStepdown,
+  consumerList,
+  consumerNames,
+} from './consumer-routes.js';
 import { streamMsgDelete, streamMsgGet } from './message-routes.js';
 import type { ApiRoutes } from './route.js';
 import {
@@ -13,7 +24,7 @@ import {
 
 /**
  * The operations this server answers. Direct gets are answered by the streams themselves
- * (they subscribe when allow_direct is set); consumers arrive with JetStream part 2.
+ * (they subscribe when allow_direct is set), pull requests by their consumers.
  */
 export const apiRoutes: ApiRoutes = {
   accountInfo,
@@ -28,4 +39,13 @@ export const apiRoutes: ApiRoutes = {
   streamMsgDelete,
   streamLeaderStepdown,
   streamPeerRemove,
+  consumerCreateEphemeral,
+  consumerCreate,
+  consumerCreateFiltered,
+  consumerDurableCreate,
+  consumerInfo,
+  consumerDelete,
+  consumerNames,
+  consumerList,
+  consumerLeaderStepdown,
 };

@@ -90,10 +90,39 @@ export interface PurgeOptions {
   keep?: number;
 }
 
+/** One consumer as its stream's store keeps it (nats-server's ConsumerStore). */
+export interface SavedConsumer {
+  readonly name: string;
+  /** The consumer's config, as JSON. */
+  readonly config: string;
+  /** Nanoseconds since the epoch. */
+  readonly created: bigint;
+  /** Its delivery and ack state, as the consumer encoded it; undefined before the first. */
+  readonly state: string | undefined;
+}
+
+/**
+ * Consumer configs and states kept with the stream's messages, written in the same commit
+ * groups: after a change, the store's `whenDurable()` also covers it.
+ */
+export interface ConsumerStore {
+  /** Records a new or updated consumer. */
+  saveConfig(name: string, config: string, created: bigint): void;
+  /**
+   * Marks the consumer's state changed; `encode` is called once, just before the group
+   * commits, so a burst of acks writes the state once.
+   */
+  stateChanged(name: string, encode: () => string): void;
+  remove(name: string): void;
+  list(): SavedConsumer[];
+}
+
 export interface MessageStore {
   readonly kind: StorageKind;
   /** The stream's name, used in errors. */
   readonly name: string;
+  /** Where the stream's consumers are kept; undefined when they live only in memory. */
+  readonly consumers?: ConsumerStore;
 
   /**
    * Stores a message and returns its sequence at once. It is durable when the promise of

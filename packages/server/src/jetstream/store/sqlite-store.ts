@@ -19,7 +19,9 @@ import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
 import {
+  type ConsumerStore,
   type MessageStore,
+  type SavedConsumer,
   type StoredMessage,
   StoreError,
   type StoreLimits,
@@ -44,7 +46,7 @@ export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
   const log = new SqliteLog(options);
   const engine = new StoreEngine(log, options);
   log.lostWrites = () => engine.writesLost();
-  return engine;
+  return Object.assign(engine, { consumers: log.consumers });
 }
 
 const SCHEMA = `
@@ -62,6 +64,12 @@ const SCHEMA = `
     id INTEGER PRIMARY KEY CHECK (id = 1),
     last_seq INTEGER NOT NULL,
     last_time INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS consumers (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    state TEXT
   );
 `;
 
@@ -131,6 +139,7 @@ class SqliteLog implements MessageLog {
   private readonly selectScan: Database.Statement;
   private readonly selectAtTime: Database.Statement;
   private readonly saveSequenceState: Database.Statement;
+  readonly consumers: SqliteConsumerStore;
 
   constructor(options: SqliteStoreOptions) {
     this.name = options.name;
@@ -176,8 +185,12 @@ class SqliteLog implements MessageLog {
     this.saveSequenceState = db.prepare(
       'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
     );
+    this.consumers = new SqliteConsumerStore(db, (write) => this.group.write(write));
     this.group = new CommitGroup(db, {
-      beforeCommit: () => this.saveSequenceState.run(this.lastSeq, this.lastTime),
+      beforeCommit: () => {
+        this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        this.consumers.writeChangedStates();
+      },
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
       },
@@ -420,5 +433,69 @@ class SqliteLog implements MessageLog {
       });
     }
     return new StoreError('io', `${where}: ${reason}`, this.name, seq, { cause: error });
+  }
+}
+
+/**
+ * The consumers table: one row per consumer with its config and its encoded state. State
+ * changes are only marked; the group writes each changed state once, just before its COMMIT.
+ */
+class SqliteConsumerStore implements ConsumerStore {
+  private readonly changed = new Map<string, () => string>();
+  private readonly upsert: Database.Statement;
+  private readonly updateState: Database.Statement;
+  private readonly deleteOne: Database.Statement;
+  private readonly selectAll: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    /** Runs a write inside the current commit group. */
+    private readonly write: (write: () => void) => void,
+  ) {
+    this.upsert = db.prepare(
+      'INSERT INTO consumers (name, config, created) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config',
+    );
+    this.updateState = db.prepare('UPDATE consumers SET state = ? WHERE name = ?');
+    this.deleteOne = db.prepare('DELETE FROM consumers WHERE name = ?');
+    this.selectAll = db
+      .prepare('SELECT name, config, created, state FROM consumers ORDER BY name')
+      .safeIntegers(true);
+  }
+
+  saveConfig(name: string, config: string, created: bigint): void {
+    this.write(() => this.upsert.run(name, config, created));
+  }
+
+  stateChanged(name: string, encode: () => string): void {
+    // Joins (or opens) the turn's transaction, so that a commit and its hook follow.
+    this.write(() => {});
+    this.changed.set(name, encode);
+  }
+
+  remove(name: string): void {
+    this.changed.delete(name);
+    this.write(() => this.deleteOne.run(name));
+  }
+
+  list(): SavedConsumer[] {
+    return (
+      this.selectAll.all() as {
+        name: string;
+        config: string;
+        created: bigint;
+        state: string | null;
+      }[]
+    ).map((row) => ({
+      name: row.name,
+      config: row.config,
+      created: row.created,
+      state: row.state ?? undefined,
+    }));
+  }
+
+  /** The commit group's last step: each changed state, encoded now. */
+  writeChangedStates(): void {
+    for (const [name, encode] of this.changed) this.updateState.run(encode(), name);
+    this.changed.clear();
   }
 }

@@ -1,0 +1,120 @@
+/**
+ * CONSUMER.CREATE in its four subject forms, INFO, DELETE, NAMES, LIST and LEADER.STEPDOWN.
+ * MSG.NEXT has no route: each pull consumer subscribes to its own next subject.
+ */
+import {
+  ApiError,
+  type ApiOperationName,
+  type ConsumerCreateRequest,
+  jsErrors,
+} from '@slipstream/jsapi';
+import type { Consumer } from '../consumer.js';
+import type { ApiContext, ApiRoute } from './route.js';
+import { page } from './route.js';
+
+const NAMES_PAGE = 1024;
+const LIST_PAGE = 256;
+
+type CreateOperation =
+  | 'consumerCreateEphemeral'
+  | 'consumerCreate'
+  | 'consumerCreateFiltered'
+  | 'consumerDurableCreate';
+
+/**
+ * The checks nats-server's create handler makes on the subject and the request before it
+ * looks at the stream, in its order; then the stream's consumers take over.
+ */
+function createConsumer(
+  operation: CreateOperation,
+  { account, params, request }: ApiContext<CreateOperation>,
+) {
+  const { stream_name, config: requested, action } = request as ConsumerCreateRequest;
+  const config = { ...requested };
+  if (params.stream !== stream_name) throw ApiError.of(jsErrors.JSStreamMismatchErr);
+  const name = params.consumer;
+  if (name && /[/\\]/.test(name)) {
+    throw ApiError.of(jsErrors.JSConsumerNameContainsPathSeparatorsErr);
+  }
+  if (operation === 'consumerDurableCreate') {
+    if (!config.durable_name) throw ApiError.of(jsErrors.JSConsumerDurableNameNotSetErr);
+    if (config.durable_name !== name) {
+      throw ApiError.of(jsErrors.JSConsumerDurableNameNotMatchSubjectErr);
+    }
+  } else if (name) {
+    if (config.durable_name && config.durable_name !== name) {
+      throw ApiError.of(jsErrors.JSConsumerDurableNameNotMatchSubjectErr);
+    }
+    config.name = name;
+  } else if (config.durable_name) {
+    throw ApiError.of(jsErrors.JSConsumerEphemeralWithDurableNameErr);
+  }
+  if (params.filter && config.filter_subject !== params.filter) {
+    throw ApiError.of(jsErrors.JSConsumerCreateFilterSubjectMismatchErr);
+  }
+  if ((config.num_replicas ?? 0) > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
+  const stream = account.stream(stream_name);
+  return stream.consumers.create(config, action).info();
+}
+
+function createRoute<Op extends CreateOperation>(operation: Op): ApiRoute<Op> {
+  return {
+    type: 'consumer_create_response',
+    handle: (context) => createConsumer(operation, context as ApiContext<CreateOperation>),
+  };
+}
+
+export const consumerCreateEphemeral = createRoute('consumerCreateEphemeral');
+export const consumerCreate = createRoute('consumerCreate');
+export const consumerCreateFiltered = createRoute('consumerCreateFiltered');
+export const consumerDurableCreate = createRoute('consumerDurableCreate');
+
+function consumerOf({ account, params }: ApiContext<ApiOperationName>): Consumer {
+  return account.stream(params.stream!).consumers.get(params.consumer!);
+}
+
+export const consumerInfo: ApiRoute<'consumerInfo'> = {
+  type: 'consumer_info_response',
+  handle: (context) => consumerOf(context).info(),
+};
+
+export const consumerDelete: ApiRoute<'consumerDelete'> = {
+  type: 'consumer_delete_response',
+  handle: ({ account, params }) => {
+    account.stream(params.stream!).consumers.delete(params.consumer!);
+    return { success: true };
+  },
+};
+
+const emptyListing = { total: 0, offset: 0, limit: 0, consumers: [] };
+
+export const consumerNames: ApiRoute<'consumerNames'> = {
+  type: 'consumer_names_response',
+  errorFields: emptyListing,
+  handle: ({ account, params, request }) => {
+    const names = account
+      .stream(params.stream!)
+      .consumers.sorted()
+      .map((c) => c.name);
+    const { items, ...paging } = page(names, request?.offset, NAMES_PAGE);
+    return { ...paging, consumers: items };
+  },
+};
+
+export const consumerList: ApiRoute<'consumerList'> = {
+  type: 'consumer_list_response',
+  errorFields: emptyListing,
+  handle: ({ account, params, request }) => {
+    const consumers = account.stream(params.stream!).consumers.sorted();
+    const { items, ...paging } = page(consumers, request?.offset, LIST_PAGE);
+    return { ...paging, consumers: items.map((c) => c.info()) };
+  },
+};
+
+export const consumerLeaderStepdown: ApiRoute<'consumerLeaderStepdown'> = {
+  type: 'consumer_leader_stepdown_response',
+  handle: (context) => {
+    consumerOf(context);
+    throw ApiError.of(jsErrors.JSClusterRequiredErr);
+  },
+};

@@ -1,0 +1,275 @@
+/**
+ * A consumer's config as nats-server 2.9.10 takes it: the defaults it fills in
+ * (setConsumerConfigDefaults), the rules every create must pass (checkConsumerCfg), what an
+ * update may change (checkNewConsumerConfig), and the config as it writes it back.
+ */
+import {
+  ApiError,
+  type ConsumerConfig,
+  consumerDefaults,
+  jsErrors,
+  type StreamConfig,
+} from '@slipstream/jsapi';
+import {
+  hasWildcard,
+  isSubsetMatch,
+  isValidPublishSubject,
+  isValidSubscribeSubject,
+} from '@slipstream/protocol';
+
+const MAX_NAME_LENGTH = 255;
+const MAX_DESCRIPTION_LENGTH = 4096;
+const MIN_HEARTBEAT_NANOS = 100_000_000;
+const MIN_MAX_EXPIRES_NANOS = 1_000_000;
+const invalidName = /[ \t\r\n\f.*>]/;
+
+/** nats-server 2.9.10's ConsumerConfig fields in its JSON order; newer fields are dropped. */
+const FIELDS = [
+  'durable_name',
+  'name',
+  'description',
+  'deliver_policy',
+  'opt_start_seq',
+  'opt_start_time',
+  'ack_policy',
+  'ack_wait',
+  'max_deliver',
+  'backoff',
+  'filter_subject',
+  'replay_policy',
+  'rate_limit_bps',
+  'sample_freq',
+  'max_waiting',
+  'max_ack_pending',
+  'idle_heartbeat',
+  'flow_control',
+  'headers_only',
+  'max_batch',
+  'max_expires',
+  'max_bytes',
+  'deliver_subject',
+  'deliver_group',
+  'inactive_threshold',
+  'num_replicas',
+  'mem_storage',
+  'direct',
+] as const satisfies readonly (keyof ConsumerConfig)[];
+
+/** Written even when empty (no `omitempty` in nats-server's struct tags). */
+const ALWAYS = new Set<string>(['deliver_policy', 'ack_policy', 'replay_policy', 'num_replicas']);
+
+const isEmpty = (value: unknown) =>
+  value === undefined ||
+  value === '' ||
+  value === 0 ||
+  value === false ||
+  (Array.isArray(value) && value.length === 0);
+
+/** The config as nats-server 2.9.10 writes it: its fields, its order, empty ones omitted. */
+export function wireConsumerConfig(config: ConsumerConfig): ConsumerConfig {
+  const out: Record<string, unknown> = {};
+  for (const field of FIELDS) {
+    const value = config[field];
+    if (value === undefined || (!ALWAYS.has(field) && isEmpty(value))) continue;
+    out[field] = value;
+  }
+  return out as ConsumerConfig;
+}
+
+/** True when two configs would be written the same. */
+export function sameConsumerConfig(a: ConsumerConfig, b: ConsumerConfig): boolean {
+  return JSON.stringify(wireConsumerConfig(a)) === JSON.stringify(wireConsumerConfig(b));
+}
+
+export function isPull(config: ConsumerConfig): boolean {
+  return !config.deliver_subject;
+}
+
+/** A requested config with nats-server's defaults, trimmed to the fields it knows. */
+export function withConsumerDefaults(requested: ConsumerConfig): ConsumerConfig {
+  const config = wireConsumerConfig(requested);
+  config.deliver_policy ??= 'all';
+  config.ack_policy ??= 'none';
+  config.replay_policy ??= 'instant';
+  config.num_replicas ??= 0;
+  const acks = config.ack_policy !== 'none';
+  if (isPull(config) && !config.max_waiting) config.max_waiting = consumerDefaults.maxWaiting;
+  if (acks && !config.ack_wait) config.ack_wait = consumerDefaults.ackWaitNanos;
+  if (!config.max_deliver) config.max_deliver = -1;
+  if (config.backoff?.length) config.ack_wait = config.backoff[0];
+  if (acks && !config.max_ack_pending) config.max_ack_pending = consumerDefaults.maxAckPending;
+  if (!config.durable_name && !(config.inactive_threshold! > 0)) {
+    config.inactive_threshold = consumerDefaults.ephemeralInactiveThresholdNanos;
+  }
+  return config;
+}
+
+function invalidPolicy(err: string): ApiError {
+  return ApiError.of(jsErrors.JSConsumerInvalidPolicyErrF, { err });
+}
+
+const startConflict = (policy: string, start: string) =>
+  invalidPolicy(
+    `consumer delivery policy is deliver ${policy}, but optional start ${start} is also set`,
+  );
+const startMissing = (policy: string, missing: string) =>
+  invalidPolicy(
+    `consumer delivery policy is deliver ${policy}, but optional ${missing} is not set`,
+  );
+
+/** checkConsumerCfg: the rules a defaulted config must pass against its stream. */
+export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig): void {
+  const replicas = config.num_replicas ?? 0;
+  if (replicas < 0) throw ApiError.of(jsErrors.JSReplicasCountCannotBeNegative);
+  if (replicas > 0 && replicas > (stream.num_replicas ?? 1)) {
+    throw ApiError.of(jsErrors.JSConsumerReplicasExceedsStream);
+  }
+  const backoff = config.backoff?.length ?? 0;
+  if (backoff > 0 && config.max_deliver! <= backoff) {
+    throw ApiError.of(jsErrors.JSConsumerMaxDeliverBackoffErr);
+  }
+  if ((config.description?.length ?? 0) > MAX_DESCRIPTION_LENGTH) {
+    throw ApiError.of(jsErrors.JSConsumerDescriptionTooLongErrF, { max: MAX_DESCRIPTION_LENGTH });
+  }
+  if (isPull(config)) checkPullOptions(config, stream);
+  else checkPushOptions(config, stream);
+  if (config.direct) {
+    if (isPull(config)) throw ApiError.of(jsErrors.JSConsumerDirectRequiresPushErr);
+    if (config.durable_name) throw ApiError.of(jsErrors.JSConsumerDirectRequiresEphemeralErr);
+  }
+  if (config.filter_subject && !validFilter(config.filter_subject, stream)) {
+    throw ApiError.of(jsErrors.JSConsumerFilterNotSubsetErr);
+  }
+  checkStartPolicy(config);
+  if (config.sample_freq && !/^\d+%?$/.test(config.sample_freq)) {
+    throw ApiError.of(jsErrors.JSConsumerInvalidSamplingErrF, {
+      err: `strconv.Atoi: parsing ${JSON.stringify(config.sample_freq.replace(/%$/, ''))}: invalid syntax`,
+    });
+  }
+  if (config.flow_control && !config.idle_heartbeat) {
+    throw ApiError.of(jsErrors.JSConsumerWithFlowControlNeedsHeartbeats);
+  }
+  if (config.durable_name && config.name && config.name !== config.durable_name) {
+    throw ApiError.of(jsErrors.JSConsumerCreateDurableAndNameMismatch);
+  }
+}
+
+function checkPushOptions(config: ConsumerConfig, stream: StreamConfig): void {
+  const deliver = config.deliver_subject!;
+  if (hasWildcard(deliver)) throw ApiError.of(jsErrors.JSConsumerDeliverToWildcardsErr);
+  if (!isValidPublishSubject(deliver)) throw ApiError.of(jsErrors.JSConsumerInvalidDeliverSubject);
+  if ((stream.subjects ?? []).some((subject) => isSubsetMatch(deliver, subject))) {
+    throw ApiError.of(jsErrors.JSConsumerDeliverCycleErr);
+  }
+  if (config.max_waiting) throw ApiError.of(jsErrors.JSConsumerPushMaxWaitingErr);
+  if (config.max_ack_pending! > 0 && config.ack_policy === 'none') {
+    throw ApiError.of(jsErrors.JSConsumerMaxPendingAckPolicyRequiredErr);
+  }
+  const heartbeat = config.idle_heartbeat ?? 0;
+  if (heartbeat > 0 && heartbeat < MIN_HEARTBEAT_NANOS) {
+    throw ApiError.of(jsErrors.JSConsumerSmallHeartbeatErr);
+  }
+}
+
+function checkPullOptions(config: ConsumerConfig, stream: StreamConfig): void {
+  if (config.ack_policy === 'none' && stream.retention === 'workqueue') {
+    throw ApiError.of(jsErrors.JSConsumerPullRequiresAckErr);
+  }
+  if (config.rate_limit_bps) throw ApiError.of(jsErrors.JSConsumerPullWithRateLimitErr);
+  if (config.max_waiting! < 0) throw ApiError.of(jsErrors.JSConsumerMaxWaitingNegativeErr);
+  if (config.idle_heartbeat! > 0) throw ApiError.of(jsErrors.JSConsumerHBRequiresPushErr);
+  if (config.flow_control) throw ApiError.of(jsErrors.JSConsumerFCRequiresPushErr);
+  if (config.max_batch! < 0) throw ApiError.of(jsErrors.JSConsumerMaxRequestBatchNegativeErr);
+  const maxExpires = config.max_expires ?? 0;
+  if (maxExpires !== 0 && maxExpires < MIN_MAX_EXPIRES_NANOS) {
+    throw ApiError.of(jsErrors.JSConsumerMaxRequestExpiresTooSmall);
+  }
+}
+
+/** The filter must lie within the stream's subjects (or, with wildcards, cover one of them). */
+function validFilter(filter: string, stream: StreamConfig): boolean {
+  if (!isValidSubscribeSubject(filter)) return false;
+  const wildcard = hasWildcard(filter);
+  return (stream.subjects ?? []).some(
+    (subject) => isSubsetMatch(filter, subject) || (wildcard && isSubsetMatch(subject, filter)),
+  );
+}
+
+function checkStartPolicy(config: ConsumerConfig): void {
+  const seq = (config.opt_start_seq ?? 0) > 0;
+  const time = config.opt_start_time !== undefined;
+  switch (config.deliver_policy) {
+    case 'all':
+    case 'last':
+    case 'new':
+    case 'last_per_subject': {
+      const policy =
+        config.deliver_policy === 'last_per_subject' ? 'last per subject' : config.deliver_policy;
+      if (seq) throw startConflict(policy, 'sequence');
+      if (time) throw startConflict(policy, 'time');
+      if (config.deliver_policy === 'last_per_subject' && !config.filter_subject) {
+        throw startMissing(policy, 'filter subject');
+      }
+      return;
+    }
+    case 'by_start_sequence':
+      if (!seq) throw startMissing('by start sequence', 'start sequence');
+      if (time) throw startConflict('by start sequence', 'time');
+      return;
+    case 'by_start_time':
+      if (!time) throw startMissing('by start time', 'start time');
+      if (seq) throw startConflict('by start time', 'start sequence');
+      return;
+  }
+}
+
+/** A consumer's name: durable name, else the requested name; checked as nats-server does. */
+export function checkConsumerName(name: string): void {
+  if (name.length > MAX_NAME_LENGTH) {
+    throw ApiError.of(jsErrors.JSConsumerNameTooLongErrF, { max: MAX_NAME_LENGTH });
+  }
+  if (invalidName.test(name)) throw ApiError.of(jsErrors.JSConsumerBadDurableNameErr);
+}
+
+/**
+ * checkNewConsumerConfig: what an update of an existing consumer may not change. Its errors
+ * reach the client as a consumer create error (500, 10012) with this text.
+ */
+export function checkConsumerUpdate(
+  current: ConsumerConfig,
+  next: ConsumerConfig,
+  deliverSubjectBound: () => boolean,
+): void {
+  if (sameConsumerConfig(current, next)) return;
+  const fixed: [keyof ConsumerConfig, string][] = [
+    ['deliver_policy', 'deliver policy can not be updated'],
+    ['opt_start_seq', 'start sequence can not be updated'],
+    ['opt_start_time', 'start time can not be updated'],
+    ['ack_policy', 'ack policy can not be updated'],
+    ['replay_policy', 'replay policy can not be updated'],
+    ['idle_heartbeat', 'heart beats can not be updated'],
+    ['flow_control', 'flow control can not be updated'],
+    ['max_waiting', 'max waiting can not be updated'],
+  ];
+  for (const [field, err] of fixed) {
+    if ((current[field] || undefined) !== (next[field] || undefined)) throw createError(err);
+  }
+  if (current.deliver_subject !== next.deliver_subject) {
+    if (!current.deliver_subject) throw createError('can not update pull consumer to push based');
+    if (!next.deliver_subject) throw createError('can not update push consumer to pull based');
+    if (deliverSubjectBound()) throw ApiError.of(jsErrors.JSConsumerNameExistErr);
+  }
+  const backoff = next.backoff?.length ?? 0;
+  if (backoff > 0 && next.max_deliver! <= backoff) {
+    throw ApiError.of(jsErrors.JSConsumerMaxDeliverBackoffErr);
+  }
+}
+
+function createError(err: string): ApiError {
+  return ApiError.of(jsErrors.JSConsumerCreateErrF, { err });
+}
+
+/** The percentage of acks sampled into metric advisories (0: none). */
+export function sampleFrequency(config: ConsumerConfig): number {
+  return config.sample_freq ? Number.parseInt(config.sample_freq, 10) : 0;
+}

@@ -1,0 +1,154 @@
+/**
+ * A consumer's position and what it has out: the next stream and delivery sequences, the ack
+ * floor, the messages delivered and not yet acked (by stream sequence, in delivery order,
+ * which is ascending), how often each was redelivered, and the queue of those due again.
+ * This is what nats-server's ConsumerState holds, and what the stream's store keeps.
+ */
+
+export interface PendingDelivery {
+  /** The consumer sequence of its first delivery. */
+  readonly dseq: number;
+  /** When it was last delivered (or marked in progress), ms since the epoch. */
+  time: number;
+  /** When it is due for redelivery, ms since the epoch. */
+  due: number;
+}
+
+export interface SequencePair {
+  consumer: number;
+  stream: number;
+}
+
+interface EncodedState {
+  /** Last delivered: [consumer seq, stream seq]. */
+  d: [number, number];
+  /** Ack floor: [consumer seq, stream seq]. */
+  a: [number, number];
+  /** Pending: [stream seq, consumer seq, time ms]. */
+  p: [number, number, number][];
+  /** Redelivered: [stream seq, count]. */
+  r: [number, number][];
+}
+
+export class DeliveryState {
+  /** The next stream sequence to look at for a first delivery. */
+  nextStreamSeq = 1;
+  /** The consumer sequence the next delivery gets. */
+  nextDeliverySeq = 1;
+  readonly ackFloor: SequencePair = { consumer: 0, stream: 0 };
+  readonly pending = new Map<number, PendingDelivery>();
+  /** How many times each pending message was delivered again. */
+  readonly redelivered = new Map<number, number>();
+  /** Pending messages due again, in the order they will go. */
+  readonly redeliverQueue = new Set<number>();
+
+  /**
+   * Starts a new consumer at `seq`. As in nats-server's consumer stores, only a consumer
+   * without acks starts with its ack floor there; the others' floor rises with their acks.
+   */
+  startAt(seq: number, withoutAcks: boolean): void {
+    this.nextStreamSeq = seq;
+    if (withoutAcks) this.ackFloor.stream = seq - 1;
+  }
+
+  /** Deliveries of `seq` so far, counting the first. */
+  deliveries(seq: number): number {
+    return (this.redelivered.get(seq) ?? 0) + 1;
+  }
+
+  /** Records a delivery that expects an ack. */
+  track(seq: number, dseq: number, now: number, due: number): void {
+    const pending = this.pending.get(seq);
+    if (pending) {
+      pending.time = now;
+      pending.due = due;
+    } else {
+      this.pending.set(seq, { dseq, time: now, due });
+    }
+  }
+
+  /** Counts a redelivery of `seq` and takes it off the redeliver queue. */
+  redeliver(seq: number): void {
+    this.redeliverQueue.delete(seq);
+    this.redelivered.set(seq, (this.redelivered.get(seq) ?? 0) + 1);
+  }
+
+  /** Stops tracking `seq` (acked, terminated, gone from the stream, out of deliveries). */
+  forget(seq: number, keepCount = false): void {
+    this.pending.delete(seq);
+    this.redeliverQueue.delete(seq);
+    if (!keepCount) this.redelivered.delete(seq);
+  }
+
+  /** An explicit ack; false when the message was not pending. */
+  ackOne(seq: number): boolean {
+    if (!this.pending.has(seq)) return false;
+    this.forget(seq);
+    this.#raiseFloor();
+    return true;
+  }
+
+  /**
+   * An ack of everything up to `seq` (ack policy all); returns the stream sequences it
+   * acknowledged, empty when it was at or below the floor.
+   */
+  ackUpTo(seq: number, dseq: number): number[] {
+    if (dseq <= this.ackFloor.consumer || seq <= this.ackFloor.stream) return [];
+    const acked: number[] = [];
+    for (let s = this.ackFloor.stream + 1; s <= seq; s++) acked.push(s);
+    for (const pendingSeq of [...this.pending.keys()]) {
+      if (pendingSeq > seq) break;
+      this.forget(pendingSeq);
+    }
+    this.ackFloor.consumer = dseq;
+    this.ackFloor.stream = seq;
+    return acked;
+  }
+
+  /** A delivery that needs no ack (ack policy none) moves the floor with it. */
+  deliveredWithoutAck(seq: number, dseq: number): void {
+    this.ackFloor.consumer = dseq;
+    this.ackFloor.stream = seq;
+  }
+
+  /** The floor sits just below the oldest pending message, or at the last delivery. */
+  #raiseFloor(): void {
+    const first = this.pending.entries().next();
+    if (first.done) {
+      this.ackFloor.consumer = this.nextDeliverySeq - 1;
+      this.ackFloor.stream = this.nextStreamSeq - 1;
+      return;
+    }
+    const [seq, pending] = first.value;
+    this.ackFloor.consumer = Math.max(this.ackFloor.consumer, pending.dseq - 1);
+    this.ackFloor.stream = Math.max(this.ackFloor.stream, seq - 1);
+  }
+
+  encode(): string {
+    const state: EncodedState = {
+      d: [this.nextDeliverySeq - 1, this.nextStreamSeq - 1],
+      a: [this.ackFloor.consumer, this.ackFloor.stream],
+      p: [...this.pending].map(([seq, p]) => [seq, p.dseq, p.time]),
+      r: [...this.redelivered],
+    };
+    return JSON.stringify(state);
+  }
+
+  /** Restores a saved state; `dueOf` says when each pending message is due again. */
+  static decode(
+    text: string,
+    dueOf: (seq: number, time: number, deliveries: number) => number,
+  ): DeliveryState {
+    const saved = JSON.parse(text) as EncodedState;
+    const state = new DeliveryState();
+    state.nextDeliverySeq = saved.d[0] + 1;
+    state.nextStreamSeq = saved.d[1] + 1;
+    state.ackFloor.consumer = saved.a[0];
+    state.ackFloor.stream = saved.a[1];
+    for (const [seq, count] of saved.r) state.redelivered.set(seq, count);
+    for (const [seq, dseq, time] of saved.p.sort((x, y) => x[0] - y[0])) {
+      state.pending.set(seq, { dseq, time, due: dueOf(seq, time, state.deliveries(seq)) });
+    }
+    return state;
+  }
+}

@@ -1,0 +1,763 @@
+/**
+ * One consumer of a stream: its config, its delivery state (consumer-state.ts), the deliver
+ * pass that sends what it may to a push subject or to waiting pull requests, and its own
+ * subscriptions: acks on `$JS.ACK.<stream>.<name>.*.*.*.*.*`, pull requests on its MSG.NEXT
+ * subject, flow control replies on `$JS.FC.<stream>.<name>.*`. It is woken by its stream's
+ * appends, by acks and by requests (signal.ts), never by polling; redeliveries wait on one
+ * timer queue (redelivery.ts).
+ */
+import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
+import { subjectMatches } from '@slipstream/protocol';
+import type { InternalMessage } from '../internal-client.js';
+import type { Subscription } from '../subscription.js';
+import { ackedDelivery, ackVerb } from './acks.js';
+import { isPull, wireConsumerConfig } from './consumer-config.js';
+import { startPosition } from './consumer-start.js';
+import { DeliveryState } from './consumer-state.js';
+import { FlowControl } from './flow-control.js';
+import { withHeaders } from './header-block.js';
+import { RedeliveryTimer } from './redelivery.js';
+import { Signal } from './signal.js';
+import { idleHeartbeat, statusHeaders } from './status-message.js';
+import type { StoredMessage } from './store/message-store.js';
+import type { Stream, StreamHost } from './stream.js';
+import {
+  parsePullBody,
+  pendingHeaders,
+  pullLimitsExceeded,
+  type StatusReply,
+  type WaitingRequest,
+  WaitQueue,
+} from './wait-queue.js';
+import { wireTime } from './wire-time.js';
+
+/** What a consumer needs from the stream's set of consumers. */
+export interface ConsumerOwner {
+  /** The stream's retention learns which messages this consumer acknowledged. */
+  acked(consumer: Consumer, seqs: number[]): void;
+  /** The consumer removes itself (inactive too long). */
+  expired(consumer: Consumer): void;
+}
+
+interface Candidate {
+  message: StoredMessage;
+  deliveries: number;
+  redelivery: boolean;
+}
+
+const EMPTY = new Uint8Array(0);
+const NANOS_PER_MS = 1_000_000;
+/** Messages one deliver pass sends before it lets I/O through. */
+const PASS_LIMIT = 256;
+/** Pull consumers' inactivity deadline gets up to 1 s of jitter, as in nats-server. */
+const JITTER_MS = 900;
+const FIRST_INTEREST_CHECK_MS = 20;
+const LAST_INTEREST_CHECK_MS = 1000;
+
+export class Consumer {
+  #config: ConsumerConfig;
+  #state: DeliveryState;
+  readonly #stream: Stream;
+  readonly #host: StreamHost;
+  readonly #owner: ConsumerOwner;
+  readonly #signal = new Signal(() => this.#deliverPass());
+  readonly #redelivery = new RedeliveryTimer((seqs) => this.#due(seqs));
+  readonly #subscriptions: Subscription[] = [];
+  readonly #ackPrefix: string;
+  readonly #waiting: WaitQueue | undefined;
+  #flow: FlowControl | undefined;
+  #closed = false;
+  /** last_per_subject: the sequences still to deliver first, and where to go on after. */
+  #skip: number[] = [];
+  #resume = 0;
+  /** Messages left for a first delivery, counted once and then kept up to date. */
+  #pendingCount: number | undefined;
+  #lastDelivered = 0n;
+  #lastAcked = 0n;
+  /** Replay original: the stored time of the previous delivery and the wait for the next. */
+  #replayFrom = 0n;
+  #replayTimer: NodeJS.Timeout | undefined;
+  #requestTimer: NodeJS.Timeout | undefined;
+  #inactiveTimer: NodeJS.Timeout | undefined;
+  #heartbeatTimer: NodeJS.Timeout | undefined;
+  #interestTimer: NodeJS.Timeout | undefined;
+  #interestCheckMs = FIRST_INTEREST_CHECK_MS;
+  /** Push: whether someone listens on the deliver subject. */
+  #active = true;
+
+  constructor(
+    stream: Stream,
+    host: StreamHost,
+    owner: ConsumerOwner,
+    readonly name: string,
+    config: ConsumerConfig,
+    /** Nanoseconds since the epoch. */
+    readonly created: bigint,
+    savedState: string | undefined,
+  ) {
+    this.#stream = stream;
+    this.#host = host;
+    this.#owner = owner;
+    this.#config = config;
+    this.#ackPrefix = `$JS.ACK.${stream.name}.${name}.`;
+    this.#waiting = isPull(config) ? new WaitQueue(config.max_waiting!) : undefined;
+    if (savedState) {
+      this.#state = DeliveryState.decode(savedState, (_, time, deliveries) =>
+        this.#dueAfter(time, deliveries),
+      );
+      for (const [seq, pending] of this.#state.pending) this.#redelivery.schedule(seq, pending.due);
+    } else {
+      this.#state = new DeliveryState();
+      const start = startPosition(config, stream.store);
+      this.#state.startAt(start.seq, config.ack_policy === 'none');
+      this.#skip = start.skip;
+      this.#resume = start.resume;
+      this.#saveState();
+    }
+  }
+
+  get config(): ConsumerConfig {
+    return this.#config;
+  }
+
+  get filter(): string {
+    return this.#config.filter_subject ?? '';
+  }
+
+  /** Subscribes and starts delivering. */
+  start(): void {
+    const client = this.#host.client;
+    const stream = this.#stream.name;
+    this.#subscriptions.push(
+      client.subscribe(`${this.#ackPrefix}*.*.*.*.*`, (m) => this.#onAck(m)),
+    );
+    if (this.#waiting) {
+      this.#subscriptions.push(
+        client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) =>
+          this.#pullRequest(m.reply, m.payload),
+        ),
+      );
+    } else {
+      if (this.#config.flow_control) {
+        const prefix = `$JS.FC.${stream}.${this.name}.`;
+        this.#flow = new FlowControl(prefix);
+        this.#subscriptions.push(
+          client.subscribe(`${prefix}*`, (m) => {
+            if (this.#flow?.answered(m.subject)) this.#signal.raise();
+          }),
+        );
+      }
+      this.#armHeartbeat();
+    }
+    this.#watchInactivity();
+    this.#signal.raise();
+  }
+
+  /** A new config from an update (checkConsumerUpdate allowed it). */
+  update(config: ConsumerConfig): void {
+    const deliverChanged = config.deliver_subject !== this.#config.deliver_subject;
+    this.#config = config;
+    if (deliverChanged) this.#redeliverAllPending();
+    this.#watchInactivity();
+    this.#signal.raise();
+  }
+
+  /** A message was stored on the stream. */
+  appended(subject: string): void {
+    if (this.filter && !subjectMatches(subject, this.filter)) return;
+    if (this.#pendingCount !== undefined) this.#pendingCount++;
+    this.#signal.raise();
+  }
+
+  /** The stream lost messages (purge): forget those, count again. */
+  purged(firstSeq: number): void {
+    for (const seq of [...this.#state.pending.keys()]) {
+      if (seq < firstSeq) this.#state.forget(seq);
+    }
+    if (this.#state.nextStreamSeq < firstSeq) this.#state.nextStreamSeq = firstSeq;
+    if (this.#state.ackFloor.stream < firstSeq - 1) this.#state.ackFloor.stream = firstSeq - 1;
+    this.#skip = this.#skip.filter((seq) => seq >= firstSeq);
+    this.#pendingCount = undefined;
+    this.#saveState();
+    this.#signal.raise();
+  }
+
+  /** Whether this consumer still has to see or ack `seq` (interest retention). */
+  needsAck(seq: number, subject: string): boolean {
+    if (this.filter && !subjectMatches(subject, this.filter)) return false;
+    const state = this.#state;
+    if (seq <= state.ackFloor.stream) return false;
+    if (this.#config.ack_policy !== 'explicit') return true;
+    return seq >= state.nextStreamSeq || state.pending.has(seq);
+  }
+
+  /** Stops delivering; with `deleted`, pull requests learn the consumer is gone. */
+  stop(deleted: boolean): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
+    this.#redelivery.clear();
+    for (const timer of [
+      this.#replayTimer,
+      this.#requestTimer,
+      this.#inactiveTimer,
+      this.#heartbeatTimer,
+      this.#interestTimer,
+    ]) {
+      clearTimeout(timer);
+    }
+    if (deleted && this.#waiting) {
+      for (const request of this.#waiting.drain()) {
+        this.#status(request.reply, { code: 409, description: 'Consumer Deleted' });
+      }
+    }
+  }
+
+  get ackFloor(): number {
+    return this.#state.ackFloor.stream;
+  }
+
+  info(): ConsumerInfo {
+    const state = this.#state;
+    this.#pendingCount = undefined;
+    const delivered: ConsumerInfo['delivered'] = {
+      consumer_seq: state.nextDeliverySeq - 1,
+      stream_seq: state.nextStreamSeq - 1,
+    };
+    if (this.#lastDelivered > 0n) delivered.last_active = wireTime(this.#lastDelivered);
+    const ackFloor: ConsumerInfo['ack_floor'] = {
+      consumer_seq: state.ackFloor.consumer,
+      stream_seq: state.ackFloor.stream,
+    };
+    if (this.#lastAcked > 0n) ackFloor.last_active = wireTime(this.#lastAcked);
+    if (this.#waiting) this.#expireRequests(false);
+    const info: ConsumerInfo = {
+      stream_name: this.#stream.name,
+      name: this.name,
+      created: wireTime(this.created),
+      config: wireConsumerConfig(this.#config),
+      delivered,
+      ack_floor: ackFloor,
+      num_ack_pending: state.pending.size,
+      num_redelivered: state.redelivered.size,
+      num_waiting: this.#waiting?.length ?? 0,
+      num_pending: this.#numPending(),
+    };
+    if (!this.#waiting && this.#hasInterest()) info.push_bound = true;
+    return info;
+  }
+
+  /** Whether a subscriber listens on the deliver subject (push consumers). */
+  #hasInterest(): boolean {
+    return this.#host.client.hasInterest(this.#config.deliver_subject!);
+  }
+
+  // --- delivery -----------------------------------------------------------------------------
+
+  #deliverPass(): void {
+    if (this.#closed || this.#replayTimer) return;
+    const waiting = this.#waiting;
+    if (waiting && waiting.length === 0) return;
+    let sent = 0;
+    let stalled = false;
+    for (;;) {
+      if (!waiting && !this.#canPush()) break;
+      if (waiting && waiting.length === 0) break;
+      const next = this.#next();
+      if (next === 'max-ack-pending') {
+        stalled = true;
+        break;
+      }
+      if (!next) break;
+      if (this.#waitForReplay(next.message)) return;
+      const pendingAfter = this.#pendingAfter(next);
+      const { message, deliveries } = next;
+      const dseq = this.#state.nextDeliverySeq;
+      const reply = `${this.#ackPrefix}${deliveries}.${message.seq}.${dseq}.${message.time}.${pendingAfter}`;
+      let headers = message.headers;
+      let payload = message.payload;
+      if (this.#config.headers_only) {
+        headers = withHeaders(headers, [['Nats-Msg-Size', String(payload.length)]]);
+        payload = EMPTY;
+      }
+      const size = message.subject.length + reply.length + (headers?.length ?? 0) + payload.length;
+      let target = this.#config.deliver_subject;
+      if (waiting) {
+        const request = this.#takeRequest(size);
+        if (!request) break;
+        target = request.reply;
+      }
+      this.#commit(next);
+      this.#host.client.publish(target!, payload, { reply, headers });
+      this.#delivered(message, dseq, deliveries, size);
+      if (++sent >= PASS_LIMIT) {
+        this.#signal.raiseLater();
+        return;
+      }
+    }
+    if (waiting) this.#expireRequests(!stalled);
+  }
+
+  /** The next message to send: a due redelivery first, then the next new one. */
+  #next(): Candidate | 'max-ack-pending' | undefined {
+    const state = this.#state;
+    const maxDeliver = this.#config.max_deliver ?? -1;
+    for (const seq of state.redeliverQueue) {
+      const deliveries = state.deliveries(seq) + 1;
+      if (maxDeliver > 0 && deliveries > maxDeliver) {
+        state.forget(seq, true);
+        this.#saveState();
+        continue;
+      }
+      const message = this.#stream.load(seq);
+      if (!message) {
+        state.forget(seq);
+        continue;
+      }
+      return { message, deliveries, redelivery: true };
+    }
+    const maxAckPending = this.#config.max_ack_pending ?? 0;
+    if (maxAckPending > 0 && state.pending.size >= maxAckPending) return 'max-ack-pending';
+    while (this.#skip.length > 0) {
+      const message = this.#stream.load(this.#skip[0]!);
+      if (message) return { message, deliveries: 1, redelivery: false };
+      this.#skip.shift();
+    }
+    const message = this.#loadNext(state.nextStreamSeq);
+    if (message) return { message, deliveries: 1, redelivery: false };
+    // Nothing matches up to the end: start after it next time, as nats-server does.
+    const last = this.#stream.store.state().lastSeq;
+    if (state.nextStreamSeq <= last) state.nextStreamSeq = last + 1;
+    return undefined;
+  }
+
+  #loadNext(seq: number): StoredMessage | undefined {
+    try {
+      return this.#stream.store.loadNext(this.filter, seq);
+    } catch (error) {
+      this.#host.logger.error(
+        `JetStream consumer '${this.#stream.name} > ${this.name}' could not read the stream: ${(error as Error).message}`,
+      );
+      return undefined;
+    }
+  }
+
+  /** Takes the candidate: off the redeliver queue, or past it in the stream. */
+  #commit({ message, redelivery }: Candidate): void {
+    const state = this.#state;
+    if (redelivery) {
+      state.redeliver(message.seq);
+      return;
+    }
+    if (this.#skip[0] === message.seq) {
+      this.#skip.shift();
+      state.nextStreamSeq =
+        this.#skip.length > 0 ? message.seq + 1 : Math.max(message.seq + 1, this.#resume);
+      return;
+    }
+    state.nextStreamSeq = message.seq + 1;
+  }
+
+  /** Bookkeeping after a message went out. */
+  #delivered(message: StoredMessage, dseq: number, deliveries: number, size: number): void {
+    const state = this.#state;
+    const now = Date.now();
+    state.nextDeliverySeq = dseq + 1;
+    if (this.#config.ack_policy === 'none') {
+      state.deliveredWithoutAck(message.seq, dseq);
+      if (this.#stream.config.retention !== 'limits') this.#owner.acked(this, [message.seq]);
+    } else {
+      const due = this.#dueAfter(now, deliveries);
+      state.track(message.seq, dseq, now, due);
+      this.#redelivery.schedule(message.seq, due);
+    }
+    this.#lastDelivered = BigInt(now) * BigInt(NANOS_PER_MS);
+    this.#replayFrom = message.time;
+    if (this.#waiting) this.#waiting.lastActive = now;
+    this.#saveState();
+    if (this.#flow) {
+      const request = this.#flow.delivered(size);
+      if (request) {
+        this.#host.client.publish(this.#config.deliver_subject!, EMPTY, {
+          reply: request,
+          headers: statusHeaders(100, 'FlowControl Request'),
+        });
+      }
+    }
+    this.#armHeartbeat();
+  }
+
+  /** The ack subject's pending count: messages left for a first delivery after this one. */
+  #pendingAfter(candidate: Candidate): number {
+    let count = this.#numPending();
+    if (!candidate.redelivery && count > 0) this.#pendingCount = --count;
+    return count;
+  }
+
+  #numPending(): number {
+    this.#pendingCount ??= this.#stream.store.numPending(
+      this.#state.nextStreamSeq,
+      this.filter,
+      this.#config.deliver_policy === 'last_per_subject',
+    );
+    return this.#pendingCount;
+  }
+
+  /** Replay original: true when the next message must wait for its original spacing. */
+  #waitForReplay(message: StoredMessage): boolean {
+    if (this.#config.replay_policy !== 'original' || this.#replayFrom === 0n) return false;
+    const delayMs = Number(message.time - this.#replayFrom) / NANOS_PER_MS;
+    if (delayMs <= 1) return false;
+    this.#replayTimer = setTimeout(() => {
+      this.#replayTimer = undefined;
+      this.#replayFrom = message.time;
+      this.#signal.raise();
+    }, delayMs);
+    return true;
+  }
+
+  /** Ack wait for the given delivery: the backoff step for it, else ack_wait. */
+  #dueAfter(time: number, deliveries: number): number {
+    const backoff = this.#config.backoff;
+    const waitNanos = backoff?.length
+      ? backoff[Math.min(deliveries - 1, backoff.length - 1)]!
+      : this.#config.ack_wait!;
+    return time + waitNanos / NANOS_PER_MS;
+  }
+
+  /** The redelivery timer fired: what is still pending and due goes on the queue. */
+  #due(seqs: number[]): void {
+    const now = Date.now();
+    let queued = false;
+    for (const seq of seqs.sort((a, b) => a - b)) {
+      const pending = this.#state.pending.get(seq);
+      if (!pending || pending.due > now || this.#state.redeliverQueue.has(seq)) continue;
+      this.#state.redeliverQueue.add(seq);
+      queued = true;
+    }
+    if (queued) this.#signal.raise();
+  }
+
+  #redeliverAllPending(): void {
+    for (const seq of this.#state.pending.keys()) this.#state.redeliverQueue.add(seq);
+  }
+
+  #saveState(): void {
+    this.#stream.store.consumers?.stateChanged(this.name, () => this.#state.encode());
+  }
+
+  // --- push ---------------------------------------------------------------------------------
+
+  /** Push delivery goes on while someone listens and flow control allows. */
+  #canPush(): boolean {
+    const active = this.#hasInterest();
+    if (active !== this.#active) {
+      this.#active = active;
+      this.#watchInactivity();
+    }
+    if (!active) {
+      this.#checkInterestLater();
+      return false;
+    }
+    return !this.#flow?.blocked;
+  }
+
+  /**
+   * Interest in a deliver subject is not announced to us, so a push consumer with nobody
+   * listening looks again, less often the longer it waits.
+   */
+  #checkInterestLater(): void {
+    if (this.#interestTimer || this.#closed) return;
+    this.#interestTimer = setTimeout(() => {
+      this.#interestTimer = undefined;
+      if (this.#hasInterest()) {
+        this.#interestCheckMs = FIRST_INTEREST_CHECK_MS;
+        this.#signal.raise();
+      } else {
+        this.#interestCheckMs = Math.min(this.#interestCheckMs * 2, LAST_INTEREST_CHECK_MS);
+        this.#checkInterestLater();
+      }
+    }, this.#interestCheckMs);
+    this.#interestTimer.unref?.();
+  }
+
+  #armHeartbeat(): void {
+    const every = (this.#config.idle_heartbeat ?? 0) / NANOS_PER_MS;
+    if (this.#waiting || every <= 0 || this.#closed) return;
+    clearTimeout(this.#heartbeatTimer);
+    this.#heartbeatTimer = setTimeout(() => {
+      if (this.#hasInterest()) {
+        this.#host.client.publish(this.#config.deliver_subject!, EMPTY, {
+          headers: this.#heartbeat(),
+        });
+      }
+      this.#armHeartbeat();
+    }, every);
+    this.#heartbeatTimer.unref?.();
+  }
+
+  #heartbeat(): Buffer {
+    const state = this.#state;
+    return idleHeartbeat(state.nextDeliverySeq - 1, state.nextStreamSeq - 1, this.#flow?.stalledOn);
+  }
+
+  // --- inactivity ---------------------------------------------------------------------------
+
+  /**
+   * With an inactive threshold, a push consumer nobody listens to, or a pull consumer nobody
+   * asks, removes itself once the threshold passes.
+   */
+  #watchInactivity(): void {
+    clearTimeout(this.#inactiveTimer);
+    this.#inactiveTimer = undefined;
+    const threshold = (this.#config.inactive_threshold ?? 0) / NANOS_PER_MS;
+    if (threshold <= 0 || this.#closed) return;
+    if (!this.#waiting) {
+      // Push: a consumer still listened to looks again after the threshold; one nobody
+      // listens to is removed if that is still so when the threshold has passed.
+      const listened = this.#hasInterest();
+      this.#active = listened;
+      this.#inactiveTimer = setTimeout(() => {
+        const listenedNow = this.#hasInterest();
+        if (!listenedNow && !this.#active) return this.#owner.expired(this);
+        if (listenedNow) this.#signal.raise();
+        this.#watchInactivity();
+      }, threshold);
+      this.#inactiveTimer.unref?.();
+      if (!listened) this.#checkInterestLater();
+      return;
+    }
+    const deadline = threshold + 100 + Math.random() * JITTER_MS;
+    const check = (wait: number) => {
+      this.#inactiveTimer = setTimeout(() => {
+        const idle = Date.now() - this.#waiting!.lastActive;
+        if (idle <= threshold) return check(deadline - idle);
+        this.#expireRequests(true);
+        if (this.#waiting!.length > 0) return check(deadline);
+        this.#owner.expired(this);
+      }, wait);
+      this.#inactiveTimer.unref?.();
+    };
+    check(deadline);
+  }
+
+  // --- pull requests ------------------------------------------------------------------------
+
+  #pullRequest(reply: string | undefined, body: Uint8Array): void {
+    if (!reply || this.#closed) return;
+    const refused = this.#queueRequest(reply, body);
+    if (refused) this.#status(reply, refused);
+  }
+
+  /** Queues a pull request and wakes the consumer, or says why the request is refused. */
+  #queueRequest(reply: string, body: Uint8Array): StatusReply | undefined {
+    const waiting = this.#waiting;
+    if (!waiting) return { code: 409, description: 'Consumer is push based' };
+    const now = Date.now();
+    const parsed = parsePullBody(Buffer.from(body).toString(), now);
+    if (!parsed.ok) return parsed.status;
+    const limited = pullLimitsExceeded(this.#config, parsed, now);
+    if (limited) return limited;
+    if (waiting.full) this.#expireRequests(false);
+    if (parsed.noWait) {
+      const available = this.#numPending() + this.#state.redeliverQueue.size;
+      if (available === 0 && parsed.expires === 0) {
+        waiting.lastActive = now;
+        return { code: 404, description: 'No Messages' };
+      }
+      if (available > 0) {
+        this.#expireRequests(false);
+        let wanted = 0;
+        for (const request of waiting) wanted += request.batch;
+        if (available < wanted) {
+          waiting.lastActive = now;
+          return { code: 408, description: 'Requests Pending' };
+        }
+      }
+    }
+    const request: WaitingRequest = {
+      reply,
+      batch: Math.max(parsed.batch, 1),
+      delivered: 0,
+      maxBytes: parsed.maxBytes,
+      expires: parsed.expires,
+      noWait: parsed.noWait,
+      heartbeat: parsed.heartbeat,
+      nextHeartbeat: parsed.heartbeat > 0 ? now + parsed.heartbeat : 0,
+    };
+    if (!waiting.add(request)) return { code: 409, description: 'Exceeded MaxWaiting' };
+    this.#armRequestTimer();
+    this.#signal.raise();
+    return undefined;
+  }
+
+  /**
+   * The request the next message of `size` bytes goes to: the head of the queue, unless its
+   * byte budget is too small (409, and it is dropped) or it expired or lost its listener.
+   */
+  #takeRequest(size: number): WaitingRequest | undefined {
+    const waiting = this.#waiting!;
+    const now = Date.now();
+    for (let request = waiting.peek(); request; request = waiting.peek()) {
+      if (request.maxBytes > 0) {
+        if (size <= request.maxBytes) {
+          request.maxBytes -= size;
+          if (request.maxBytes === 0) request.batch = 1;
+        } else {
+          waiting.dropHead();
+          this.#status(request.reply, {
+            code: 409,
+            description: 'Message Size Exceeds MaxBytes',
+            headers: pendingHeaders(request),
+          });
+          continue;
+        }
+      }
+      if (
+        (request.expires === 0 || now < request.expires) &&
+        this.#host.client.hasInterest(request.reply)
+      ) {
+        waiting.served();
+        if (request.batch > 0 && request.heartbeat > 0)
+          request.nextHeartbeat = now + request.heartbeat;
+        return request;
+      }
+      waiting.dropHead();
+    }
+    return undefined;
+  }
+
+  /**
+   * Ends expired requests with 408 (and, at the end of what could be sent, no_wait ones that
+   * got something), drops those nobody listens to, sends due heartbeats, and sets the timer
+   * for the next of these.
+   */
+  #expireRequests(endOfMessages: boolean): void {
+    const waiting = this.#waiting!;
+    const now = Date.now();
+    waiting.retain((request) => {
+      if (
+        (endOfMessages && request.noWait && request.delivered > 0) ||
+        (request.expires > 0 && now >= request.expires)
+      ) {
+        this.#status(request.reply, {
+          code: 408,
+          description: 'Request Timeout',
+          headers: pendingHeaders(request),
+        });
+        return false;
+      }
+      if (!this.#host.client.hasInterest(request.reply)) return false;
+      if (request.heartbeat > 0 && now >= request.nextHeartbeat) {
+        this.#host.client.publish(request.reply, EMPTY, { headers: this.#heartbeat() });
+        request.nextHeartbeat = now + request.heartbeat;
+      }
+      return true;
+    });
+    this.#armRequestTimer();
+  }
+
+  #armRequestTimer(): void {
+    clearTimeout(this.#requestTimer);
+    this.#requestTimer = undefined;
+    let next = Number.POSITIVE_INFINITY;
+    for (const request of this.#waiting!) {
+      if (request.expires > 0) next = Math.min(next, request.expires);
+      if (request.heartbeat > 0) next = Math.min(next, request.nextHeartbeat);
+    }
+    if (next === Number.POSITIVE_INFINITY || this.#closed) return;
+    this.#requestTimer = setTimeout(
+      () => {
+        this.#requestTimer = undefined;
+        this.#expireRequests(true);
+      },
+      Math.max(1, next - Date.now()),
+    );
+    this.#requestTimer.unref?.();
+  }
+
+  #status(reply: string, status: StatusReply): void {
+    this.#host.client.publish(reply, EMPTY, {
+      headers: statusHeaders(status.code, status.description, status.headers),
+    });
+  }
+
+  // --- acks ---------------------------------------------------------------------------------
+
+  #onAck(message: InternalMessage): void {
+    if (this.#closed) return;
+    const acked = ackedDelivery(message.subject);
+    const verb = ackVerb(message.payload);
+    let confirm = message.reply;
+    switch (verb?.kind) {
+      case 'ack':
+      case 'term':
+        this.#ack(acked.streamSeq, acked.consumerSeq);
+        break;
+      case 'next':
+        this.#ack(acked.streamSeq, acked.consumerSeq);
+        this.#pullRequest(message.reply, message.payload.subarray(4));
+        confirm = undefined;
+        break;
+      case 'nak':
+        this.#nak(acked.streamSeq, acked.consumerSeq, verb.delayNanos);
+        break;
+      case 'progress':
+        this.#progress(acked.streamSeq);
+        break;
+    }
+    if (!confirm) return;
+    // The confirmation (double ack) leaves only once the ack's state is on disk.
+    const reply = confirm;
+    this.#stream.store.whenDurable().then(
+      () => this.#host.client.publish(reply, EMPTY),
+      () => {},
+    );
+  }
+
+  #ack(seq: number, dseq: number): void {
+    const state = this.#state;
+    let acked: number[];
+    switch (this.#config.ack_policy) {
+      case 'explicit':
+        acked = state.ackOne(seq) ? [seq] : [];
+        break;
+      case 'all':
+        acked = state.ackUpTo(seq, dseq);
+        break;
+      default:
+        return;
+    }
+    if (acked.length === 0) return;
+    this.#lastAcked = BigInt(Date.now()) * BigInt(NANOS_PER_MS);
+    this.#saveState();
+    if (this.#stream.config.retention !== 'limits') this.#owner.acked(this, acked);
+    this.#signal.raise();
+  }
+
+  #nak(seq: number, dseq: number, delayNanos: number | undefined): void {
+    const state = this.#state;
+    if (dseq <= state.ackFloor.consumer || dseq >= state.nextDeliverySeq) return;
+    const pending = state.pending.get(seq);
+    if (state.pending.size > 0 && !pending) return;
+    if (delayNanos !== undefined && pending) {
+      state.redeliverQueue.delete(seq);
+      pending.due = Date.now() + delayNanos / NANOS_PER_MS;
+      this.#redelivery.schedule(seq, pending.due);
+      return;
+    }
+    state.redeliverQueue.add(seq);
+    this.#signal.raise();
+  }
+
+  /** +WPI: the ack wait starts again. */
+  #progress(seq: number): void {
+    const pending = this.#state.pending.get(seq);
+    if (!pending) return;
+    const now = Date.now();
+    pending.time = now;
+    pending.due = this.#dueAfter(now, this.#state.deliveries(seq));
+    this.#redelivery.schedule(seq, pending.due);
+    this.#saveState();
+  }
+}

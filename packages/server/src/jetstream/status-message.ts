@@ -1,0 +1,27 @@
+/** The header-only messages a consumer sends: `NATS/1.0 <code> <description>` plus headers. */
+
+const CRLF = '\r\n';
+
+export function statusHeaders(
+  code: number,
+  description: string,
+  headers: ReadonlyArray<readonly [string, string | number]> = [],
+): Buffer {
+  let block = `NATS/1.0 ${code} ${description}${CRLF}`;
+  for (const [name, value] of headers) block += `${name}: ${value}${CRLF}`;
+  return Buffer.from(`${block}${CRLF}`, 'latin1');
+}
+
+/** An idle heartbeat: the last delivered consumer and stream sequences, and a stalled flow. */
+export function idleHeartbeat(
+  lastConsumerSeq: number,
+  lastStreamSeq: number,
+  stalledOn: string | undefined,
+): Buffer {
+  const headers: [string, string | number][] = [
+    ['Nats-Last-Consumer', lastConsumerSeq],
+    ['Nats-Last-Stream', lastStreamSeq],
+  ];
+  if (stalledOn) headers.push(['Nats-Consumer-Stalled', stalledOn]);
+  return statusHeaders(100, 'Idle Heartbeat', headers);
+}

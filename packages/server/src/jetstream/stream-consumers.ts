@@ -1,0 +1,231 @@
+/**
+ * The consumers of one stream: creating (with nats-server's order of checks), updating,
+ * deleting and restoring them, waking them when the stream stores a message, and the
+ * retention rules that need them: a workqueue message goes when it is acked, an interest
+ * message once no consumer still has to ack it.
+ */
+import { randomInt } from 'node:crypto';
+import { ApiError, type ConsumerAction, type ConsumerConfig, jsErrors } from '@slipstream/jsapi';
+import { isSubsetMatch, subjectMatches } from '@slipstream/protocol';
+import { Consumer, type ConsumerOwner } from './consumer.js';
+import {
+  checkConsumerConfig,
+  checkConsumerName,
+  checkConsumerUpdate,
+  sameConsumerConfig,
+  withConsumerDefaults,
+} from './consumer-config.js';
+import type { Stream, StreamHost } from './stream.js';
+import { nowNanos } from './wire-time.js';
+
+const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const GENERATED_NAME_LENGTH = 8;
+
+export class StreamConsumers implements ConsumerOwner {
+  readonly #byName = new Map<string, Consumer>();
+  readonly #stream: Stream;
+  readonly #host: StreamHost;
+
+  constructor(stream: Stream, host: StreamHost) {
+    this.#stream = stream;
+    this.#host = host;
+  }
+
+  get count(): number {
+    return this.#byName.size;
+  }
+
+  /** The consumers, sorted by name. */
+  sorted(): Consumer[] {
+    return [...this.#byName.values()].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+  }
+
+  get(name: string): Consumer {
+    const consumer = this.#byName.get(name);
+    if (!consumer) throw ApiError.of(jsErrors.JSConsumerNotFoundErr);
+    return consumer;
+  }
+
+  /** CONSUMER.CREATE: a new consumer, or the update of the one with that name. */
+  create(requested: ConsumerConfig, action: ConsumerAction | undefined): Consumer {
+    const config = withConsumerDefaults(requested);
+    const stream = this.#stream.config;
+    checkConsumerConfig(config, stream);
+    const name = config.durable_name || config.name;
+    const existing = name ? this.#byName.get(name) : undefined;
+    if (existing) return this.#update(existing, config, action);
+    if (action === 'update') throw ApiError.of(jsErrors.JSConsumerDoesNotExist);
+    const max = stream.max_consumers ?? -1;
+    if (max > 0 && this.#byName.size >= max) throw ApiError.of(jsErrors.JSMaximumConsumersLimitErr);
+    if (stream.retention === 'workqueue') this.#checkWorkQueue(config);
+    const consumerName = name || this.#generateName();
+    checkConsumerName(consumerName);
+    const created = nowNanos();
+    const consumer = new Consumer(
+      this.#stream,
+      this.#host,
+      this,
+      consumerName,
+      config,
+      created,
+      undefined,
+    );
+    this.#stream.store.consumers?.saveConfig(consumerName, JSON.stringify(config), created);
+    this.#byName.set(consumerName, consumer);
+    consumer.start();
+    return consumer;
+  }
+
+  #update(
+    existing: Consumer,
+    config: ConsumerConfig,
+    action: ConsumerAction | undefined,
+  ): Consumer {
+    if (sameConsumerConfig(existing.config, config)) return existing;
+    if (action === 'create') throw ApiError.of(jsErrors.JSConsumerAlreadyExists);
+    const deliver = existing.config.deliver_subject;
+    checkConsumerUpdate(existing.config, config, () =>
+      deliver ? this.#host.client.hasInterest(deliver) : false,
+    );
+    existing.update(config);
+    this.#stream.store.consumers?.saveConfig(
+      existing.name,
+      JSON.stringify(config),
+      existing.created,
+    );
+    return existing;
+  }
+
+  /** A workqueue's consumers ack explicitly, start at the beginning, and share no subject. */
+  #checkWorkQueue(config: ConsumerConfig): void {
+    if (config.ack_policy !== 'explicit')
+      throw ApiError.of(jsErrors.JSConsumerWQRequiresExplicitAckErr);
+    if (this.#byName.size > 0) {
+      const filter = config.filter_subject;
+      if (!filter) throw ApiError.of(jsErrors.JSConsumerWQMultipleUnfilteredErr);
+      for (const other of this.#byName.values()) {
+        const theirs = other.filter;
+        if (!theirs || isSubsetMatch(filter, theirs) || isSubsetMatch(theirs, filter)) {
+          throw ApiError.of(jsErrors.JSConsumerWQConsumerNotUniqueErr);
+        }
+      }
+    }
+    if (config.deliver_policy !== 'all') {
+      throw ApiError.of(jsErrors.JSConsumerWQConsumerNotDeliverAllErr);
+    }
+  }
+
+  #generateName(): string {
+    for (;;) {
+      let name = '';
+      for (let i = 0; i < GENERATED_NAME_LENGTH; i++)
+        name += NAME_CHARS[randomInt(NAME_CHARS.length)];
+      if (!this.#byName.has(name)) return name;
+    }
+  }
+
+  delete(name: string): void {
+    this.#remove(this.get(name));
+  }
+
+  /** Reopens the consumers the stream's store kept. */
+  restore(): void {
+    for (const saved of this.#stream.store.consumers?.list() ?? []) {
+      try {
+        const config = JSON.parse(saved.config) as ConsumerConfig;
+        const consumer = new Consumer(
+          this.#stream,
+          this.#host,
+          this,
+          saved.name,
+          config,
+          saved.created,
+          saved.state,
+        );
+        this.#byName.set(saved.name, consumer);
+        consumer.start();
+      } catch (error) {
+        this.#host.logger.error(
+          `JetStream could not restore consumer '${this.#stream.name} > ${saved.name}': ${(error as Error).message}`,
+        );
+      }
+    }
+  }
+
+  /** The stream stored a message: the consumers it concerns look for work. */
+  appended(subject: string): void {
+    for (const consumer of this.#byName.values()) consumer.appended(subject);
+  }
+
+  /** Interest retention keeps a new message only when some consumer will want it. */
+  interestedIn(subject: string): boolean {
+    for (const consumer of this.#byName.values()) {
+      if (!consumer.filter || subjectMatches(subject, consumer.filter)) return true;
+    }
+    return false;
+  }
+
+  /** The stream removed messages below `firstSeq`. */
+  purged(): void {
+    const state = this.#stream.store.state();
+    for (const consumer of this.#byName.values()) consumer.purged(state.firstSeq);
+  }
+
+  acked(from: Consumer, seqs: number[]): void {
+    const retention = this.#stream.config.retention;
+    const store = this.#stream.store;
+    for (const seq of seqs) {
+      if (retention === 'workqueue') {
+        store.remove(seq);
+        continue;
+      }
+      const message = this.#stream.load(seq);
+      if (message && !this.#wanted(seq, message.subject, from)) store.remove(seq);
+    }
+  }
+
+  expired(consumer: Consumer): void {
+    if (this.#byName.get(consumer.name) === consumer) this.#remove(consumer);
+  }
+
+  /** Stops every consumer (the stream closes). */
+  close(): void {
+    for (const consumer of this.#byName.values()) consumer.stop(false);
+    this.#byName.clear();
+  }
+
+  /** Stops every consumer as deleted (the stream is deleted). */
+  deleteAll(): void {
+    for (const consumer of this.#byName.values()) consumer.stop(true);
+    this.#byName.clear();
+  }
+
+  #wanted(seq: number, subject: string, except?: Consumer): boolean {
+    for (const consumer of this.#byName.values()) {
+      if (consumer !== except && consumer.needsAck(seq, subject)) return true;
+    }
+    return false;
+  }
+
+  #remove(consumer: Consumer): void {
+    consumer.stop(true);
+    this.#byName.delete(consumer.name);
+    this.#stream.store.consumers?.remove(consumer.name);
+    if (this.#stream.config.retention === 'interest') this.#dropUnwanted(consumer.ackFloor + 1);
+  }
+
+  /** Interest retention: messages from `from` on that no remaining consumer needs go. */
+  #dropUnwanted(from: number): void {
+    const store = this.#stream.store;
+    const doomed: number[] = [];
+    for (let seq = from; ; seq++) {
+      const message = store.loadNext('', seq);
+      if (!message) break;
+      seq = message.seq;
+      if (!this.#wanted(seq, message.subject)) doomed.push(seq);
+    }
+    for (const seq of doomed) store.remove(seq);
+  }
+}
