@@ -5,6 +5,8 @@ import { InvalidNameError } from './errors.js';
 import type { JetStreamClient } from './jetstream-client.js';
 import type { Lister } from './lister.js';
 import type { JetStreamManager } from './manager.js';
+import type { StoredMsg } from './stored-msg.js';
+import type { MsgRequest } from './stream-api.js';
 
 /** What KV and object store buckets share: a name, the client, a stream per bucket. */
 
@@ -43,4 +45,15 @@ export function bucketLister<T>(
       for (let page = await next(); page.length > 0; page = await next()) yield* page;
     },
   };
+}
+
+/** A message of a bucket's stream, by direct get when the stream allows it (any server answers). */
+export function readStored(
+  jsm: JetStreamManager,
+  bucket: { stream: string; direct: boolean },
+  query: MsgRequest,
+): Promise<StoredMsg | null> {
+  return bucket.direct
+    ? jsm.direct.getMessage(bucket.stream, query)
+    : jsm.streams.getMessage(bucket.stream, query);
 }

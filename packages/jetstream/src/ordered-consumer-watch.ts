@@ -13,6 +13,12 @@ export interface Watcher<T> extends AsyncIterable<T> {
   closed(): Promise<Error | undefined>;
 }
 
+/**
+ * Pull requests of a watch live this long: a consumer the server lost (a restart) is noticed
+ * after as long without a message, and replaced.
+ */
+const WATCH_EXPIRES_MS = 5000;
+
 /** What a watch reads and when it ends. */
 export interface WatchPlan {
   stream: string;
@@ -46,7 +52,7 @@ export async function watchStream<T>(
     ...(plan.startSeq ? { opt_start_seq: plan.startSeq } : {}),
     ...(plan.headersOnly ? { headers_only: true } : {}),
   });
-  const messages = await consumer.consume();
+  const messages = await consumer.consume({ expires: WATCH_EXPIRES_MS });
   const { num_pending: atStart } = await consumer.info(true);
   const initialDone = plan.deliverPolicy === 'new' || atStart === 0;
   return new StreamWatch(plan.initialOnly, messages, initialDone, map, () => {

@@ -9,6 +9,7 @@ import {
   searchKeyProblem,
 } from '@slipstream/jsapi';
 import { headers } from '@slipstream/protocol';
+import { readStored } from '../buckets.js';
 import { InvalidNameError, JetStreamApiCodes, JetStreamApiError } from '../errors.js';
 import type { JetStreamClient } from '../jetstream-client.js';
 import type { JetStreamManager } from '../manager.js';
@@ -101,9 +102,7 @@ export class Bucket implements KV {
   async get(key: string, options?: { revision: number }): Promise<KvEntry | null> {
     const subject = kvKeySubject(this.bucket, checkKey(key));
     const query = options?.revision ? { seq: options.revision } : { last_by_subj: subject };
-    const msg = this.#direct
-      ? await this.#jsm.direct.getMessage(this.stream, query)
-      : await this.#jsm.streams.getMessage(this.stream, query);
+    const msg = await readStored(this.#jsm, { stream: this.stream, direct: this.#direct }, query);
     // a revision of another key is no value of this one
     if (!msg || msg.subject !== subject) return null;
     return storedEntry(this.bucket, key, msg);

@@ -7,6 +7,7 @@ import {
   type StreamInfo,
 } from '@slipstream/jsapi';
 import { headers, nuid } from '@slipstream/protocol';
+import { readStored } from '../buckets.js';
 import { InvalidNameError, JetStreamError } from '../errors.js';
 import type { JetStreamClient, PubAck } from '../jetstream-client.js';
 import type { JetStreamManager } from '../manager.js';
@@ -90,9 +91,7 @@ export class ObjectStoreImpl implements ObjectStore {
 
   async info(name: string): Promise<ObjectInfo | null> {
     const query = { last_by_subj: objMetaSubject(this.bucket, checkName(name)) };
-    const msg = this.#direct
-      ? await this.#jsm.direct.getMessage(this.stream, query)
-      : await this.#jsm.streams.getMessage(this.stream, query);
+    const msg = await readStored(this.#jsm, { stream: this.stream, direct: this.#direct }, query);
     return msg ? decodeInfo(msg) : null;
   }
 
