@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
+import type { Act } from './command-kit.js';
 import { registerAccount } from './commands/account.js';
 import { registerBench } from './commands/bench.js';
 import { registerConsumer } from './commands/consumer.js';
@@ -13,11 +14,6 @@ import { registerServer } from './commands/server.js';
 import { registerStream } from './commands/stream.js';
 import { registerSub } from './commands/sub.js';
 import { Session } from './session.js';
-
-/** Turns a command's work into a commander action: a Session for it, closed when it ends. */
-export type Act = <A extends unknown[]>(
-  work: (session: Session, ...args: A) => Promise<void>,
-) => (...params: unknown[]) => Promise<void>;
 
 /** The `slip` program: the connection flags of the nats CLI, then every command. */
 export function buildProgram(signal: AbortSignal): Command {
@@ -75,9 +71,4 @@ export function buildProgram(signal: AbortSignal): Command {
     register(program, act);
   }
   return program;
-}
-
-/** Appends an example to a command's help, as `nats <command> --help` shows one. */
-export function example(command: Command, ...lines: string[]): Command {
-  return command.addHelpText('after', `\nExample:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }

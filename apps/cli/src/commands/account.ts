@@ -1,6 +1,6 @@
 import { type JetStreamAccountStats, JetStreamNotEnabled } from '@slipstream/jetstream';
 import type { Command } from 'commander';
-import { type Act, example } from '../program.js';
+import { type Act, example } from '../command-kit.js';
 import { section } from '../style.js';
 import { formatBytes, formatCount } from '../units.js';
 

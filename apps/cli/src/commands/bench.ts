@@ -8,8 +8,8 @@ import {
   timedRounds,
 } from '../bench/clients.js';
 import { type ClientRun, formatResult, summarise } from '../bench/results.js';
+import { type Act, example } from '../command-kit.js';
 import { aborted } from '../interrupt.js';
-import { type Act, example } from '../program.js';
 import { type Progress, progressBar } from '../progress.js';
 import type { Session } from '../session.js';
 import { parseInteger, parseSize } from '../units.js';

@@ -1,5 +1,6 @@
 import type { ConsumerInfo } from '@slipstream/jetstream';
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
 import {
   type ConsumerConfigFlags,
@@ -7,7 +8,6 @@ import {
   consumerConfigOptions,
 } from '../consumer-config-options.js';
 import { formatMessage, messageStyle } from '../message-view.js';
-import { type Act, example } from '../program.js';
 import { section, table } from '../style.js';
 import { formatCount, formatDuration, parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
 import { type ContextSettings, ContextStore, contextSettingNames } from '../contexts.js';
-import { type Act, example } from '../program.js';
 import { table } from '../style.js';
 
 /** `slip context add|ls|select|rm|info`: saved connection settings, as `nats context`. */

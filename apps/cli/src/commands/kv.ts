@@ -1,10 +1,10 @@
 import { JetStreamApiCodes, JetStreamApiError, jetstream } from '@slipstream/jetstream';
 import { type KV, type KvEntry, Kvm, type KvStatus } from '@slipstream/jetstream/kv';
 import { type Command, Option } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
 import { aborted } from '../interrupt.js';
 import { bodyOrStdin } from '../message-options.js';
-import { type Act, example } from '../program.js';
 import type { Session } from '../session.js';
 import { color, section, table } from '../style.js';
 import {

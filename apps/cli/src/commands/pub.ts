@@ -1,8 +1,8 @@
 import { jetstream } from '@slipstream/jetstream';
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { sleep } from '../interrupt.js';
 import { bodyOrStdin, collect, parseHeaders } from '../message-options.js';
-import { type Act, example } from '../program.js';
 import { progressBar } from '../progress.js';
 import { compileTemplate } from '../template.js';
 import { parseDuration, parseInteger } from '../units.js';

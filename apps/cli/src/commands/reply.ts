@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import type { Msg } from '@slipstream/client';
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { aborted } from '../interrupt.js';
 import { collect, parseHeaders } from '../message-options.js';
 import { formatMessage, messageStyle } from '../message-view.js';
-import { type Act, example } from '../program.js';
 import { compileTemplate } from '../template.js';
 import { parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';

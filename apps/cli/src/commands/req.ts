@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { bodyOrStdin, collect, parseHeaders } from '../message-options.js';
 import { formatMessage, messageStyle } from '../message-view.js';
-import { type Act, example } from '../program.js';
 import { compileTemplate } from '../template.js';
 import { formatDuration } from '../units.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Act, example } from '../program.js';
+import { type Act, example } from '../command-kit.js';
 import { formatDuration, parseInteger } from '../units.js';
 
 /** `slip rtt`: the average round trip time to the connected server (PING to PONG). */

@@ -1,7 +1,7 @@
 import { createInbox } from '@slipstream/client';
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { sleep } from '../interrupt.js';
-import { type Act, example } from '../program.js';
 import type { Session } from '../session.js';
 import { section } from '../style.js';
 import { formatBytes, formatDuration, parseDuration, parseInteger } from '../units.js';

@@ -1,9 +1,9 @@
 import { confirm } from '@inquirer/prompts';
 import type { StreamConfig } from '@slipstream/jetstream';
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
 import { formatMessage, messageStyle } from '../message-view.js';
-import { type Act, example } from '../program.js';
 import {
   promptStreamConfig,
   requireName,

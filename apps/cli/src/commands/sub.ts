@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { type Act, example } from '../command-kit.js';
 import { aborted } from '../interrupt.js';
 import { formatMessage, messageStyle } from '../message-view.js';
-import { type Act, example } from '../program.js';
 import { parseInteger } from '../units.js';
 
 interface SubOptions {
