@@ -1,3 +1,5 @@
+import { goQuote } from './go-quote.js';
+
 /**
  * The exact texts nats-server 2.9.10 puts inside `-ERR '…'`, and the close reasons it shows in
  * /connz. Clients match on these strings, so they are copied byte for byte from the reference
@@ -16,12 +18,13 @@ export const ErrText = {
   invalidPublishSubject: 'Invalid Publish Subject',
   invalidClientProtocol: 'invalid client protocol',
   noRespondersRequiresHeaders: 'no responders requires headers support',
-  publishViolation: (subject: string) => `Permissions Violation for Publish to "${subject}"`,
+  publishViolation: (subject: string) => `Permissions Violation for Publish to ${goQuote(subject)}`,
   subscriptionViolation: (subject: string) =>
-    `Permissions Violation for Subscription to "${subject}"`,
-  replyViolation: (reply: string) => `Permissions Violation for Publish with Reply of "${reply}"`,
+    `Permissions Violation for Subscription to ${goQuote(subject)}`,
+  replyViolation: (reply: string) =>
+    `Permissions Violation for Publish with Reply of ${goQuote(reply)}`,
   queueViolation: (subject: string, queue: string) =>
-    `Permissions Violation for Subscription to "${subject}" using queue "${queue}"`,
+    `Permissions Violation for Subscription to ${goQuote(subject)} using queue ${goQuote(queue)}`,
 } as const;
 
 /** Why a connection ended, as /connz?state=closed reports it. */

@@ -69,6 +69,27 @@ describe.each(bothServers)('permissions against $name', (target) => {
     expect(received).toBe('MSG orders.new 1 1\r\na\r\n');
   });
 
+  it('quotes the subject in the violation as Go does, escapes and raw bytes included', async () => {
+    const server = await serve({ publish: { allow: ['x'] }, subscribe: { allow: ['x'] } });
+    const limited = await login(server, 'limited');
+    // The client reads latin1: "\xc3\xa9" is é in UTF-8, kept as its bytes; \xff is not UTF-8.
+    const protocol = Buffer.from(
+      'PUB a"b\\c\x01d 0\r\n\r\nPUB \xc3\xa9t\xff 0\r\n\r\nSUB q"x w"v 1\r\n',
+      'latin1',
+    );
+    const before = limited.text.length;
+    await limited.send(protocol);
+    await limited.sync();
+    expect(limited.text.slice(before)).toBe(
+      [
+        `-ERR 'Permissions Violation for Publish to "a\\"b\\\\c\\x01d"'`,
+        `-ERR 'Permissions Violation for Publish to "\xc3\xa9t\\xff"'`,
+        `-ERR 'Permissions Violation for Subscription to "q\\"x" using queue "w\\"v"'`,
+        'PONG\r\n',
+      ].join('\r\n'),
+    );
+  });
+
   it('takes a single subject or a list, as allow lists', async () => {
     const server = await serve({ publish: { allow: ['a'] }, subscribe: { allow: ['a', 'b.*'] } });
     const limited = await login(server, 'limited');
