@@ -119,6 +119,8 @@ export class OrderedConsumerMessages implements ConsumerMessages {
     this.#lost = false;
     this.#idleTimer = setTimeout(async () => {
       const exists = await this.#cursor.exists().catch(() => true);
+      // meanwhile the messages may have ended, or moved on to another pull with its own timer
+      if (this.#stopped || this.#inner !== inner) return;
       if (exists) return this.#armIdleCheck(inner);
       this.#lost = true;
       await inner.close();
