@@ -29,6 +29,10 @@ async function populate(target: JsTarget): Promise<void> {
   for (const subject of ['orders.a', 'orders.b', 'cache.x.y', 'log']) {
     await api.request(subject, `payload of ${subject}`);
   }
+  await api.request('$JS.API.CONSUMER.DURABLE.CREATE.ORDERS.AUDIT', {
+    stream_name: 'ORDERS',
+    config: { durable_name: 'AUDIT', ack_policy: 'explicit' },
+  });
   await api.request('$JS.API.STREAM.INFO.MISSING');
   api.close();
 }
@@ -94,6 +98,7 @@ describe('/jsz, /varz and /healthz with JetStream match nats-server 2.9.10', () 
     '/jsz?acc=$G',
     '/jsz?streams=true',
     '/jsz?accounts=1&streams=1&consumers=1&config=1',
+    '/jsz?consumers=1',
     '/jsz?accounts=1&offset=1',
     '/jsz?accounts=1&limit=1',
   ]) {
@@ -112,10 +117,28 @@ describe('/jsz, /varz and /healthz with JetStream match nats-server 2.9.10', () 
       accounts: 1,
       streams: 3,
       messages: 4,
-      api: { total: 4, errors: 1 },
+      consumers: 1,
+      api: { total: 5, errors: 1 },
     });
     expect(document.memory).toBeGreaterThan(0);
     expect(document.storage).toBeGreaterThan(0);
+  });
+
+  it('/jsz?consumers=1 lists consumers, with their config only when config=1', async () => {
+    const consumersOf = async (path: string) => {
+      const document = (await json(mine, path)) as {
+        account_details: Array<{
+          stream_detail: Array<{ name: string; consumer_detail?: unknown }>;
+        }>;
+      };
+      const orders = document.account_details[0]!.stream_detail.find((s) => s.name === 'ORDERS');
+      return orders!.consumer_detail as Array<Record<string, unknown>>;
+    };
+    const [plain] = await consumersOf('/jsz?consumers=1');
+    expect(plain).toMatchObject({ stream_name: 'ORDERS', name: 'AUDIT', num_pending: 2 });
+    expect(plain).not.toHaveProperty('config');
+    const [configured] = await consumersOf('/jsz?consumers=1&config=1');
+    expect(configured!.config).toMatchObject({ durable_name: 'AUDIT', ack_policy: 'explicit' });
   });
 
   it('account reservations are written as nats-server writes unlimited: 2^64 - 1, every digit', async () => {

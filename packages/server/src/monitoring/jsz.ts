@@ -91,7 +91,8 @@ const DISABLED = {
 /**
  * /jsz: JetStream's config and totals; `accounts=1` (or `acc=<name>`) adds each account's
  * details, `streams=1` their streams, `consumers=1` the streams' consumers, `config=1` the
- * streams' configs. `consumers` implies `streams`, which implies `accounts`, as in nats-server.
+ * streams' and consumers' configs. `consumers` implies `streams`, which implies `accounts`, as
+ * in nats-server.
  * Bad query values fail in nats-server's order of reading them.
  */
 export function jsz(server: MonitoredServer, query: Query) {
@@ -132,7 +133,7 @@ export function jsz(server: MonitoredServer, query: Query) {
     ...(detailed.length > 0
       ? {
           account_details: detailed.map((account) =>
-            accountDetail(js, account, { withStreams, withConfig }),
+            accountDetail(js, account, { withStreams, withConsumers, withConfig }),
           ),
         }
       : {}),
@@ -142,7 +143,7 @@ export function jsz(server: MonitoredServer, query: Query) {
 function accountDetail(
   js: JetStream,
   account: JsAccount,
-  options: { withStreams: boolean; withConfig: boolean },
+  options: { withStreams: boolean; withConsumers: boolean; withConfig: boolean },
 ) {
   const { memory, storage } = account.usage();
   const streams = options.withStreams ? [...account.streams.values()].sort(byName) : [];
@@ -161,12 +162,22 @@ function accountDetail(
       ? {
           stream_detail: streams.map((stream) => {
             const { config, created, state } = streamInfo(stream);
+            const consumers = options.withConsumers ? stream.consumers.sorted() : [];
             return {
               name: stream.name,
               created,
               cluster: { leader: js.serverName },
               ...(options.withConfig ? { config } : {}),
               state,
+              ...(consumers.length > 0
+                ? {
+                    consumer_detail: consumers.map((consumer) => {
+                      const info = consumer.info();
+                      // An undefined field is not written, so the config just drops out.
+                      return options.withConfig ? info : { ...info, config: undefined };
+                    }),
+                  }
+                : {}),
             };
           }),
         }
