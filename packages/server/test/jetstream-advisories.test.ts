@@ -114,6 +114,44 @@ describe('JetStream advisories match nats-server 2.9.10', () => {
   });
 });
 
+describe('with a JetStream domain, as nats-server 2.9.10', () => {
+  /** Creates a stream through the domain's API; returns the events a watcher got. */
+  async function createInDomain(target: JsTarget): Promise<Received[]> {
+    const watcher = await JsProbe.connect(target.port);
+    await watcher.subscribe('$JS.EVENT.>');
+    const api = await JsProbe.connect(target.port);
+    await api.request('$JS.hub.API.STREAM.CREATE.ORDERS', ORDERS);
+    await api.request('$JS.API.STREAM.NAMES', { subject: 'marker' });
+    await watcher.client.waitFor('marker');
+    watcher.close();
+    api.close();
+    return watcher
+      .messages()
+      .slice(0, -1)
+      .map((m) => ({ subject: m.subject, event: JSON.parse(m.data) }));
+  }
+
+  it('every advisory names the domain, and audits show the request on $JS.API', async () => {
+    const [mine, theirs] = await Promise.all([
+      startOurJs({ domain: 'hub' }),
+      startReferenceJs({ domain: 'hub' }),
+    ]);
+    try {
+      const [a, b] = await Promise.all([createInDomain(mine), createInDomain(theirs)]);
+      const payloads = (events: Received[]) =>
+        events
+          .map(({ subject, event }) =>
+            JSON.stringify({ subject, ...(comparable(event) as object) }),
+          )
+          .sort();
+      expect(payloads(a)).toEqual(payloads(b));
+      expect(a.map(({ event }) => event.domain)).toEqual(['hub', 'hub']);
+    } finally {
+      await Promise.all([mine.stop(), theirs.stop()]);
+    }
+  });
+});
+
 describe('advisories are sent only when someone listens', () => {
   it('a subscriber to stream advisories alone gets no audits', async () => {
     const server = await startOurJs();

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   comparable,
-  type JsLimits,
   JsProbe,
+  type JsSettings,
   type JsTarget,
   startOurJs,
   startReferenceJs,
 } from './js-probe.js';
 import { natsServer, ours, type RunningTarget } from './targets.js';
 
-const LIMITS: JsLimits = { maxMemory: 64 * 1024 * 1024, maxFile: 256 * 1024 * 1024 };
+const LIMITS: JsSettings = { maxMemory: 64 * 1024 * 1024, maxFile: 256 * 1024 * 1024 };
 
 /** Streams of both kinds, one with max_bytes (reserved), messages, and one failed request. */
 async function populate(target: JsTarget): Promise<void> {

@@ -113,21 +113,26 @@ export interface JsTarget {
 
 export const SERVER_NAME = 'js-probe';
 
-/** Store limits both servers get, so /jsz and /varz can show the same values. */
-export interface JsLimits {
-  maxMemory: number;
-  maxFile: number;
+/** JetStream settings both servers get, so they can be compared on the same footing. */
+export interface JsSettings {
+  maxMemory?: number;
+  maxFile?: number;
+  domain?: string;
 }
 
 /** nats-server 2.9.10 with JetStream (file store in a temporary directory) and monitoring. */
-export async function startReferenceJs(limits?: JsLimits): Promise<JsTarget> {
+export async function startReferenceJs(settings: JsSettings = {}): Promise<JsTarget> {
   const storeDir = await mkdtemp(join(tmpdir(), 'nats-server-js-'));
-  const limitLines = limits
-    ? `, max_memory_store: ${limits.maxMemory}, max_file_store: ${limits.maxFile}`
-    : '';
+  const { maxMemory, maxFile, domain } = settings;
+  const block = [
+    `store_dir: "${storeDir}"`,
+    ...(maxMemory === undefined ? [] : [`max_memory_store: ${maxMemory}`]),
+    ...(maxFile === undefined ? [] : [`max_file_store: ${maxFile}`]),
+    ...(domain === undefined ? [] : [`domain: ${domain}`]),
+  ];
   const server = await startNatsServer({
     monitoring: true,
-    config: `server_name: ${SERVER_NAME}\njetstream { store_dir: "${storeDir}"${limitLines} }`,
+    config: `server_name: ${SERVER_NAME}\njetstream { ${block.join(', ')} }`,
   });
   return {
     port: server.port,
@@ -140,14 +145,14 @@ export async function startReferenceJs(limits?: JsLimits): Promise<JsTarget> {
 }
 
 /** Our server in-process, with JetStream on a temporary store directory and monitoring. */
-export async function startOurJs(limits?: JsLimits): Promise<JsTarget> {
+export async function startOurJs(settings: JsSettings = {}): Promise<JsTarget> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-js-'));
   const server = await startServer({
     host: '127.0.0.1',
     port: 0,
     httpPort: 0,
     serverName: SERVER_NAME,
-    jetstream: { storeDir, ...limits },
+    jetstream: { storeDir, ...settings },
     logger: silentLogger,
   });
   return {
