@@ -1,4 +1,5 @@
 import type { MsgHdrs } from '@slipstream/client';
+import type { StoredMsg } from '@slipstream/jetstream';
 import { color } from './style.js';
 
 /** The parts of a message (core, stored or consumed) that the commands print. */
@@ -10,6 +11,17 @@ export interface ShownMessage {
   /** Stream sequence and time, for messages read from a stream. */
   seq?: number;
   time?: Date;
+}
+
+/** A message read from a stream (`stream get`, `stream view`). */
+export function fromStream(msg: StoredMsg): ShownMessage {
+  return {
+    subject: msg.subject,
+    headers: msg.header,
+    data: msg.data,
+    seq: msg.seq,
+    time: msg.time,
+  };
 }
 
 /** How `sub`, `req`, `stream get` and `consumer next` print a message. */

@@ -3,7 +3,7 @@ import type { StreamConfig } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
-import { formatMessage, messageStyle } from '../message-view.js';
+import { formatMessage, fromStream, messageStyle } from '../message-view.js';
 import {
   promptStreamConfig,
   requireName,
@@ -204,19 +204,7 @@ export function registerStream(program: Command, act: Act): void {
             `no message ${options.lastFor ? `on ${options.lastFor}` : seq} in stream ${name}`,
           );
         const heading = `Item: ${name}#${msg.seq} received ${msg.timestamp} on Subject ${msg.subject}`;
-        session.out(
-          formatMessage(
-            {
-              subject: msg.subject,
-              headers: msg.header,
-              data: msg.data,
-              seq: msg.seq,
-              time: msg.time,
-            },
-            messageStyle(options, session.json),
-            heading,
-          ),
-        );
+        session.out(formatMessage(fromStream(msg), messageStyle(options, session.json), heading));
       },
     ),
   );
@@ -252,19 +240,7 @@ export function registerStream(program: Command, act: Act): void {
             if (!(await confirm({ message: 'Next Page?', default: true }))) break;
           }
           const heading = `[${msg.seq}] Subject: ${msg.subject} Received: ${msg.timestamp}`;
-          session.out(
-            formatMessage(
-              {
-                subject: msg.subject,
-                headers: msg.header,
-                data: msg.data,
-                seq: msg.seq,
-                time: msg.time,
-              },
-              style,
-              heading,
-            ),
-          );
+          session.out(formatMessage(fromStream(msg), style, heading));
           shown++;
           seq = msg.seq + 1;
         }
