@@ -25,6 +25,9 @@ const STREAM_ACTION_EVENT = {
   delete: 'streamDeleted',
 } as const satisfies Record<StreamAction, JsEventName>;
 
+/** Asked on every API request, so worked out once. */
+const API_AUDIT_SUBJECT = jsEventSubject('apiAudit');
+
 /** One API request as the audit reports it: the subject, the raw body (if any) and the answer. */
 export interface ApiExchange {
   readonly subject: string;
@@ -42,14 +45,14 @@ export class Advisories {
 
   /** Whether anything listens for the API audit, so the dispatcher keeps a request's text. */
   get auditWanted(): boolean {
-    return this.client.hasInterest(jsEventSubject('apiAudit'));
+    return this.client.hasInterest(API_AUDIT_SUBJECT);
   }
 
   streamAction(stream: string, action: StreamAction): void {
     this.#publish(STREAM_ACTION_EVENT[action], stream, () => ({ stream, action }));
   }
 
-  /** An API request of `account` answered; an empty request body is left out, as nats-server does. */
+  /** An API request of `account` answered; an empty request body is left out, as in nats-server. */
   apiAudit(account: string, exchange: ApiExchange): void {
     this.#publish('apiAudit', undefined, () => ({
       server: this.serverName,

@@ -109,7 +109,10 @@ export class ApiDispatcher {
     });
   }
 
-  /** Answers the requester (if it gave a reply subject) and audits the exchange, as nats-server does either way. */
+  /**
+   * Answers the requester (if it gave a reply subject) and audits the exchange, which
+   * nats-server does either way.
+   */
   #send(request: PendingRequest, body: object): void {
     const response = JSON.stringify(body);
     if (request.reply) this.js.client.publish(request.reply, Buffer.from(response));
