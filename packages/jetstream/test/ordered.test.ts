@@ -1,4 +1,4 @@
-import { connect, type NatsConnection } from '@slipstream/client';
+import { connect, createInbox, type NatsConnection } from '@slipstream/client';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,9 +11,9 @@ import {
   StorageType,
   StreamNotFoundError,
 } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
-describe.each(jetStreamServers)('ordered consumers against $name', (kind) => {
+describe.each(streamServers)('ordered consumers against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;
@@ -63,6 +63,31 @@ describe.each(jetStreamServers)('ordered consumers against $name', (kind) => {
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect([...consumersUsed]).toEqual(['ord_1', 'ord_2', 'ord_3']);
     expect(await messages.closed()).toBeUndefined();
+  });
+
+  it('recreates its consumer on a sequence gap and delivers what it missed', async () => {
+    const name = await streamWith(6);
+    const consumer = await js.consumers.get(name, { name_prefix: 'gap' });
+    const messages = await consumer.consume({ max_messages: 1, threshold_messages: 0 });
+    const seqs: number[] = [];
+    const used = new Set<string>();
+    for await (const m of messages) {
+      seqs.push(m.seq);
+      used.add(m.info.consumer);
+      if (m.seq === 1) {
+        // another reader takes a message from the same consumer: the next delivery skips one
+        // (on an inbox of its own: a pulled message keeps its subject, no request mux routes it)
+        const inbox = createInbox();
+        const thief = nc.subscribe(inbox, { max: 1 });
+        nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${name}.${m.info.consumer}`, '{"batch":1}', {
+          reply: inbox,
+        });
+        for await (const stolen of thief) expect(stolen.string()).toBe('m3');
+      }
+      if (m.seq === 6) break;
+    }
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([...used]).toEqual(['gap_1', 'gap_2']);
   });
 
   it('next() and fetch() go on where the last one stopped, also after a deletion', async () => {
