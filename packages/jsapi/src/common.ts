@@ -51,9 +51,9 @@ export const listShape = {
   offline: z.record(z.string(), z.string()).optional(),
 };
 
-/** Fields of a paged request. */
+/** Fields of a paged request. A negative offset is accepted (Go's int) and means the start. */
 export const pagedRequestShape = {
-  offset: uint().optional(),
+  offset: int().optional(),
 };
 
 /** `{"success": true}` responses (delete, stepdown, peer remove, ...). */

@@ -116,7 +116,9 @@ export function decodeApiRequest<Op extends ApiOperationName>(
     };
   }
   if (!request) return { ok: true, value: undefined };
-  return validate(request, parsed ?? parseJson(text)) as Decoded<ApiRequest<Op>>;
+  // Go decodes `null` into a request struct as no fields at all: a request with defaults.
+  const json = parsed?.ok && parsed.json === null ? { ok: true as const, json: {} } : parsed;
+  return validate(request, json ?? parseJson(text)) as Decoded<ApiRequest<Op>>;
 }
 
 /**

@@ -17,6 +17,8 @@ import { streamInfoSchema, streamInfoShape, streamStateSchema } from './stream-i
 
 /** STREAM.CREATE / STREAM.UPDATE body: the config, plus `pedantic` (no silent defaulting). */
 export const streamCreateRequestSchema = streamConfigSchema.extend({
+  // Missing is Go's empty string: the server then refuses the name, not the JSON.
+  name: z.string().default(''),
   pedantic: z.boolean().optional(),
 });
 export type StreamCreateRequest = z.infer<typeof streamCreateRequestSchema>;
@@ -45,7 +47,8 @@ export const streamPurgeRequestSchema = z.looseObject({
 export type StreamPurgeRequest = z.infer<typeof streamPurgeRequestSchema>;
 
 export const streamMsgDeleteRequestSchema = z.looseObject({
-  seq: uint(),
+  /** Required; a request without one is answered 400 bad request, as nats-server does. */
+  seq: uint().optional(),
   /** Skip overwriting the message with random data. */
   no_erase: z.boolean().optional(),
 });

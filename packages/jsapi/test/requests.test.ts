@@ -29,7 +29,7 @@ describe('invalid requests', () => {
 
   it('report missing required fields, wrong types and negative sequences', () => {
     const cases: [Parameters<typeof decodeApiRequest>[0], string, string, string][] = [
-      ['streamCreate', '{"subjects":["a"]}', 'name', 'invalid_type'],
+      ['streamCreate', '{"name":5}', 'name', 'invalid_type'],
       ['streamCreate', '{"name":"S","max_age":"1h"}', 'max_age', 'invalid_type'],
       ['streamCreate', '{"name":"S","storage":"disk"}', 'storage', 'invalid_value'],
       ['streamMsgDelete', '{"seq":-1}', 'seq', 'too_small'],

@@ -173,8 +173,8 @@ describe('startServer', () => {
     });
     const text = logger.lines.join('\n');
     expect(text).toContain('[INF] Server is ready');
-    expect(text).toContain('[WRN] JetStream was requested but is not available');
-    expect(text).toMatch(/\[DBG\] 127\.0\.0\.1:\d+ - cid:1 - Client connection created/);
+    expect(text).toContain('[INF] Starting JetStream');
+    expect(text).toMatch(/\[DBG\] 127\.0\.0\.1:\d+ - cid:\d+ - Client connection created/);
     expect(text).toMatch(/\[TRC\] .* <<- \[PUB t 1\]/);
     expect(text).toMatch(/\[TRC\] .* ->> \[MSG t 1 1\]/);
   });

@@ -12,6 +12,7 @@ import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { Stream, type StreamHost, storeLimitsOf } from './stream.js';
 import {
+  checkStreamConfig,
   checkStreamCreate,
   checkStreamUpdate,
   type StreamConfigLookup,
@@ -124,6 +125,8 @@ export class JsAccount {
 
   /** STREAM.UPDATE. */
   updateStream(subjectName: string, requested: StreamConfig): Stream {
+    // nats-server's order: the config's own rules, then the name, then the stream.
+    checkStreamConfig(requested, this.lookup);
     if (requested.name !== subjectName) throw ApiError.of(jsErrors.JSStreamMismatchErr);
     const stream = this.streams.get(subjectName);
     if (!stream) throw ApiError.of(jsErrors.JSStreamNotFoundErr);

@@ -4,8 +4,8 @@
  * answered by the stream, with status-only replies when it cannot).
  */
 
+import { decodeJson, msgGetRequestSchema } from '@slipstream/jsapi';
 import { statusBlock, withHeaders } from './header-block.js';
-import { jsonParse } from './json-body.js';
 import type { StoredMessage } from './store/message-store.js';
 import type { Stream } from './stream.js';
 import { wireTime } from './wire-time.js';
@@ -45,11 +45,10 @@ export function directGetReply(
     query = { last_by_subj: lastBySubject };
   } else {
     if (body.length === 0) return status(408, 'Empty Request');
-    const parsed = jsonParse(body);
-    if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
-      return status(408, 'Malformed Request');
-    }
-    query = parsed.value as MessageQuery;
+    // Decoded with the schema: a field of the wrong type is malformed, as Go's decoder finds.
+    const decoded = decodeJson(msgGetRequestSchema, body);
+    if (!decoded.ok) return status(408, 'Malformed Request');
+    query = decoded.value ?? {};
     const problem = queryProblem(query);
     if (problem) return status(408, problem === 'empty' ? 'Empty Request' : 'Bad Request');
   }

@@ -23,8 +23,8 @@ export interface ApiRoute<Op extends ApiOperationName> {
 
 export type ApiRoutes = { readonly [Op in ApiOperationName]?: ApiRoute<Op> };
 
-/** One page of a listing, as nats-server pages: offset clamped to the total. */
+/** One page of a listing, as nats-server pages: offset clamped to the total (and to 0). */
 export function page<T>(items: T[], offset: number | undefined, limit: number) {
-  const start = Math.min(offset ?? 0, items.length);
+  const start = Math.min(Math.max(offset ?? 0, 0), items.length);
   return { total: items.length, offset: start, limit, items: items.slice(start, start + limit) };
 }
