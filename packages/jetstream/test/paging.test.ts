@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy, type JetStreamManager, jetstreamManager, StorageType } from '../src/mod.js';
-import { jetStreamServers, useJetStreamServer } from './servers.js';
+import { streamServers, useJetStreamServer } from './servers.js';
 
 /**
  * Listings come in pages (nats-server: 256 infos or 1024 names a page). Each test makes one
@@ -27,7 +27,7 @@ async function pages<T>(lister: { next(): Promise<T[]> }) {
   return { sizes, items };
 }
 
-describe.each(jetStreamServers)('paged listings against $name', (kind) => {
+describe.each(streamServers)('paged listings against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

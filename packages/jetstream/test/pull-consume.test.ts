@@ -11,9 +11,9 @@ import {
   jetstreamManager,
   StorageType,
 } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
-describe.each(jetStreamServers)('consume() against $name', (kind) => {
+describe.each(streamServers)('consume() against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

@@ -13,7 +13,7 @@ import {
   StorageType,
 } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 const collect = async (messages: AsyncIterable<JsMsg>) => {
   const all: JsMsg[] = [];
@@ -21,7 +21,7 @@ const collect = async (messages: AsyncIterable<JsMsg>) => {
   return all;
 };
 
-describe.each(jetStreamServers)('pull consumers against $name', (kind) => {
+describe.each(streamServers)('pull consumers against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

@@ -48,12 +48,20 @@ export class InternalClient implements Subscriber {
     this.#router.unsubscribe(sub);
   }
 
+  /** Publishes; `shownSubject` is the subject receivers see (Router.publish). */
   publish(
     subject: string,
     payload: Uint8Array,
-    options: { reply?: string; headers?: Uint8Array } = {},
+    options: { reply?: string; headers?: Uint8Array; shownSubject?: string } = {},
   ): void {
-    this.#router.publish(this, subject, options.reply, options.headers, payload);
+    this.#router.publish(
+      this,
+      subject,
+      options.reply,
+      options.headers,
+      payload,
+      options.shownSubject,
+    );
   }
 
   /**

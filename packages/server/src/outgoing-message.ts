@@ -108,7 +108,9 @@ export class OutgoingMessage {
     const headers = this.headers;
     const payload = this.payload;
     const withHeaders = headers !== undefined && headersOn;
-    if (sub.literal) {
+    // A literal subscription's line start holds its own subject, which a JetStream delivery
+    // (shown under the stored message's subject) does not use.
+    if (sub.literal && sub.subject === this.subject) {
       writer.bytes(withHeaders ? sub.hmsgStart() : sub.msgStart());
     } else {
       writer.bytes(

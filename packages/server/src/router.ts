@@ -33,28 +33,39 @@ export class Router {
     this.sublist.remove(sub);
   }
 
-  /** Routes one publish. */
+  /**
+   * Routes one publish to the subscribers of `subject`. With `shownSubject` the receivers see
+   * that subject instead, as JetStream delivers a stored message to a consumer's deliver or
+   * reply subject under the subject it was published on.
+   */
   publish(
     from: Subscriber,
     subject: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
     payload: Uint8Array,
+    shownSubject?: string,
   ): void {
     const result = this.sublist.match(subject);
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
       const receivers = result.psubs.length + result.qsubs.length;
-      const message = this.#acquire(subject, reply, headers, payload, receivers > 1);
+      const message = this.#acquire(
+        shownSubject ?? subject,
+        reply,
+        headers,
+        payload,
+        receivers > 1,
+      );
       try {
         for (const sub of result.psubs) {
-          if (this.#deliver(from, sub, message)) delivered++;
+          if (this.#deliver(from, sub, message, subject)) delivered++;
         }
         for (const group of result.qsubs) {
           const size = group.length;
           const start = Math.floor(Math.random() * size);
           for (let i = 0; i < size; i++) {
-            if (this.#deliver(from, group[(start + i) % size]!, message)) {
+            if (this.#deliver(from, group[(start + i) % size]!, message, subject)) {
               delivered++;
               break;
             }
@@ -68,10 +79,15 @@ export class Router {
       this.#noResponders(from, reply);
   }
 
-  #deliver(from: Subscriber, sub: Subscription, message: OutgoingMessage): boolean {
+  #deliver(
+    from: Subscriber,
+    sub: Subscription,
+    message: OutgoingMessage,
+    subject: string,
+  ): boolean {
     if (sub.closed) return false;
     if (sub.subscriber === from && !from.echo) return false;
-    if (sub.refuses?.(message.subject)) return false;
+    if (sub.refuses?.(subject)) return false;
     this.#send(sub, message);
     return true;
   }

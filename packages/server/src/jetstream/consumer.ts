@@ -288,7 +288,11 @@ export class Consumer {
         target = request.reply;
       }
       this.#commit(next);
-      this.#host.client.publish(target!, payload, { reply, headers });
+      this.#host.client.publish(target!, payload, {
+        reply,
+        headers,
+        shownSubject: message.subject,
+      });
       this.#delivered(message, dseq, deliveries, size);
       if (++sent >= PASS_LIMIT) {
         this.#signal.raiseLater();
