@@ -141,6 +141,7 @@ export function toServerOptions(
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
     noAuthUser: settings.noAuthUser,
+    allowNonTls: settings.allowNonTls,
     tls,
     debug: settings.debug,
     trace: settings.trace,

@@ -110,6 +110,7 @@ const configSchema = z.object({
   no_auth_user: stringLike.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
+  allow_non_tls: z.boolean().optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
   /** Accepted for compatibility; timestamps are always on. */
@@ -222,6 +223,7 @@ function toSettings(c: ConfigShape): Settings {
       settings.authTimeout = c.authorization.timeout * 1000;
   }
   settings.noAuthUser = c.no_auth_user;
+  settings.allowNonTls = c.allow_non_tls;
   if (c.jetstream) {
     const js = c.jetstream as z.output<typeof jetstreamBlock>;
     settings.jetstream = dropUndefined({

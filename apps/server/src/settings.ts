@@ -25,6 +25,7 @@ export interface Settings
     | 'lameDuckGracePeriod'
     | 'authorization'
     | 'noAuthUser'
+    | 'allowNonTls'
   > {
   debug?: boolean;
   trace?: boolean;

@@ -181,6 +181,11 @@ describe('config file validation', () => {
     expect(refusal).toContain('; refusing to start');
   });
 
+  it('maps allow_non_tls', () => {
+    expect(load('allow_non_tls: true').settings).toEqual({ allowNonTls: true });
+    expect(errorOf('allow_non_tls: "yes"').message).toMatch(/^server\.conf:1: allow_non_tls: /);
+  });
+
   it('maps users, nkeys, every permissions form and no_auth_user to settings', () => {
     const nkey = 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4';
     const text = `

@@ -49,6 +49,11 @@ export interface ServerOptions {
   authTimeout?: number;
   /** TLS for client connections: INFO says `tls_required` and clients upgrade before CONNECT. */
   tls?: TlsOptions;
+  /**
+   * With `tls`: serve plain clients on the same port too (nats-server `allow_non_tls`). INFO then
+   * says `tls_available`; a client that starts a TLS handshake gets TLS, any other is served plain.
+   */
+  allowNonTls?: boolean;
   /** Monitoring interface. Default: same as `host`. */
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
@@ -112,6 +117,7 @@ export interface ResolvedOptions {
   authorization: AuthorizationOptions | undefined;
   noAuthUser: string | undefined;
   tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
+  allowNonTls: boolean;
   debug: boolean;
   trace: boolean;
   jetstream: ResolvedJetStreamOptions | undefined;
@@ -214,6 +220,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     authorization: auth ? { ...auth } : undefined,
     noAuthUser: options.noAuthUser,
     tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
+    allowNonTls: options.allowNonTls ?? false,
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: resolveJetStream(options.jetstream),

@@ -19,6 +19,7 @@ import {
 } from './options.js';
 import { FlushQueue } from './outbound.js';
 import { Router } from './router.js';
+import { startsTlsHandshake } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 import { ViolationLog } from './violation-log.js';
 
@@ -83,6 +84,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   readonly #listener: Server;
   readonly #sockets = new Set<Socket>();
+  /** allow_non_tls sockets whose first byte has not come yet: no client serves them so far. */
+  readonly #sniffing = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStream | undefined;
@@ -152,7 +155,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       port: boundPort,
       headers: true,
       ...(this.authenticator ? { auth_required: true } : {}),
-      ...(this.options.tls ? { tls_required: true } : {}),
+      ...(this.options.tls
+        ? { [this.options.allowNonTls ? 'tls_available' : 'tls_required']: true }
+        : {}),
       ...(this.options.tls?.verify ? { tls_verify: true } : {}),
       max_payload: this.options.maxPayload,
       ...(this.options.jetstream ? { jetstream: true } : {}),
@@ -232,8 +237,33 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const full = this.clients.size >= this.options.maxConnections;
     // Nkey users sign this connection's nonce, so a signature seen elsewhere cannot be replayed.
     const nonce = this.authenticator?.nonceRequired ? newNonce() : undefined;
-    const tls = this.#secureContext && !full ? this.#upgrade(cid, socket, nonce) : undefined;
-    const client = new ClientConnection(cid, tls ?? socket, this, nonce);
+    if (this.#secureContext && !full) {
+      this.#sendInfoInTheClear(cid, socket, nonce);
+      if (!this.options.allowNonTls) {
+        this.#serve(cid, this.#tlsSocket(socket), nonce);
+        return;
+      }
+      // allow_non_tls: the client's first byte says whether it starts TLS or speaks plain.
+      this.#sniffing.add(socket);
+      void startsTlsHandshake(socket, this.options.tls!.timeout).then((tls) => {
+        this.#sniffing.delete(socket);
+        if (this.#closing || socket.destroyed) return;
+        this.#serve(cid, tls ? this.#tlsSocket(socket) : socket, nonce);
+        if (!tls) socket.resume();
+      });
+      return;
+    }
+    this.#serve(cid, socket, nonce, { sendInfo: true, full });
+  }
+
+  /** Starts serving an accepted connection; `full` turns it away once INFO has gone out. */
+  #serve(
+    cid: number,
+    socket: Socket,
+    nonce: string | undefined,
+    { sendInfo = false, full = false } = {},
+  ): void {
+    const client = new ClientConnection(cid, socket, this, nonce);
     if (!full) {
       this.clients.set(cid, client);
       this.totalConnections++;
@@ -241,7 +271,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (this.options.debug) {
       this.logger.debug(`${client.label} - Client connection created`);
     }
-    client.start({ sendInfo: tls === undefined });
+    client.start({ sendInfo });
     // nats-server sends INFO, then the error, then closes.
     if (full) client.close('Maximum Connections Exceeded', ErrText.maxConnections);
   }
@@ -250,10 +280,13 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
    * TLS as NATS does it: INFO goes out in the clear (announcing tls_required), then the client
    * starts the handshake and everything after, CONNECT included, is encrypted.
    */
-  #upgrade(cid: number, socket: Socket, nonce: string | undefined): TLSSocket {
+  #sendInfoInTheClear(cid: number, socket: Socket, nonce: string | undefined): void {
     const writer = new FrameWriter(512);
     writer.info(this.infoFor(cid, socket.remoteAddress ?? '', nonce));
     socket.write(writer.take());
+  }
+
+  #tlsSocket(socket: Socket): TLSSocket {
     const verify = this.options.tls!.verify;
     return new TLSSocket(socket, {
       isServer: true,
@@ -306,6 +339,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#cancelPause?.();
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
     for (const client of [...this.clients.values()]) client.close('Server Shutdown');
+    for (const socket of this.#sniffing) socket.destroy();
     const socketsClosed = [...this.#sockets].map(
       (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
     );

@@ -23,6 +23,8 @@ export interface TargetOptions {
   monitoring?: boolean;
   /** PEM files; ours reads them, nats-server gets a `tls {}` block. */
   tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean; timeout?: number };
+  /** With `tls`: plain clients too, on the same port (nats-server `allow_non_tls`). */
+  allowNonTls?: boolean;
 }
 
 export interface RunningTarget {
@@ -71,7 +73,7 @@ export const natsServer: Target = {
   name: 'nats-server',
   async start(options = {}) {
     const lines: string[] = [];
-    const set = (key: string, value: string | number | undefined) => {
+    const set = (key: string, value: string | number | boolean | undefined) => {
       if (value !== undefined) lines.push(`${key}: ${value}`);
     };
     set('max_payload', options.maxPayload);
@@ -106,6 +108,7 @@ export const natsServer: Target = {
         `tls { cert_file: "${certFile}", key_file: "${keyFile}"${ca}, verify: ${verify ?? false}${time} }`,
       );
     }
+    set('allow_non_tls', options.allowNonTls);
     const server = await startNatsServer({
       config: lines.join('\n'),
       monitoring: options.monitoring,

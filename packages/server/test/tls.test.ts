@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
-import { connect as connectTls } from 'node:tls';
+import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger, startServer } from '../src/index.js';
 import { RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, closeReasons } from './targets.js';
 
@@ -109,5 +110,79 @@ describe.each(bothServers)('TLS against $name', (target) => {
     track(known.client);
     await known.client.send('CONNECT {"verbose":false}\r\n');
     expect(await known.client.sync()).toBe('PONG\r\n');
+  });
+});
+
+describe.each(bothServers)('allow_non_tls against $name', (target) => {
+  const { start, connect, track } = closedAfterEach(target);
+  const serve = (options: { verify?: boolean; users?: boolean } = {}) =>
+    start({
+      tls: {
+        certFile: certs.certFile,
+        keyFile: certs.keyFile,
+        caFile: certs.caFile,
+        verify: options.verify ?? false,
+      },
+      allowNonTls: true,
+      authorization: options.users ? { users: [{ user: 'u', pass: 'p' }] } : undefined,
+    });
+
+  it('announces tls_available and serves TLS and plain clients on one port, to each other', async () => {
+    const server = await serve();
+    const plain = await connect(server);
+    expect(plain.info()).toMatchObject({ tls_available: true });
+    expect(plain.info()).not.toHaveProperty('tls_required');
+    await plain.send('CONNECT {"verbose":false}\r\nSUB news 1\r\n');
+    await plain.sync();
+    const { client: secure } = await connectSecure(server.port);
+    track(secure);
+    expect((secure.socket as TLSSocket).encrypted).toBe(true);
+    await secure.send('CONNECT {"verbose":false}\r\nPUB news 5\r\nhello\r\n');
+    await secure.sync();
+    await plain.waitFor('MSG news 1 5\r\nhello\r\n');
+  });
+
+  it('still requires the client certificate of a TLS client under verify, not of a plain one', async () => {
+    const server = await serve({ verify: true });
+    const { client: noCertificate } = await connectSecure(server.port);
+    track(noCertificate);
+    await noCertificate.send('CONNECT {"verbose":false}\r\nPING\r\n').catch(() => {});
+    await noCertificate.waitClosed();
+    expect(noCertificate.text).not.toContain('PONG');
+    const { client: withCertificate } = await connectSecure(server.port, true);
+    track(withCertificate);
+    await withCertificate.send('CONNECT {"verbose":false}\r\n');
+    await withCertificate.sync();
+    const plain = await connect(server);
+    await plain.send('CONNECT {"verbose":false}\r\n');
+    await plain.sync();
+  });
+
+  it('holds a silent client to the auth timeout, whichever way it would have spoken', async () => {
+    const server = await serve({ users: true });
+    const silent = await connect(server);
+    // nats-server waits the TLS timeout (2 s) for a first byte, then the auth timeout (3 s with TLS).
+    expect(await silent.waitClosed(8_000)).toContain("-ERR 'Authentication Timeout'\r\n");
+  });
+});
+
+describe('allow_non_tls shutdown', () => {
+  it('does not wait for a client that has not sent its first byte yet', async () => {
+    const server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: {
+        cert: readFileSync(certs.certFile),
+        key: readFileSync(certs.keyFile),
+        timeout: 10_000,
+      },
+      allowNonTls: true,
+    });
+    const silent = await RawClient.connectAndGreet(server.port);
+    const started = Date.now();
+    await server.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    await silent.waitClosed();
   });
 });
