@@ -199,6 +199,28 @@ describe.each(jetStreamServers)('KV against $name', (kind) => {
     expect((await take(resumed, 2)).map((e) => `${e.key}=${e.value}`)).toEqual(['x=2', 'z=1']);
   });
 
+  it('a mirror bucket reads its copy of the origin and writes to the origin', async () => {
+    const origin = await newBucket({ history: 3 });
+    const { bucket: originName } = await origin.status();
+    await origin.put('k', 'from origin');
+    const mirrorName = uniqueStream('M');
+    const mirror = await kvm.create(mirrorName, { mirror: { name: originName } });
+    const { config } = await jsm.streams.info(`KV_${mirrorName}`);
+    expect(config).toMatchObject({ mirror: { name: `KV_${originName}` }, mirror_direct: true });
+    expect(config.subjects ?? []).toEqual([]);
+    const synced = async (key: string, value: string) => {
+      for (let i = 0; i < 100 && (await mirror.get(key))?.string() !== value; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return (await mirror.get(key))?.string();
+    };
+    expect(await synced('k', 'from origin')).toBe('from origin');
+    await mirror.put('k', 'through the mirror');
+    expect((await origin.get('k'))?.string()).toBe('through the mirror');
+    expect(await synced('k', 'through the mirror')).toBe('through the mirror');
+    expect(await all(await mirror.keys())).toEqual(['k']);
+  });
+
   it('refuses invalid keys before sending anything', async () => {
     const kv: KV = await newBucket();
     for (const key of ['', 'a b', '.a', 'a.', 'a..b', 'a*', '>']) {

@@ -80,13 +80,18 @@ export class Bucket implements KV {
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #direct: boolean;
+  /** The bucket whose `$KV.<bucket>.` subjects hold the keys: this one, or a mirror's origin. */
+  readonly #subjectsOf: string;
 
   constructor(js: JetStreamClient, jsm: JetStreamManager, info: StreamInfo, bucket: string) {
     this.#js = js;
     this.#jsm = jsm;
     this.bucket = bucket;
     this.stream = info.config.name;
-    this.#direct = info.config.allow_direct ?? false;
+    const { mirror } = info.config;
+    // a mirror holds its origin's subjects, and writes go to the origin (as nats.go does)
+    this.#subjectsOf = mirror ? mirror.name.replace(/^KV_/, '') : bucket;
+    this.#direct = (info.config.allow_direct || info.config.mirror_direct) ?? false;
   }
 
   async put(key: string, data: Payload, options: Partial<KvPutOptions> = {}): Promise<number> {
@@ -100,7 +105,7 @@ export class Bucket implements KV {
   }
 
   async get(key: string, options?: { revision: number }): Promise<KvEntry | null> {
-    const subject = kvKeySubject(this.bucket, checkKey(key));
+    const subject = kvKeySubject(this.#subjectsOf, checkKey(key));
     const query = options?.revision ? { seq: options.revision } : { last_by_subj: subject };
     const msg = await readStored(this.#jsm, { stream: this.stream, direct: this.#direct }, query);
     // a revision of another key is no value of this one
@@ -167,7 +172,12 @@ export class Bucket implements KV {
   }
 
   #watch(options: KvWatchOptions, initialOnly: boolean): Promise<KvWatcher<KvWatchEntry>> {
-    const target = { bucket: this.bucket, stream: this.stream, keys: checkSearchKeys(options.key) };
+    const target = {
+      bucket: this.bucket,
+      subjectsOf: this.#subjectsOf,
+      stream: this.stream,
+      keys: checkSearchKeys(options.key),
+    };
     return watchKeys(this.#js, target, options, initialOnly);
   }
 
@@ -186,7 +196,7 @@ export class Bucket implements KV {
   /** The subject a write goes to: through the API prefix under a domain, as nats.js does. */
   #publishSubject(key: string): string {
     const { domain, apiPrefix } = this.#js.getOptions();
-    return kvKeySubject(this.bucket, key, {
+    return kvKeySubject(this.#subjectsOf, key, {
       ...(domain ? { domain } : {}),
       ...(apiPrefix ? { apiPrefix } : {}),
     });

@@ -46,6 +46,13 @@ export class Kvm {
       metadata: options.metadata,
     });
     if (options.republish) config.republish = options.republish;
+    if (options.mirror) {
+      // a mirror has no subjects of its own: it copies its origin's, answering direct gets
+      const { name: origin } = options.mirror;
+      config.mirror = { ...options.mirror, name: kvStreamName(origin.replace(/^KV_/, '')) };
+      config.mirror_direct = true;
+      delete config.subjects;
+    }
     return new Bucket(this.#js, jsm, await jsm.streams.add(config), name);
   }
 

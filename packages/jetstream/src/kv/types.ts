@@ -1,4 +1,4 @@
-import type { Republish, StorageType, StreamInfo } from '@slipstream/jsapi';
+import type { Republish, StorageType, StreamInfo, StreamSource } from '@slipstream/jsapi';
 import type { Watcher } from '../ordered-consumer-watch.js';
 
 /** One value of a key, or the mark of its deletion; the shape of @nats-io/kv's KvEntry. */
@@ -37,6 +37,11 @@ export interface KvLimits {
   ttl: number;
   storage: StorageType;
   republish: Republish;
+  /**
+   * Make the bucket a mirror of another (`name`: the origin bucket, with or without `KV_`):
+   * reads come from the mirror, writes go to the origin.
+   */
+  mirror: StreamSource;
   /** s2 compression of the stream (nats-server 2.10+); only sent when true. */
   compression: boolean;
 }

@@ -12,16 +12,19 @@ function deliverPolicy(options: KvWatchOptions): DeliverPolicy {
   return 'last_per_subject';
 }
 
-/** A watch of a bucket's keys (already checked), each delivery an entry. */
+/**
+ * A watch of a bucket's keys (already checked), each delivery an entry; `subjectsOf` names the
+ * bucket of the subjects (a mirror's origin).
+ */
 export function watchKeys(
   js: JetStreamClient,
-  target: { bucket: string; stream: string; keys: string[] },
+  target: { bucket: string; subjectsOf: string; stream: string; keys: string[] },
   options: KvWatchOptions,
   initialOnly: boolean,
 ): Promise<Watcher<KvWatchEntry>> {
   const plan = {
     stream: target.stream,
-    subjects: target.keys.map((k) => kvKeySubject(target.bucket, k)),
+    subjects: target.keys.map((k) => kvKeySubject(target.subjectsOf, k)),
     deliverPolicy: deliverPolicy(options),
     startSeq: options.resumeFromRevision,
     headersOnly: options.headers_only ?? false,
