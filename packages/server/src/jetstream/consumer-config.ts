@@ -173,7 +173,13 @@ function checkPushOptions(config: ConsumerConfig, stream: StreamConfig): void {
 
 function checkPullOptions(config: ConsumerConfig, stream: StreamConfig): void {
   if (config.ack_policy === 'none' && stream.retention === 'workqueue') {
-    throw ApiError.of(jsErrors.JSConsumerPullRequiresAckErr);
+    // 2.9.10's wording; the catalog has the newer one.
+    const { code, err_code } = jsErrors.JSConsumerPullRequiresAckErr;
+    throw new ApiError({
+      code,
+      err_code,
+      description: 'consumer in pull mode requires ack policy',
+    });
   }
   if (config.rate_limit_bps) throw ApiError.of(jsErrors.JSConsumerPullWithRateLimitErr);
   if (config.max_waiting! < 0) throw ApiError.of(jsErrors.JSConsumerMaxWaitingNegativeErr);

@@ -42,13 +42,9 @@ export class DeliveryState {
   /** Pending messages due again, in the order they will go. */
   readonly redeliverQueue = new Set<number>();
 
-  /**
-   * Starts a new consumer at `seq`. As in nats-server's consumer stores, only a consumer
-   * without acks starts with its ack floor there; the others' floor rises with their acks.
-   */
-  startAt(seq: number, withoutAcks: boolean): void {
+  /** Starts a new consumer at `seq`; the ack floor rises from 0 with the acks, as in nats-server. */
+  startAt(seq: number): void {
     this.nextStreamSeq = seq;
-    if (withoutAcks) this.ackFloor.stream = seq - 1;
   }
 
   /** Deliveries of `seq` so far, counting the first. */

@@ -109,7 +109,7 @@ export class Consumer {
     } else {
       this.#state = new DeliveryState();
       const start = startPosition(config, stream.store);
-      this.#state.startAt(start.seq, config.ack_policy === 'none');
+      this.#state.startAt(start.seq);
       this.#skip = start.skip;
       this.#resume = start.resume;
       this.#saveState();

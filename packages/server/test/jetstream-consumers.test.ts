@@ -1,0 +1,360 @@
+/**
+ * Consumers side by side: each scenario runs its raw requests, pulls and acks against
+ * nats-server 2.9.10 and against ours, and what each server sent back (messages with their
+ * ack subjects, status replies with their headers, consumer and stream info) must be the same.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type ConsumerTarget,
+  ConsumerWire,
+  sleep,
+  startOurs,
+  startReference,
+  type WireMessage,
+} from './jetstream-consumer-wire.js';
+
+type Scenario = (wire: ConsumerWire) => Promise<unknown>;
+
+/** Runs the scenario on both servers; returns nats-server's transcript, having checked ours. */
+async function sideBySide(scenario: Scenario): Promise<unknown> {
+  const transcripts: unknown[] = [];
+  for (const start of [startReference, startOurs]) {
+    const target: ConsumerTarget = await start();
+    const wire = await ConsumerWire.connect(target.port);
+    try {
+      transcripts.push(await scenario(wire));
+    } finally {
+      wire.close();
+      await target.stop();
+    }
+  }
+  expect(transcripts[1]).toEqual(transcripts[0]);
+  return transcripts[0];
+}
+
+/** A delivered message or status as comparable data: the ack subject without its time. */
+function seen(m: WireMessage) {
+  const status = m.headers?.split('\r\n')[0];
+  const headers = m.headers
+    ?.split('\r\n')
+    .slice(1)
+    .filter((line) => line.startsWith('Nats-'));
+  return {
+    subject: m.subject,
+    ...(m.reply ? { reply: m.reply.replace(/^(\$JS\.ACK(?:\.[^.]+){5})\.\d+/, '$1.T') } : {}),
+    ...(status?.startsWith('NATS/1.0 ') && status.length > 9 ? { status } : {}),
+    ...(headers?.length ? { headers } : {}),
+    data: m.data,
+  };
+}
+
+function counters(info: Record<string, unknown>) {
+  const { delivered, ack_floor, num_ack_pending, num_redelivered, num_waiting, num_pending } =
+    info as Record<string, Record<string, unknown>>;
+  return {
+    delivered: { consumer_seq: delivered?.consumer_seq, stream_seq: delivered?.stream_seq },
+    ack_floor: { consumer_seq: ack_floor?.consumer_seq, stream_seq: ack_floor?.stream_seq },
+    num_ack_pending,
+    num_redelivered,
+    num_waiting,
+    num_pending,
+    error: info.error,
+  };
+}
+
+async function stream(wire: ConsumerWire, config: Record<string, unknown>, publish: string[]) {
+  await wire.request(`$JS.API.STREAM.CREATE.${config.name}`, config);
+  for (const [i, subject] of publish.entries()) await wire.request(subject, `m${i + 1}`);
+}
+
+async function consumer(wire: ConsumerWire, stream: string, config: Record<string, unknown>) {
+  const name = (config.durable_name ?? config.name) as string | undefined;
+  const subject = name
+    ? `$JS.API.CONSUMER.CREATE.${stream}.${name}`
+    : `$JS.API.CONSUMER.CREATE.${stream}`;
+  return wire.request(subject, { stream_name: stream, config });
+}
+
+async function info(wire: ConsumerWire, stream: string, name: string) {
+  return counters(await wire.request(`$JS.API.CONSUMER.INFO.${stream}.${name}`));
+}
+
+/** Acks and waits for the confirmation, after which the server has applied the ack. */
+async function confirmed(wire: ConsumerWire, m: WireMessage, body = '+ACK') {
+  const inbox = wire.inbox();
+  await wire.flush();
+  wire.pub(m.reply!, body, inbox);
+  return wire.received(inbox, 1);
+}
+
+/** Sends a pull request and collects what comes back until `count` arrived or `wait` ms. */
+async function pull(
+  wire: ConsumerWire,
+  stream: string,
+  name: string,
+  request: unknown,
+  count: number,
+  wait = 2_000,
+) {
+  const inbox = wire.inbox();
+  await wire.flush();
+  wire.pub(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`, request, inbox);
+  return wire.received(inbox, count, wait);
+}
+
+describe('consumers, against nats-server 2.9.10 and ours', () => {
+  it('explicit acks, naks, terms and confirmed acks keep the info exact', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'S', subjects: ['s.*'] }, ['s.a', 's.b', 's.a', 's.c', 's.a']);
+      const created = counters(
+        await consumer(wire, 'S', { durable_name: 'D', ack_policy: 'explicit', ack_wait: 5e9 }),
+      );
+      const first = await pull(wire, 'S', 'D', { batch: 3, expires: 1e9 }, 3);
+      const confirm = wire.inbox();
+      await wire.flush();
+      wire.pub(first[1]!.reply!, '+ACK', confirm);
+      const confirmation = await wire.received(confirm, 1);
+      const afterOne = await info(wire, 'S', 'D');
+      await confirmed(wire, first[0]!, '');
+      await confirmed(wire, first[2]!, '-NAK');
+      const afterNak = await info(wire, 'S', 'D');
+      const second = await pull(wire, 'S', 'D', { batch: 3, no_wait: true }, 3);
+      await confirmed(wire, second[0]!, '+TERM');
+      await confirmed(wire, second[1]!);
+      const afterTerm = await info(wire, 'S', 'D');
+      // An ack again, with a reply: confirmed though nothing changes.
+      const again = wire.inbox();
+      await wire.flush();
+      wire.pub(second[1]!.reply!, '+ACK', again);
+      const reconfirmed = await wire.received(again, 1);
+      const account = await wire.request('$JS.API.INFO');
+      const streamInfo = await wire.request('$JS.API.STREAM.INFO.S');
+      return {
+        created,
+        first: first.map(seen),
+        confirmation: confirmation.map(seen),
+        afterOne,
+        afterNak,
+        second: second.map(seen),
+        afterTerm,
+        reconfirmed: reconfirmed.map(seen),
+        consumers: account.consumers,
+        consumerCount: (streamInfo.state as Record<string, unknown>).consumer_count,
+      };
+    });
+    expect(transcript).toMatchObject({
+      first: [{ data: 'm1' }, { data: 'm2' }, { data: 'm3' }],
+      confirmation: [{ data: '' }],
+      second: [{ data: 'm3', reply: '$JS.ACK.S.D.2.3.4.T.2' }, { data: 'm4' }, { data: 'm5' }],
+      afterTerm: { num_ack_pending: 1, num_redelivered: 0 },
+      consumers: 1,
+      consumerCount: 1,
+    });
+  });
+
+  it('answers pull requests with the statuses and pending headers nats-server sends', async () => {
+    const transcript = (await sideBySide(async (wire) => {
+      await stream(wire, { name: 'T', subjects: ['t.*'] }, []);
+      await consumer(wire, 'T', {
+        durable_name: 'P',
+        ack_policy: 'explicit',
+        max_waiting: 1,
+        max_batch: 5,
+        max_expires: 2e9,
+        max_bytes: 1000,
+      });
+      const noWait = await pull(wire, 'T', 'P', { batch: 2, no_wait: true }, 1);
+      const tooBig = await pull(wire, 'T', 'P', { batch: 10 }, 1);
+      const tooLong = await pull(wire, 'T', 'P', { batch: 1, expires: 3e9 }, 1);
+      const tooManyBytes = await pull(wire, 'T', 'P', { batch: 1, max_bytes: 2000 }, 1);
+      const decimal = await pull(wire, 'T', 'P', '9', 1);
+      const badHeartbeat = await pull(wire, 'T', 'P', { expires: 1e9, idle_heartbeat: 6e8 }, 1);
+      const waiting = wire.inbox();
+      await wire.flush();
+      wire.pub('$JS.API.CONSUMER.MSG.NEXT.T.P', { batch: 3, expires: 6e8 }, waiting);
+      const overflow = await pull(wire, 'T', 'P', { batch: 1, expires: 1e9 }, 1);
+      const timedOut = await wire.received(waiting, 1);
+      const parked = wire.inbox();
+      await wire.flush();
+      wire.pub('$JS.API.CONSUMER.MSG.NEXT.T.P', { batch: 1, expires: 1.5e9 }, parked);
+      await wire.flush();
+      await wire.request('$JS.API.CONSUMER.DELETE.T.P');
+      const deleted = await wire.received(parked, 1);
+      await consumer(wire, 'T', { durable_name: 'H', ack_policy: 'explicit' });
+      const beats = await pull(
+        wire,
+        'T',
+        'H',
+        { batch: 1, expires: 1e9, idle_heartbeat: 3e8 },
+        9,
+        1_500,
+      );
+      return {
+        noWait: noWait.map(seen),
+        tooBig: tooBig.map(seen),
+        tooLong: tooLong.map(seen),
+        tooManyBytes: tooManyBytes.map(seen),
+        decimal: decimal.map(seen),
+        badHeartbeat: badHeartbeat.map(seen),
+        overflow: overflow.map(seen),
+        timedOut: timedOut.map(seen),
+        deleted: deleted.map(seen),
+        // Heartbeats every 300 ms of a 1 s request: two or three, then the timeout.
+        beats: beats.map((m) => seen(m).status),
+      };
+    })) as { beats: string[] };
+    expect(transcript).toMatchObject({
+      noWait: [{ status: 'NATS/1.0 404 No Messages' }],
+      tooBig: [{ status: 'NATS/1.0 409 Exceeded MaxRequestBatch of 5' }],
+      overflow: [{ status: 'NATS/1.0 409 Exceeded MaxWaiting' }],
+      timedOut: [
+        {
+          status: 'NATS/1.0 408 Request Timeout',
+          headers: ['Nats-Pending-Messages: 3', 'Nats-Pending-Bytes: 0'],
+        },
+      ],
+      deleted: [{ status: 'NATS/1.0 409 Consumer Deleted' }],
+    });
+    expect(transcript.beats.at(-1)).toBe('NATS/1.0 408 Request Timeout');
+    expect(
+      transcript.beats.filter((s) => s === 'NATS/1.0 100 Idle Heartbeat').length,
+    ).toBeGreaterThanOrEqual(2);
+  });
+
+  it('max_ack_pending stops delivery until acks arrive; max_bytes ends a request with 409', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'M', subjects: ['m.*'] }, ['m.a', 'm.b', 'm.c', 'm.d']);
+      await consumer(wire, 'M', { durable_name: 'C', ack_policy: 'explicit', max_ack_pending: 2 });
+      const held = await pull(wire, 'M', 'C', { batch: 4, expires: 5e8 }, 3);
+      await confirmed(wire, held[0]!);
+      const released = await pull(wire, 'M', 'C', { batch: 4, expires: 5e8 }, 2);
+      const state = await info(wire, 'M', 'C');
+      await consumer(wire, 'M', { durable_name: 'B', ack_policy: 'none' });
+      const bytes = await pull(wire, 'M', 'B', { batch: 4, max_bytes: 60, expires: 5e8 }, 2);
+      return {
+        held: held.map(seen),
+        released: released.map(seen),
+        state,
+        bytes: bytes.map(seen),
+      };
+    });
+  });
+
+  it('starts where each deliver policy says, within the filter', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'P', subjects: ['p.*'] }, ['p.a', 'p.b', 'p.a', 'p.c', 'p.b']);
+      const third = await wire.request('$JS.API.STREAM.MSG.GET.P', { seq: 3 });
+      const time = (third.message as { time: string }).time;
+      const policies: Record<string, Record<string, unknown>> = {
+        all: { deliver_policy: 'all', filter_subject: 'p.b' },
+        last: { deliver_policy: 'last' },
+        lastFiltered: { deliver_policy: 'last', filter_subject: 'p.a' },
+        new: { deliver_policy: 'new' },
+        perSubject: { deliver_policy: 'last_per_subject', filter_subject: 'p.*' },
+        bySeq: { deliver_policy: 'by_start_sequence', opt_start_seq: 4 },
+        byTime: { deliver_policy: 'by_start_time', opt_start_time: time },
+      };
+      const result: Record<string, unknown> = {};
+      for (const [name, config] of Object.entries(policies)) {
+        const created = await consumer(wire, 'P', {
+          durable_name: name,
+          ack_policy: 'none',
+          ...config,
+        });
+        const got = await pull(wire, 'P', name, { batch: 10, no_wait: true }, 10, 500);
+        result[name] = { created: counters(created), got: got.map(seen) };
+      }
+      return result;
+    });
+  });
+
+  it('workqueue: acks remove messages, overlapping or unfiltered consumers are refused', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'W', subjects: ['w.>'], retention: 'workqueue' }, [
+        'w.a',
+        'w.b',
+        'w.a',
+      ]);
+      const noAck = await consumer(wire, 'W', { durable_name: 'N', ack_policy: 'none' });
+      const a = await consumer(wire, 'W', {
+        durable_name: 'A',
+        ack_policy: 'explicit',
+        filter_subject: 'w.a',
+      });
+      const overlap = await consumer(wire, 'W', {
+        durable_name: 'O',
+        ack_policy: 'explicit',
+        filter_subject: 'w.>',
+      });
+      const unfiltered = await consumer(wire, 'W', { durable_name: 'U', ack_policy: 'explicit' });
+      const got = await pull(wire, 'W', 'A', { batch: 5, no_wait: true }, 5, 500);
+      await confirmed(wire, got[0]!);
+      const state = (await wire.request('$JS.API.STREAM.INFO.W')).state as Record<string, unknown>;
+      return {
+        noAck: noAck.error,
+        created: counters(a),
+        overlap: overlap.error,
+        unfiltered: unfiltered.error,
+        got: got.map(seen),
+        messages: state.messages,
+        first: state.first_seq,
+      };
+    });
+  });
+
+  it('interest: a message stays until every interested consumer acked it', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'I', subjects: ['i.*'], retention: 'interest' }, ['i.a']);
+      const states: unknown[] = [];
+      const state = async () => {
+        const s = (await wire.request('$JS.API.STREAM.INFO.I')).state as Record<string, unknown>;
+        states.push({ messages: s.messages, first: s.first_seq, last: s.last_seq });
+      };
+      await state();
+      await consumer(wire, 'I', { durable_name: 'A', ack_policy: 'explicit' });
+      await consumer(wire, 'I', {
+        durable_name: 'B',
+        ack_policy: 'explicit',
+        filter_subject: 'i.b',
+      });
+      await wire.request('i.a', 'x');
+      await wire.request('i.b', 'y');
+      await state();
+      const forA = await pull(wire, 'I', 'A', { batch: 2, no_wait: true }, 2);
+      for (const m of forA) await confirmed(wire, m);
+      await state();
+      const forB = await pull(wire, 'I', 'B', { batch: 1, no_wait: true }, 1);
+      await state();
+      await wire.request('$JS.API.CONSUMER.DELETE.I.B');
+      await state();
+      return { states, forA: forA.map(seen), forB: forB.map(seen) };
+    });
+  });
+
+  it('push: delivers to the deliver subject with ack subjects, then idle heartbeats', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'H', subjects: ['h.*'] }, ['h.a', 'h.b']);
+      wire.sub('deliver.h');
+      await wire.flush();
+      await consumer(wire, 'H', {
+        durable_name: 'PU',
+        deliver_subject: 'deliver.h',
+        ack_policy: 'explicit',
+        idle_heartbeat: 4e8,
+      });
+      const got = await wire.received('deliver.h', 3, 1_500);
+      return got.slice(0, 3).map(seen);
+    });
+  });
+
+  it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'E', subjects: ['e.*'] }, []);
+      await consumer(wire, 'E', { name: 'EPH', ack_policy: 'explicit', inactive_threshold: 2e8 });
+      const before = await info(wire, 'E', 'EPH');
+      await sleep(2_000);
+      const after = await info(wire, 'E', 'EPH');
+      return { before, after };
+    });
+  });
+});
