@@ -1,3 +1,7 @@
+import { openAsBlob } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NatsConnection } from '@slipstream/client';
 import { headers } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +114,21 @@ describe.each(jetStreamServers)('object store against $name', (kind) => {
     expect(await store.putBlob({ name: 'empty' }, null)).toMatchObject({ size: 0, chunks: 0 });
     expectBytes(await store.getBlob('empty'), new Uint8Array(0));
     expect(await store.getBlob('missing')).toBeNull();
+  });
+
+  it('puts a file from disk through a file-backed Blob', async () => {
+    const store = await newStore();
+    const dir = await mkdtemp(join(tmpdir(), 'objstore-'));
+    try {
+      const file = join(dir, 'data.bin');
+      const data = bytes(1_000_000, 11);
+      await writeFile(file, data);
+      const info = await store.put({ name: 'data.bin' }, await openAsBlob(file));
+      expect(info).toMatchObject({ size: 1_000_000, chunks: 8 });
+      expectBytes(await store.getBlob('data.bin'), data);
+    } finally {
+      await rm(dir, { recursive: true });
+    }
   });
 
   it('a new version replaces the old one and purges its chunks', async () => {
