@@ -1,3 +1,4 @@
+import { ClosedConnectionError, DrainingConnectionError } from '@slipstream/client';
 import { StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
@@ -19,6 +20,12 @@ export interface OrderedReopen {
   /** Milliseconds without a message after which the consumer is checked for. */
   idleCheck: number;
 }
+
+/** What asking again will not cure: no stream, or no connection to ask on. */
+const isLasting = (error: unknown) =>
+  error instanceof StreamNotFoundError ||
+  error instanceof ClosedConnectionError ||
+  error instanceof DrainingConnectionError;
 
 /** Wait between attempts to create a consumer while the server is away. */
 const RECREATE_DELAY_MS = 1000;
@@ -127,13 +134,13 @@ export class OrderedConsumerMessages implements ConsumerMessages {
     }, this.#reopen.idleCheck);
   }
 
-  /** A new pull after a reset; retried while the server is away, ended by a missing stream. */
+  /** A new pull after a reset; retried while the server is away, ended by a lasting problem. */
   async #open(): Promise<ConsumerMessages | undefined> {
     while (!this.#stopped) {
       try {
         return await this.#reopen!.open();
       } catch (error) {
-        if (error instanceof StreamNotFoundError) throw error;
+        if (isLasting(error)) throw error;
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
           setTimeout(resolve, RECREATE_DELAY_MS);

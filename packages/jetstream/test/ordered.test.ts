@@ -1,4 +1,9 @@
-import { connect, createInbox, type NatsConnection } from '@slipstream/client';
+import {
+  ClosedConnectionError,
+  connect,
+  createInbox,
+  type NatsConnection,
+} from '@slipstream/client';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -121,6 +126,23 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
     const got: string[] = [];
     for await (const m of batch) got.push(m.string());
     expect(got).toEqual(['m6', 'm8', 'm10']);
+  });
+
+  it('ends consume() when its connection closes', async () => {
+    const name = await streamWith(3);
+    const own = await server.connect();
+    const messages = await jetstream(own)
+      .consumers.get(name)
+      .then((c) => c.consume());
+    const seqs: number[] = [];
+    const ended = (async () => {
+      for await (const m of messages) {
+        seqs.push(m.seq);
+        if (m.seq === 3) await own.close();
+      }
+    })().catch((e: unknown) => e);
+    expect(await ended).toBeInstanceOf(ClosedConnectionError);
+    expect(seqs).toEqual([1, 2, 3]);
   });
 
   it('fails to consume a stream that does not exist', async () => {
