@@ -36,6 +36,18 @@ export function withHeaders(
   return Buffer.concat([body, Buffer.from(`${added}${CRLF}`, 'latin1')]);
 }
 
+/** The block without any header named exactly `name` (undefined when nothing is left). */
+export function withoutHeader(block: Uint8Array | undefined, name: string): Uint8Array | undefined {
+  if (!block || block.length === 0) return undefined;
+  const text = asBuffer(block).toString('latin1');
+  const lines = text.split(CRLF);
+  const kept = lines.filter((line, i) => i === 0 || !line.startsWith(`${name}:`));
+  if (kept.length === lines.length) return block;
+  // Only the status line and the closing empty lines left: no headers at all.
+  if (kept.every((line, i) => i === 0 || line === '')) return undefined;
+  return Buffer.from(kept.join(CRLF), 'latin1');
+}
+
 /** A status-only block, as nats-server answers a direct get it cannot serve (`NATS/1.0 404 ...`). */
 export function statusBlock(code: number, description: string): Buffer {
   return Buffer.from(`NATS/1.0 ${code} ${description}${CRLF}${CRLF}`, 'latin1');

@@ -27,7 +27,7 @@ export class JetStream {
     readonly serverName: string,
   ) {
     this.advisories = new Advisories(client, serverName, options.domain);
-    const host: StreamHost = {
+    const host: Omit<StreamHost, 'stream'> = {
       client,
       logger,
       domain: options.domain,

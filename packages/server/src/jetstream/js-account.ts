@@ -50,12 +50,17 @@ export class JsAccount {
   readonly damaged: StreamDamage[] = [];
   readonly lookup: StreamConfigLookup = (name) => this.streams.get(name)?.config;
 
+  private readonly host: StreamHost;
+
   constructor(
     readonly name: string,
     private readonly options: ResolvedJetStreamOptions,
-    private readonly host: StreamHost,
+    host: Omit<StreamHost, 'stream'>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // Streams find their mirror's and sources' origins among this account's streams.
+    this.host = { ...host, stream: (name) => this.streams.get(name) };
+  }
 
   /** Reopens the file streams found in the store directory. */
   recover(): void {

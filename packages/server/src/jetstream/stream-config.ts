@@ -231,6 +231,11 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup): void {
   const overlaps = (filter: string | undefined, subjects: string[] | undefined) =>
     !filter || !subjects?.length || subjects.some((s) => subjectsCollide(s, filter));
   const checkOrigin = (origin: StreamSource, kind: 'mirror' | 'source') => {
+    if (origin.external) {
+      throw invalid(
+        `${kind} '${origin.name}' is in another account or domain (external), which this server does not support`,
+      );
+    }
     const other = lookup(origin.name);
     if (!other) return;
     const size = config.max_msg_size ?? -1;

@@ -25,6 +25,7 @@ import {
   type StoreLimits,
 } from './store/message-store.js';
 import { StreamConsumers } from './stream-consumers.js';
+import { type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
 import { type SubjectTransform, subjectTransform } from './subject-transform.js';
 import { wireTime } from './wire-time.js';
 
@@ -35,6 +36,8 @@ export interface StreamHost {
   readonly domain: string | undefined;
   /** True when the account's memory or file budget is spent. */
   resourcesExhausted(storage: 'memory' | 'file'): boolean;
+  /** Another stream of the same account (a mirror's or source's origin). */
+  stream(name: string): Stream | undefined;
 }
 
 const MAX_HEADER_BYTES = 65_535;
@@ -60,8 +63,10 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
   };
 }
 
-export class Stream {
+export class Stream implements FeedTarget {
   #config: StreamConfig;
+  readonly #watchers = new Set<StreamWatcher>();
+  #feeds: OriginFeed[] = [];
   readonly #host: StreamHost;
   readonly #subscriptions: Subscription[] = [];
   readonly #duplicates: DuplicateWindow;
@@ -93,24 +98,89 @@ export class Stream {
     return this.#config;
   }
 
-  /** Starts capturing its subjects (and answering direct gets when allowed). */
+  /**
+   * Starts capturing its subjects, following its mirror or sources, and answering direct gets
+   * when allowed (a direct mirror also answers for its origin).
+   */
   start(): void {
     const client = this.#host.client;
-    for (const subject of this.#config.subjects ?? []) {
+    const { subjects, allow_direct, mirror, mirror_direct, sources } = this.#config;
+    for (const subject of subjects ?? []) {
       this.#subscriptions.push(client.subscribe(subject, (m) => this.#capture(m)));
     }
-    if (this.#config.allow_direct) {
-      // A queue group, so that a stream and its direct mirrors share the requests.
-      const base = `$JS.API.DIRECT.GET.${this.name}`;
-      this.#subscriptions.push(
-        client.subscribe(base, (m) => this.#directGet(m, undefined), DIRECT_GET_GROUP),
-        client.subscribe(
-          `${base}.>`,
-          (m) => this.#directGet(m, m.subject.slice(base.length + 1)),
-          DIRECT_GET_GROUP,
-        ),
-      );
+    if (allow_direct) this.#answerDirectGets(this.name);
+    if (mirror && mirror_direct) this.#answerDirectGets(mirror.name);
+    const lookup = (name: string) => this.#host.stream(name);
+    this.#feeds = [
+      ...(mirror ? [new OriginFeed(this, mirror, 'mirror', lookup)] : []),
+      ...(sources ?? []).map((source) => new OriginFeed(this, source, 'source', lookup)),
+    ];
+    for (const feed of this.#feeds) feed.start();
+  }
+
+  /** Tells `watcher` of every message this stream stores, and of its end. */
+  watch(watcher: StreamWatcher): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  /** The mirror's and sources' progress, as stream info shows them. */
+  origins(): {
+    mirror?: ReturnType<OriginFeed['info']>;
+    sources?: ReturnType<OriginFeed['info']>[];
+  } {
+    const infos = this.#feeds.map((feed) => feed.info());
+    if (this.#config.mirror) return { mirror: infos[0]! };
+    return infos.length > 0 ? { sources: infos } : {};
+  }
+
+  get lastSeq(): number {
+    return this.store.state().lastSeq;
+  }
+
+  findLast(match: (message: StoredMessage) => boolean): StoredMessage | undefined {
+    const { firstSeq, lastSeq } = this.store.state();
+    for (let seq = lastSeq; seq >= firstSeq; seq--) {
+      const message = this.load(seq);
+      if (message && match(message)) return message;
     }
+    return undefined;
+  }
+
+  storeMirrored(message: StoredMessage): void {
+    try {
+      this.store.store(message.subject, message.headers, message.payload, message);
+    } catch (error) {
+      this.#host.logger.error(
+        `JetStream mirror '${this.name}' could not store message ${message.seq}: ${(error as Error).message}`,
+      );
+      return;
+    }
+    this.#stored(message.subject);
+  }
+
+  storeSourced(subject: string, headers: Uint8Array, payload: Uint8Array): void {
+    this.#ingest(subject, undefined, headers, payload);
+  }
+
+  #answerDirectGets(streamName: string): void {
+    const client = this.#host.client;
+    // A queue group, so that a stream and its direct mirrors share the requests.
+    const base = `$JS.API.DIRECT.GET.${streamName}`;
+    this.#subscriptions.push(
+      client.subscribe(base, (m) => this.#directGet(m, undefined), DIRECT_GET_GROUP),
+      client.subscribe(
+        `${base}.>`,
+        (m) => this.#directGet(m, m.subject.slice(base.length + 1)),
+        DIRECT_GET_GROUP,
+      ),
+    );
+  }
+
+  /** After a message is stored: wake the consumers and the streams that follow this one. */
+  #stored(subject: string): void {
+    this.consumers.appended(subject);
+    for (const watcher of this.#watchers) watcher.appended();
   }
 
   /** Applies a checked config: new limits, new subjects, a new duplicate window. */
@@ -126,12 +196,14 @@ export class Stream {
   async close(): Promise<void> {
     this.consumers.close();
     this.#stop();
+    this.#ended();
     await this.store.close();
   }
 
   async delete(): Promise<void> {
     this.consumers.deleteAll();
     this.#stop();
+    this.#ended();
     await this.store.delete();
   }
 
@@ -209,7 +281,13 @@ export class Stream {
     this.#host.client.publish(message.reply, payload, { headers });
   }
 
+  #ended(): void {
+    for (const watcher of [...this.#watchers]) watcher.closed();
+    this.#watchers.clear();
+  }
+
   #stop(): void {
+    for (const feed of this.#feeds.splice(0)) feed.stop();
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
   }
 
@@ -340,11 +418,11 @@ export class Stream {
     const { seq } = position;
     this.#lastMsgId = msgId;
     if (msgId) this.#duplicates.record(msgId, seq);
-    // Interest retention keeps a message only for the consumers that will see it.
+    // Followers copy the message at once when they are caught up, so that interest retention
+    // (which keeps a message only for the consumers that will see it) loses nothing for them.
+    this.#stored(subject);
     if (config.retention === 'interest' && !this.consumers.interestedIn(subject)) {
       this.store.remove(seq);
-    } else {
-      this.consumers.appended(subject);
     }
     if (rollup === 'sub') this.store.purge({ subject, keep: 1 });
     else if (rollup === 'all') this.store.purge({ keep: 1 });

@@ -22,6 +22,14 @@ export function streamInfo(
   };
 }
 
+/** Stream info with the mirror's or sources' progress, as INFO and LIST give it. */
+function streamInfoWithOrigins(
+  stream: Stream,
+  options?: { subjectsFilter?: string; deleted?: boolean },
+) {
+  return { ...streamInfo(stream, options), ...stream.origins() };
+}
+
 function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
   const subject = context.request?.subject;
   const streams = [...context.account.streams.values()].sort((a, b) =>
@@ -57,7 +65,10 @@ export const streamInfoRoute: ApiRoute<'streamInfo'> = {
   handle: ({ account, params, request }) => {
     const stream = account.stream(params.stream!);
     const filter = request?.subjects_filter;
-    const info = streamInfo(stream, { subjectsFilter: filter, deleted: request?.deleted_details });
+    const info = streamInfoWithOrigins(stream, {
+      subjectsFilter: filter,
+      deleted: request?.deleted_details,
+    });
     if (!filter) return { total: 0, offset: 0, limit: 0, ...info };
     // Per-subject counts are paged like a listing.
     const subjects = Object.entries(info.state.subjects ?? {});
@@ -91,7 +102,7 @@ export const streamList: ApiRoute<'streamList'> = {
   type: 'stream_list_response',
   handle: (context) => {
     const { items, ...paging } = page(sortedStreams(context), context.request?.offset, LIST_PAGE);
-    return { ...paging, streams: items.map((stream) => streamInfo(stream)) };
+    return { ...paging, streams: items.map((stream) => streamInfoWithOrigins(stream)) };
   },
 };
 

@@ -129,7 +129,16 @@ export interface MessageStore {
    * `whenDurable()` called after it resolves. Throws a `StoreError` (too-large, max-msgs,
    * max-bytes, max-per-subject under discard new; io; closed). The store keeps its own copy.
    */
-  store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition;
+  store(
+    subject: string,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    /**
+     * A mirror's copy keeps its origin's sequence and time: the sequences between the last and
+     * `at.seq` are skipped (counted as deleted). `at.seq` must be above the last sequence.
+     */
+    at?: StoredPosition,
+  ): StoredPosition;
   /**
    * Resolves once everything changed so far is on disk; rejects with `io` if it never will
    * be (the group was rolled back). Call it in the same event-loop turn as the changes it
@@ -177,6 +186,11 @@ export interface MessageStore {
   close(): Promise<void>;
   /** Closes and removes the stored data. */
   delete(): Promise<void>;
+  /**
+   * Writes a consistent copy of the store's database to `path` while it keeps serving (file
+   * stores only): what a snapshot reads from, so later writes do not change it.
+   */
+  backup?(path: string): Promise<void>;
 }
 
 export type StoreErrorCode =

@@ -104,8 +104,20 @@ export class StoreEngine implements MessageStore {
     }
   }
 
-  store(subject: string, headers: Uint8Array | undefined, payload: Uint8Array): StoredPosition {
+  store(
+    subject: string,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    at?: StoredPosition,
+  ): StoredPosition {
     this.ensureOpen();
+    if (at && at.seq <= this.lastSeq) {
+      throw new StoreError(
+        'bad-argument',
+        `sequence ${at.seq} is not above ${this.lastSeq}`,
+        this.name,
+      );
+    }
     const rawLength = (headers?.length ?? 0) + payload.length;
     if (isTooLarge(this.limits, rawLength)) {
       throw new StoreError('too-large', 'message too large', this.name);
@@ -118,8 +130,8 @@ export class StoreEngine implements MessageStore {
     });
     if (refusal) throw new StoreError(refusal, refusalText[refusal] ?? refusal, this.name);
 
-    const seq = this.lastSeq + 1;
-    let time = this.clock();
+    const seq = at?.seq ?? this.lastSeq + 1;
+    let time = at?.time ?? this.clock();
     // Times never fall behind the last one: finding a sequence by time relies on it.
     if (time < this.lastTime) time = this.lastTime;
     const size = messageSize(this.kind, subject, headers, payload);
