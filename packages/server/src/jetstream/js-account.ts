@@ -3,10 +3,14 @@
  * account's limits, and its API counters. Today every client is in the global account `$G`;
  * accounts slot in by creating more of these.
  */
+
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
+import { clearStaging } from './snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
@@ -66,6 +70,7 @@ export class JsAccount {
   recover(): void {
     const storeDir = this.options.storeDir;
     if (!storeDir) return;
+    clearStaging(storeDir, this.name);
     for (const [name, dir] of listStreamDirs(storeDir, this.name)) {
       try {
         this.#restore(name, dir);
@@ -126,6 +131,41 @@ export class JsAccount {
     this.streams.set(config.name, stream);
     stream.start();
     return { stream, created: true };
+  }
+
+  /**
+   * Registers a stream a restore rebuilt (restore.ts): a file stream's staged directory moves
+   * into place and opens as at start, a memory stream's store is taken as it is. On failure
+   * nothing of it stays registered or in the streams directory.
+   */
+  adoptRestoredStream(
+    config: StreamConfig,
+    created: bigint,
+    staged: { dir: string } | { store: MessageStore },
+  ): Stream {
+    if (this.streams.has(config.name)) {
+      throw ApiError.of(jsErrors.JSStreamNameExistRestoreFailedErr);
+    }
+    this.#checkNoOverlap(config);
+    if ('store' in staged) {
+      const stream = new Stream(this.host, config, staged.store, created);
+      this.streams.set(config.name, stream);
+      stream.start();
+      return stream;
+    }
+    const dir = this.#dirOf(config.name);
+    // A stream directory not served (found damaged at start) is kept for a person to look at.
+    if (existsSync(dir)) throw new Error(`${dir} exists and is not a served stream`);
+    mkdirSync(dirname(dir), { recursive: true });
+    renameSync(staged.dir, dir);
+    try {
+      this.#restore(config.name, dir);
+    } catch (error) {
+      this.streams.delete(config.name);
+      removeStreamDir(dir);
+      throw error;
+    }
+    return this.streams.get(config.name)!;
   }
 
   /** STREAM.UPDATE. */

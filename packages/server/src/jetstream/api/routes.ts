@@ -12,6 +12,7 @@ import {
 } from './consumer-routes.js';
 import { streamMsgDelete, streamMsgGet } from './message-routes.js';
 import type { ApiRoutes } from './route.js';
+import { streamRestore, streamSnapshot } from './snapshot-routes.js';
 import {
   streamCreate,
   streamDelete,
@@ -37,6 +38,8 @@ export const apiRoutes: ApiRoutes = {
   streamPurge,
   streamMsgGet,
   streamMsgDelete,
+  streamSnapshot,
+  streamRestore,
   streamLeaderStepdown,
   streamPeerRemove,
   consumerCreateEphemeral,

@@ -46,7 +46,10 @@ export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
   const log = new SqliteLog(options);
   const engine = new StoreEngine(log, options);
   log.lostWrites = () => engine.writesLost();
-  return Object.assign(engine, { consumers: log.consumers });
+  return Object.assign(engine, {
+    consumers: log.consumers,
+    backup: (path: string) => log.backup(path),
+  });
 }
 
 const SCHEMA = `
@@ -394,6 +397,16 @@ class SqliteLog implements MessageLog {
   async destroy(): Promise<void> {
     await this.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(this.path + suffix, { force: true });
+  }
+
+  /** SQLite's online backup: changes made meanwhile through this connection reach the copy. */
+  async backup(path: string): Promise<void> {
+    this.group.commit();
+    try {
+      await this.db.backup(path);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   /** Commits what is pending and checkpoints, which syncs the WAL (lazy mode's timer). */

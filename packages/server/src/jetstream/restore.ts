@@ -1,0 +1,196 @@
+/**
+ * STREAM.RESTORE's upload: the client sends the archive (snapshot-archive.ts) in chunks to
+ * `$JS.SNAPSHOT.RESTORE.<stream>.<id>`, each with a reply subject it gets an empty ack on, and
+ * ends with an empty message, whose reply gets the restored stream's info (or the error) as a
+ * stream create response, as nats-server answers. Records are checked and written into a
+ * staging store as they arrive; only a complete, verified archive becomes a stream, registered
+ * in one step. Anything wrong (garbage, a bad checksum, a truncated archive, an upload idle for
+ * RESTORE_IDLE_MS) ends the restore and removes everything it wrote.
+ */
+import { rmSync } from 'node:fs';
+import { ApiError, apiResponseType, jsErrors, type StreamConfig } from '@slipstream/jsapi';
+import { nuid } from '@slipstream/protocol';
+import type { InternalMessage } from '../internal-client.js';
+import type { Subscription } from '../subscription.js';
+import { streamInfo } from './api/stream-routes.js';
+import type { JetStream } from './jetstream.js';
+import type { JsAccount } from './js-account.js';
+import { type ArchiveMeta, ArchiveReader, type ArchiveRecord } from './snapshot-archive.js';
+import { newStagingDir } from './snapshot-staging.js';
+import { openMemoryStore } from './store/memory-store.js';
+import { type MessageStore, NO_LIMITS } from './store/message-store.js';
+import { openSqliteStore } from './store/sqlite-store.js';
+import { replayLastSeq, replayMessage } from './store-replay.js';
+import { storeLimitsOf } from './stream.js';
+import { messagesFile, writeStreamMeta } from './stream-files.js';
+import { nowNanos } from './wire-time.js';
+
+/** nats-server gives up on an upload that sends nothing for 5 seconds. */
+export const RESTORE_IDLE_MS = 5000;
+
+const CREATE_RESPONSE = apiResponseType('stream_create_response');
+
+export class StreamRestore {
+  readonly deliverSubject: string;
+  readonly #started = nowNanos();
+  readonly #reader = new ArchiveReader();
+  readonly #store: MessageStore;
+  /** The staging directory of a file stream's store; undefined for a memory stream. */
+  readonly #dir: string | undefined;
+  readonly #sub: Subscription;
+  #idle: NodeJS.Timeout;
+  #meta: ArchiveMeta | undefined;
+  #bytes = 0;
+  #done = false;
+
+  constructor(
+    private readonly js: JetStream,
+    private readonly account: JsAccount,
+    /** The checked config the stream is restored with: the request's, as in nats-server. */
+    private readonly config: StreamConfig,
+  ) {
+    const storeDir = js.options.storeDir;
+    const name = config.name;
+    // Limits apply once the stream is whole: while it is rebuilt, nothing may be dropped.
+    if (storeDir && config.storage !== 'memory') {
+      this.#dir = newStagingDir(storeDir, account.name);
+      this.#store = openSqliteStore({ name, path: messagesFile(this.#dir), limits: NO_LIMITS });
+    } else {
+      this.#store = openMemoryStore({ name, limits: NO_LIMITS });
+    }
+    this.deliverSubject = `$JS.SNAPSHOT.RESTORE.${name}.${nuid.next()}`;
+    this.#sub = js.client.subscribe(this.deliverSubject, (m) => this.#receive(m));
+    this.#idle = this.#idleTimer();
+    js.advisories.restoreCreate(account.name, name);
+    js.logger.info(`Starting restore for stream '${account.name} > ${name}'`);
+  }
+
+  #receive(message: InternalMessage): void {
+    if (this.#done) return;
+    clearTimeout(this.#idle);
+    this.#idle = this.#idleTimer();
+    if (!message.reply) {
+      void this.#fail(undefined, new Error('every chunk needs a reply subject'));
+    } else if (message.payload.length === 0) {
+      void this.#complete(message.reply);
+    } else {
+      try {
+        this.#bytes += message.payload.length;
+        for (const record of this.#reader.push(message.payload)) this.#apply(record);
+      } catch (error) {
+        void this.#fail(message.reply, error);
+        return;
+      }
+      this.js.client.publish(message.reply, new Uint8Array(0));
+    }
+  }
+
+  #apply(record: ArchiveRecord): void {
+    switch (record.kind) {
+      case 'meta':
+        if (record.meta.config.name !== this.config.name) {
+          throw new Error('stream names do not match');
+        }
+        this.#meta = record.meta;
+        return;
+      case 'message':
+        replayMessage(this.#store, record.message);
+        return;
+      case 'consumer': {
+        // A memory stream keeps no consumers, as a memory stream's consumers are not kept.
+        const { name, config, created, state } = record.consumer;
+        this.#store.consumers?.saveConfig(name, config, created);
+        if (state !== undefined) this.#store.consumers?.stateChanged(name, () => state);
+        return;
+      }
+      case 'end':
+        replayLastSeq(this.#store, this.#meta!.lastSeq, this.#meta!.lastTime);
+        return;
+    }
+  }
+
+  /** The upload ended: the staged stream becomes the account's, or the restore fails. */
+  async #complete(reply: string): Promise<void> {
+    this.#stop();
+    let body: object;
+    try {
+      this.#reader.finish();
+      const created = this.#meta!.created;
+      await this.#store.whenDurable();
+      let stream: ReturnType<JsAccount['adoptRestoredStream']>;
+      if (this.#dir) {
+        await this.#store.close();
+        writeStreamMeta(this.#dir, { config: this.config, created });
+        stream = this.account.adoptRestoredStream(this.config, created, { dir: this.#dir });
+      } else {
+        this.#store.updateLimits(storeLimitsOf(this.config));
+        stream = this.account.adoptRestoredStream(this.config, created, { store: this.#store });
+      }
+      body = { type: CREATE_RESPONSE, ...streamInfo(stream) };
+      this.js.logger.info(
+        `Completed restore of ${this.#bytes} bytes for stream '${this.account.name} > ${this.config.name}'`,
+      );
+    } catch (error) {
+      await this.#discard();
+      body = { type: CREATE_RESPONSE, error: restoreError(error) };
+      this.#warn(error);
+    }
+    this.js.advisories.restoreComplete(
+      this.account.name,
+      this.config.name,
+      this.#started,
+      nowNanos(),
+      this.#bytes,
+    );
+    this.js.client.publish(reply, Buffer.from(JSON.stringify(body)));
+  }
+
+  /** Ends a restore that cannot succeed, telling the sender on `reply` when it gave one. */
+  async #fail(reply: string | undefined, error: unknown): Promise<void> {
+    this.#stop();
+    this.#warn(error);
+    if (reply) {
+      const body = { type: CREATE_RESPONSE, error: restoreError(error) };
+      this.js.client.publish(reply, Buffer.from(JSON.stringify(body)));
+    }
+    await this.#discard();
+  }
+
+  #idleTimer(): NodeJS.Timeout {
+    const timer = setTimeout(
+      () => void this.#fail(undefined, new Error(`no chunk for ${RESTORE_IDLE_MS / 1000} s`)),
+      RESTORE_IDLE_MS,
+    );
+    timer.unref();
+    return timer;
+  }
+
+  #stop(): void {
+    this.#done = true;
+    clearTimeout(this.#idle);
+    this.js.client.unsubscribe(this.#sub);
+  }
+
+  async #discard(): Promise<void> {
+    try {
+      await this.#store.delete();
+    } catch {
+      // Closed already (its stream was being registered): its files go with the directory.
+    }
+    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  #warn(error: unknown): void {
+    this.js.logger.warn(
+      `Restore of stream '${this.account.name} > ${this.config.name}' failed: ${(error as Error).message}`,
+    );
+  }
+}
+
+function restoreError(error: unknown) {
+  const apiError =
+    error instanceof ApiError
+      ? error
+      : ApiError.of(jsErrors.JSStreamRestoreErrF, { err: (error as Error).message });
+  return { code: apiError.code, err_code: apiError.errCode, description: apiError.description };
+}
