@@ -18,6 +18,8 @@ export interface WireMessage {
   /** The raw header block, when the frame was an HMSG. */
   headers: string | undefined;
   data: string;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export class ConsumerWire {
@@ -146,6 +148,7 @@ export class ConsumerWire {
           reply: args.length > fixed ? args[2] : undefined,
           headers: headed ? frame.toString('latin1', 0, headerLength) : undefined,
           data: frame.toString('utf8', headerLength),
+          at: Date.now(),
         });
         this.#buffer = this.#buffer.subarray(start + total + 2);
         continue;

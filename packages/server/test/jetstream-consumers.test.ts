@@ -347,6 +347,37 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     });
   });
 
+  it('redelivers after each backoff step and stops at max_deliver', async () => {
+    const gaps: number[][] = [];
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'R', subjects: ['r.*'] }, ['r.a']);
+      await consumer(wire, 'R', {
+        durable_name: 'RD',
+        ack_policy: 'explicit',
+        backoff: [3e8, 8e8],
+        max_deliver: 3,
+      });
+      const got = await pull(wire, 'R', 'RD', { batch: 5, expires: 2.5e9 }, 4, 3_500);
+      gaps.push(got.slice(1, 3).map((m, i) => m.at - got[i]!.at));
+      return { got: got.map(seen), info: await info(wire, 'R', 'RD') };
+    });
+    expect(transcript).toMatchObject({
+      got: [
+        { reply: '$JS.ACK.R.RD.1.1.1.T.0' },
+        { reply: '$JS.ACK.R.RD.2.1.2.T.0' },
+        { reply: '$JS.ACK.R.RD.3.1.3.T.0' },
+        { status: 'NATS/1.0 408 Request Timeout' },
+      ],
+    });
+    // The first redelivery 300 ms after the delivery, the second 800 ms after that, on both.
+    for (const [first, second] of gaps) {
+      expect(first).toBeGreaterThanOrEqual(280);
+      expect(first).toBeLessThan(600);
+      expect(second).toBeGreaterThanOrEqual(780);
+      expect(second).toBeLessThan(1_200);
+    }
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);
