@@ -1,6 +1,5 @@
-import { connect, type NatsConnection } from '@slipstream/client';
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NatsConnection } from '@slipstream/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type KV, Kvm, type KvWatchEntry, type KvWatcher, KvWatchInclude } from '../src/kv/mod.js';
 import {
   InvalidNameError,
@@ -238,40 +237,4 @@ describe.each(jetStreamServers)('KV against $name', (kind) => {
     expect(await kv.destroy()).toBe(true);
     await expect(kvm.open(bucket)).rejects.toBeInstanceOf(StreamNotFoundError);
   });
-});
-
-// A restart needs the server in a process of its own: nats-server only.
-describe('a KV watch across a nats-server restart', () => {
-  let server: RunningNatsServer;
-  beforeAll(async () => {
-    server = await startNatsServer({ jetstream: true });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  it.each(['SIGTERM', 'SIGKILL'] as const)(
-    'carries on after a %s with no update lost or repeated',
-    async (signal) => {
-      const nc = await connect({ servers: server.url, reconnectTimeWait: 200 });
-      try {
-        const kv = await new Kvm(nc).create(`RESTART_${signal}`);
-        await kv.put('k', 'before');
-        const watcher = await kv.watch();
-        const seen: string[] = [];
-        for await (const e of watcher) {
-          seen.push(`${e.string()}${e.isUpdate ? '' : ' (initial)'}`);
-          if (seen.length === 1) {
-            await server.kill(signal);
-            server = await server.restart();
-            await jetstream(nc).publish(`$KV.RESTART_${signal}.k`, 'after', { retries: 20 });
-          }
-          if (seen.length === 2) break;
-        }
-        expect(seen).toEqual(['before (initial)', 'after']);
-      } finally {
-        await nc.close();
-      }
-    },
-  );
 });

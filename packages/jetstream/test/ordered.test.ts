@@ -6,6 +6,7 @@ import {
 } from '@slipstream/client';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kvm } from '../src/kv/mod.js';
 import {
   type Consumer,
   DeliverPolicy,
@@ -188,6 +189,31 @@ describe('ordered consumers across a nats-server restart', () => {
         expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
         // the in-memory consumer does not survive the restart: a second one took over
         expect(consumersUsed.size).toBe(2);
+      } finally {
+        await nc.close();
+      }
+    },
+  );
+
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    'carry a KV watch (an ordered consumer) on after a %s with no update lost or repeated',
+    async (signal) => {
+      const nc = await connect({ servers: server.url, reconnectTimeWait: 200 });
+      try {
+        const kv = await new Kvm(nc).create(`RESTART_${signal}`);
+        await kv.put('k', 'before');
+        const watcher = await kv.watch();
+        const seen: string[] = [];
+        for await (const e of watcher) {
+          seen.push(`${e.string()}${e.isUpdate ? '' : ' (initial)'}`);
+          if (seen.length === 1) {
+            await server.kill(signal);
+            server = await server.restart();
+            await jetstream(nc).publish(`$KV.RESTART_${signal}.k`, 'after', { retries: 20 });
+          }
+          if (seen.length === 2) break;
+        }
+        expect(seen).toEqual(['before (initial)', 'after']);
       } finally {
         await nc.close();
       }
