@@ -6,6 +6,7 @@ import { registerBench } from './commands/bench.js';
 import { registerConsumer } from './commands/consumer.js';
 import { registerContext } from './commands/context.js';
 import { registerKv } from './commands/kv.js';
+import { registerObj } from './commands/obj.js';
 import { registerPub } from './commands/pub.js';
 import { registerReply } from './commands/reply.js';
 import { registerReq } from './commands/req.js';
@@ -67,6 +68,7 @@ export function buildProgram(signal: AbortSignal): Command {
     registerConsumer,
     registerBench,
     registerKv,
+    registerObj,
   ]) {
     register(program, act);
   }

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -109,7 +110,7 @@ describe('slip at a terminal', () => {
     expect((await home.run(['-s', server.url, 'stream', 'info', 'KEEP'])).code).toBe(0);
   });
 
-  it('pub --count and bench draw a progress bar; tables are in colour unless NO_COLOR is set', async () => {
+  it('pub --count, bench and obj put draw a progress bar; tables are in colour unless NO_COLOR is set', async () => {
     await home.run([
       '-s',
       server.url,
@@ -131,6 +132,15 @@ describe('slip at a terminal', () => {
     await terminal.keys('Enter');
     expect(await terminal.shows('Pub stats:')).toMatch(
       /Publishing \[█{40}\] 100% \| 30000\/30000 \|/,
+    );
+
+    // An object store upload of 3 MiB.
+    await home.run(['-s', server.url, 'obj', 'add', 'UPLOADS']);
+    await writeFile(join(home.dir, 'upload.bin'), Buffer.alloc(3 * 1024 * 1024, 7));
+    await terminal.type(`clear; ${slip()} obj put UPLOADS ${join(home.dir, 'upload.bin')}`);
+    await terminal.keys('Enter');
+    expect(await terminal.shows('Object information for UPLOADS > upload.bin')).toMatch(
+      /Uploading \[█{40}\] 100% \| 3145728\/3145728 \|/,
     );
 
     await terminal.type(`clear; ${slip()} stream ls`);

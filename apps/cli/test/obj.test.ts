@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { slipHome, startJetStreamServer } from './slip.js';
+
+describe('obj commands against nats-server with JetStream', () => {
+  let server: RunningNatsServer;
+  let home: Awaited<ReturnType<typeof slipHome>>;
+  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
+  // 1 MiB and a bit: several chunks, the last one short.
+  const content = randomBytes(1024 * 1024 + 123);
+  let file: string;
+
+  beforeAll(async () => {
+    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
+    file = join(home.dir, 'data.bin');
+    await writeFile(file, content);
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), home?.remove()]);
+  });
+
+  it('obj add, put a file, get it back byte for byte (to a file and to stdout), ls and info', async () => {
+    expect((await run('obj', 'add', 'FILES', '--description', 'test files')).stdout).toMatch(
+      /^Information for Object Store Bucket FILES created .*\n\n {4}Description: test files\n/,
+    );
+    const put = await run('obj', 'put', 'FILES', file);
+    expect(put.code).toBe(0);
+    expect(put.stdout).toMatch(/^Object information for FILES > data\.bin:\n\n\s+Size: 1\.0 MiB\n/);
+    expect(put.stdout).toMatch(/ Digest: SHA-256=\S+\n/);
+    const copy = join(home.dir, 'copy.bin');
+    const get = await run('obj', 'get', 'FILES', 'data.bin', '-O', copy);
+    expect(get).toEqual({ code: 0, stdout: '', stderr: `Wrote 1.0 MiB to ${copy}\n` });
+    expect(Buffer.compare(await readFile(copy), content)).toBe(0);
+
+    const small = join(home.dir, 'note.txt');
+    await writeFile(small, 'a small note');
+    expect((await run('obj', 'put', 'FILES', small, '--name', 'notes/first.txt')).code).toBe(0);
+    expect(await run('obj', 'get', 'FILES', 'notes/first.txt', '-O', '-')).toEqual({
+      code: 0,
+      stdout: 'a small note',
+      stderr: '',
+    });
+    expect((await run('obj', 'ls', 'FILES')).stdout).toMatch(
+      /│ data\.bin +│ 1\.0 MiB │ [\d-]+ [\d:]+ │\n[\s\S]*│ notes\/first\.txt │ 12 B +│/,
+    );
+    expect((await run('obj', 'ls')).stdout).toMatch(
+      /│ FILES +│ test files +│ [\d-]+ [\d:]+ │ 1\.0 MiB +│ no +│/,
+    );
+    const info = JSON.parse((await run('--json', 'obj', 'info', 'FILES', 'data.bin')).stdout);
+    expect(info).toMatchObject({
+      bucket: 'FILES',
+      name: 'data.bin',
+      size: content.length,
+      deleted: false,
+    });
+    expect(info.chunks).toBeGreaterThan(1);
+  });
+
+  it('obj watch sees the objects and then changes; rm deletes an object; seal makes the bucket read-only', async () => {
+    const watch = home.start(['-s', server.url, 'obj', 'watch', 'FILES']);
+    await watch.printed('PUT FILES > data.bin: 1.0 MiB');
+    expect((await run('obj', 'rm', 'FILES', 'notes/first.txt', '-f')).stderr).toBe(
+      'Deleted object FILES > notes/first.txt\n',
+    );
+    await watch.printed('DEL FILES > notes/first.txt');
+    watch.signal('SIGINT');
+    expect((await watch.done).code).toBe(0);
+    expect((await run('obj', 'get', 'FILES', 'notes/first.txt', '-O', '-')).stderr).toBe(
+      'slip: error: no object "notes/first.txt" in bucket FILES\n',
+    );
+    expect((await run('obj', 'seal', 'FILES', '-f')).stderr).toBe('Sealed bucket FILES\n');
+    expect((await run('obj', 'status', 'FILES')).stdout).toMatch(/ Sealed: yes\n/);
+    const refused = await run('obj', 'put', 'FILES', file, '--name', 'more.bin');
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^slip: error: .*sealed.* \(status 400, err_code 10109\)\n$/),
+    });
+    expect((await run('obj', 'rm', 'FILES', '-f')).stderr).toBe('Deleted bucket FILES\n');
+    expect((await run('obj', 'ls')).stderr).toBe('No Object Store buckets found\n');
+  });
+});
