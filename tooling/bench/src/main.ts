@@ -1,29 +1,38 @@
 /**
- * Runs the benchmarks named on the command line (codec, server, client, fairness; all by default) and prints
+ * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream; all by default) and prints
  * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
  *
- *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [--rounds N]
+ *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [--rounds N] [--messages N]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { clientBenchmark } from './client.js';
 import { codecBenchmark } from './codec.js';
 import { fairnessBenchmark } from './fairness.js';
-import type { RatioTable } from './harness/table.js';
+import { jetstreamBenchmark } from './jetstream.js';
 import { serverBenchmark } from './server.js';
 
-const benchmarks: Record<string, (options: { rounds: number }) => Promise<RatioTable>> = {
+const benchmarks: Record<
+  string,
+  (options: { rounds: number; messages?: number }) => Promise<{ render(): string }>
+> = {
   codec: codecBenchmark,
   server: serverBenchmark,
   client: clientBenchmark,
   fairness: fairnessBenchmark,
+  jetstream: jetstreamBenchmark,
 };
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '7' } },
+  options: { rounds: { type: 'string', default: '7' }, messages: { type: 'string' } },
 });
 const rounds = Number(values.rounds);
+const messages = values.messages === undefined ? undefined : Number(values.messages);
+if (messages !== undefined && !(Number.isInteger(messages) && messages > 0)) {
+  console.error('--messages must be a positive integer (messages per round, jetstream only)');
+  process.exit(1);
+}
 if (!Number.isInteger(rounds) || rounds < 5) {
   console.error(
     '--rounds must be an integer of at least 5: medians of fewer rounds are noise on a shared machine',
@@ -46,6 +55,6 @@ console.log(
     .join(' ')} · medians of ${rounds} alternating rounds\n`,
 );
 for (const name of selected) {
-  const table = await benchmarks[name]({ rounds });
+  const table = await benchmarks[name]({ rounds, messages });
   console.log(`${table.render()}\n`);
 }
