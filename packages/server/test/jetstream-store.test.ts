@@ -39,6 +39,21 @@ describe.each(storeKinds)('$kind store', (kind: StoreKind) => {
     dir.remove();
   });
 
+  it('keeps its own copy of what it stores, not a view of the caller\'s buffer', () => {
+    open();
+    // A parsed message is a view into the socket's chunk.
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const headers = chunk.subarray(10, 20);
+    const payload = chunk.subarray(100, 228);
+    store.store('a', headers, payload);
+    chunk.fill('y');
+    const loaded = store.load(1);
+    expect(text(loaded.payload)).toBe('x'.repeat(128));
+    expect(text(loaded.headers!)).toBe('x'.repeat(10));
+    // Nor does it keep the whole chunk alive through the view.
+    expect(loaded.payload.buffer.byteLength).toBeLessThan(chunk.length);
+  });
+
   it('stores messages under rising sequences and times and loads them back', () => {
     open();
     const headers = bytes('NATS/1.0\r\nA: b\r\n\r\n');

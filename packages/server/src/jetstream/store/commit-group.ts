@@ -16,6 +16,11 @@ export interface CommitHooks {
   lostWrites(): void;
   /** The error callers see for a failed write or commit (a StoreError). */
   translate(error: unknown): Error;
+  /**
+   * Makes a committed transaction durable off the event loop (an fsync on the thread pool);
+   * without it the COMMIT itself is taken as durable.
+   */
+  sync?(): Promise<void>;
 }
 
 interface Waiter {
@@ -30,6 +35,8 @@ export class CommitGroup {
   private scheduled: NodeJS.Immediate | undefined;
   private waiters: Waiter[] = [];
   private durable: Promise<void> | undefined;
+  /** The sync of the last commit, while it runs. */
+  private syncing: Promise<void> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -52,7 +59,7 @@ export class CommitGroup {
 
   /** Resolves after the COMMIT of everything written so far; rejects if it failed. */
   whenDurable(): Promise<void> {
-    if (!this.open) return settled;
+    if (!this.open) return this.syncing ?? settled;
     this.durable ??= new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
     });
@@ -72,8 +79,29 @@ export class CommitGroup {
       return;
     }
     this.open = false;
-    for (const waiter of this.takeWaiters()) waiter.resolve();
+    const waiters = this.takeWaiters();
+    if (this.hooks.sync) this.syncAfterCommit(waiters);
+    else for (const waiter of waiters) waiter.resolve();
     this.hooks.afterCommit();
+  }
+
+  /** The event loop goes on while the commit is synced; its waiters hear when it is done. */
+  private syncAfterCommit(waiters: Waiter[]): void {
+    const syncing = this.hooks.sync!().then(
+      () => {
+        for (const waiter of waiters) waiter.resolve();
+      },
+      (error: unknown) => {
+        const failure = this.hooks.translate(error);
+        for (const waiter of waiters) waiter.reject(failure);
+        throw failure;
+      },
+    );
+    this.syncing = syncing;
+    const done = () => {
+      if (this.syncing === syncing) this.syncing = undefined;
+    };
+    syncing.then(done, done);
   }
 
   /** Rolls the open transaction back after a failed write: none of it will be durable. */

@@ -36,11 +36,12 @@ class MemoryLog implements MessageLog {
   private lastTime = 0n;
 
   append(appended: StoredMessage, size: number): void {
-    // The caller's bytes may be a view into a socket buffer that will be reused: copy.
+    // The caller's bytes may be a view into a socket's chunk: copy them, or the whole chunk
+    // stays alive with the message. (A Buffer's slice() is a view, not a copy.)
     const message = {
       ...appended,
-      headers: appended.headers?.slice(),
-      payload: appended.payload.slice(),
+      headers: appended.headers && new Uint8Array(appended.headers),
+      payload: new Uint8Array(appended.payload),
     };
     this.slots.set(message.seq, { message, subject: message.subject, time: message.time, size });
     let seqs = this.bySubject.get(message.subject);
