@@ -378,6 +378,26 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     }
   });
 
+  it("filters of a mirror's consumers are not held against its own (empty) subjects", async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'ORIGIN', subjects: ['origin.*'] }, []);
+      await wire.request('$JS.API.STREAM.CREATE.COPY', {
+        name: 'COPY',
+        mirror: { name: 'ORIGIN' },
+      });
+      const onMirror = await consumer(wire, 'COPY', {
+        durable_name: 'F',
+        filter_subject: 'origin.a',
+      });
+      const onOrigin = await consumer(wire, 'ORIGIN', {
+        durable_name: 'F',
+        filter_subject: 'other.a',
+      });
+      return { onMirror: onMirror.error ?? 'created', onOrigin: onOrigin.error };
+    });
+    expect(transcript).toMatchObject({ onMirror: 'created', onOrigin: { err_code: 10093 } });
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);

@@ -137,7 +137,10 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
     if (isPull(config)) throw ApiError.of(jsErrors.JSConsumerDirectRequiresPushErr);
     if (config.durable_name) throw ApiError.of(jsErrors.JSConsumerDirectRequiresEphemeralErr);
   }
-  if (config.filter_subject && !validFilter(config.filter_subject, stream)) {
+  // A mirror's or a sourced stream's messages come with their origin's subjects, which
+  // nats-server does not hold a filter against.
+  const external = stream.mirror !== undefined || (stream.sources?.length ?? 0) > 0;
+  if (config.filter_subject && !external && !validFilter(config.filter_subject, stream)) {
     throw ApiError.of(jsErrors.JSConsumerFilterNotSubsetErr);
   }
   checkStartPolicy(config);
