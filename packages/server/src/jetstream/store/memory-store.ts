@@ -37,11 +37,12 @@ class MemoryLog implements MessageLog {
 
   append(appended: StoredMessage, size: number): void {
     // The caller's bytes may be a view into a socket's chunk: copy them, or the whole chunk
-    // stays alive with the message. (A Buffer's slice() is a view, not a copy.)
+    // stays alive with the message. (A Buffer's slice() is a view, not a copy.) Buffer.from
+    // copies small messages into Node's shared 8 KiB pool: no allocation per message.
     const message = {
       ...appended,
-      headers: appended.headers && new Uint8Array(appended.headers),
-      payload: new Uint8Array(appended.payload),
+      headers: appended.headers && Buffer.from(appended.headers),
+      payload: Buffer.from(appended.payload),
     };
     this.slots.set(message.seq, { message, subject: message.subject, time: message.time, size });
     let seqs = this.bySubject.get(message.subject);
