@@ -149,11 +149,12 @@ export class StreamRestore {
   async #fail(reply: string | undefined, error: unknown): Promise<void> {
     this.#stop();
     this.#warn(error);
+    // Cleaned up before the answer, so whoever reads it finds nothing left.
+    await this.#discard();
     if (reply) {
       const body = { type: CREATE_RESPONSE, error: restoreError(error) };
       this.js.client.publish(reply, Buffer.from(JSON.stringify(body)));
     }
-    await this.#discard();
   }
 
   #idleTimer(): NodeJS.Timeout {
