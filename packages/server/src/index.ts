@@ -14,3 +14,4 @@ export {
 export { DEFAULTS, type JetStreamOptions, type ServerOptions, type TlsOptions } from './options.js';
 export { type NatsServer, startServer } from './server.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
+export type { WebSocketOptions } from './websocket-options.js';

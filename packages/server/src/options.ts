@@ -1,6 +1,11 @@
 import type { AuthorizationOptions } from './auth/auth-options.js';
 import { ServerError } from './errors.js';
 import type { Logger } from './logger.js';
+import {
+  type ResolvedWebSocketOptions,
+  resolveWebSocket,
+  type WebSocketOptions,
+} from './websocket-options.js';
 
 /** TLS for client connections, as nats-server's `tls {}` block (PEM contents, not file names). */
 export interface TlsOptions {
@@ -54,6 +59,8 @@ export interface ServerOptions {
    * says `tls_available`; a client that starts a TLS handshake gets TLS, any other is served plain.
    */
   allowNonTls?: boolean;
+  /** A WebSocket listener besides the client port (nats-server `websocket {}`). */
+  websocket?: WebSocketOptions;
   /** Monitoring interface. Default: same as `host`. */
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
@@ -118,6 +125,7 @@ export interface ResolvedOptions {
   noAuthUser: string | undefined;
   tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
   allowNonTls: boolean;
+  websocket: ResolvedWebSocketOptions | undefined;
   debug: boolean;
   trace: boolean;
   jetstream: ResolvedJetStreamOptions | undefined;
@@ -221,6 +229,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     noAuthUser: options.noAuthUser,
     tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
     allowNonTls: options.allowNonTls ?? false,
+    websocket: resolveWebSocket(options.websocket, host),
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: resolveJetStream(options.jetstream),

@@ -18,10 +18,12 @@ import {
   type TlsOptions,
 } from './options.js';
 import { FlushQueue } from './outbound.js';
+import { pem } from './pem.js';
 import { Router } from './router.js';
 import { startsTlsHandshake } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 import { ViolationLog } from './violation-log.js';
+import { startWebSocketListener, type WebSocketListener } from './websocket-listener.js';
 
 /** nats-server keeps this many closed connections for /connz?state=closed (DEFAULT_MAX_CLOSED_CLIENTS). */
 const MAX_CLOSED_CONNECTIONS = 10_000;
@@ -37,6 +39,9 @@ export interface NatsServer {
   /** `http://host:port` of the monitoring endpoints, when httpPort was set. */
   readonly httpUrl: string | undefined;
   readonly httpPort: number | undefined;
+  /** `ws://host:port` (or `wss://`) of the WebSocket listener, when one was configured. */
+  readonly websocketUrl: string | undefined;
+  readonly websocketPort: number | undefined;
   /** The server part of the INFO every client receives (server_id, server_name, version, …). */
   readonly info: Readonly<ServerInfo>;
   /** Resolves once the server has shut down (by close(), or at the end of lame duck mode). */
@@ -87,6 +92,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   /** allow_non_tls sockets whose first byte has not come yet: no client serves them so far. */
   readonly #sniffing = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
+  #websocket: WebSocketListener | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStream | undefined;
   readonly #secureContext: SecureContext | undefined;
@@ -123,6 +129,17 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   get url(): string {
     return `nats://${dialable(this.options.host)}:${this.port}`;
+  }
+
+  get websocketPort(): number | undefined {
+    return this.#websocket?.port;
+  }
+
+  get websocketUrl(): string | undefined {
+    const ws = this.options.websocket;
+    const port = this.#websocket?.port;
+    if (!ws || port === undefined) return undefined;
+    return `${ws.tls ? 'wss' : 'ws'}://${dialable(ws.host)}:${port}`;
   }
 
   get httpPort(): number | undefined {
@@ -172,6 +189,18 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       } catch (error) {
         this.#listener.close();
         throw listenFailed(`${this.options.httpHost}:${this.options.httpPort}`, error as Error);
+      }
+    }
+    const ws = this.options.websocket;
+    if (ws) {
+      try {
+        this.#websocket = await startWebSocketListener(ws, (socket) =>
+          this.#accept(socket, { webSocket: true }),
+        );
+      } catch (error) {
+        this.#listener.close();
+        await this.#monitoring?.close();
+        throw listenFailed(`${ws.host}:${ws.port}`, error as Error);
       }
     }
     this.#logStartup();
@@ -224,7 +253,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     return new InternalClient(this.#nextCid++, this.router);
   }
 
-  #accept(socket: Socket): void {
+  #accept(socket: Socket, { webSocket = false } = {}): void {
     // A connection that raced the listener's close is not served, nor one whose peer reset it
     // before we got here (no remote address): wrapping such a socket in TLS crashes Node.
     if (this.#closing || socket.destroyed || socket.remoteAddress === undefined) {
@@ -237,6 +266,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const full = this.clients.size >= this.options.maxConnections;
     // Nkey users sign this connection's nonce, so a signature seen elsewhere cannot be replayed.
     const nonce = this.authenticator?.nonceRequired ? newNonce() : undefined;
+    if (webSocket) {
+      // The WebSocket listener did any TLS already. The INFO is the client port's, TLS fields
+      // included, as nats-server 2.9.10 sends it.
+      this.#serve(cid, socket, nonce, { sendInfo: true, full });
+      return;
+    }
     if (this.#secureContext && !full) {
       this.#sendInfoInTheClear(cid, socket, nonce);
       if (!this.options.allowNonTls) {
@@ -343,7 +378,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const socketsClosed = [...this.#sockets].map(
       (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
     );
-    await Promise.all([listenerClosed, ...socketsClosed, this.#monitoring?.close()]);
+    await Promise.all([
+      listenerClosed,
+      ...socketsClosed,
+      this.#monitoring?.close(),
+      this.#websocket?.close(),
+    ]);
     await this.jetstream?.close();
     this.violations.flush();
     this.logger.info('Server Exiting..');
@@ -360,6 +400,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (this.#monitoring) {
       log.info(`Starting http monitor on ${this.options.httpHost}:${this.#monitoring.port}`);
     }
+    if (this.websocketUrl) log.info(`Listening for websocket clients on ${this.websocketUrl}`);
     log.info(`Listening for client connections on ${this.options.host}:${this.port}`);
     if (this.options.debug) log.debug('Debug logging enabled');
     if (this.options.trace) log.info('Trace logging enabled');
@@ -392,10 +433,6 @@ function secureContextFor(tls: TlsOptions): SecureContext {
   } catch (error) {
     throw new ServerError('INVALID_OPTION', `tls: ${(error as Error).message}`, { cause: error });
   }
-}
-
-function pem(value: string | Uint8Array): string | Buffer {
-  return typeof value === 'string' ? value : Buffer.from(value);
 }
 
 function listenFailed(address: string, error: Error): ServerError {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { startNatsServer } from '@slipstream/test-servers';
+import { freePort, startNatsServer } from '@slipstream/test-servers';
 import { afterEach } from 'vitest';
 import { type AuthorizationOptions, silentLogger, startServer } from '../src/index.js';
 import { natsAuthorizationConfig } from './nats-auth-config.js';
@@ -25,10 +25,20 @@ export interface TargetOptions {
   tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean; timeout?: number };
   /** With `tls`: plain clients too, on the same port (nats-server `allow_non_tls`). */
   allowNonTls?: boolean;
+  /** A WebSocket listener on a free port: plain, or `wss` with these PEM files. */
+  websocket?: {
+    tls?: { certFile: string; keyFile: string };
+    compression?: boolean;
+    sameOrigin?: boolean;
+    allowedOrigins?: string[];
+    handshakeTimeout?: number;
+  };
 }
 
 export interface RunningTarget {
   readonly port: number;
+  /** The WebSocket listener's port, when `websocket` was asked for. */
+  readonly wsPort?: number;
   readonly httpUrl: string | undefined;
   /** Starts lame duck mode (nats-server: SIGUSR2). */
   lameDuck(): void;
@@ -43,9 +53,18 @@ export interface Target {
 export const ours: Target = {
   name: 'slipstream',
   async start(options = {}) {
-    const { monitoring, tls, ...rest } = options;
+    const { monitoring, tls, websocket, ...rest } = options;
     const server = await startServer({
       ...rest,
+      websocket: websocket && {
+        ...websocket,
+        port: 0,
+        noTls: !websocket.tls,
+        tls: websocket.tls && {
+          cert: readFileSync(websocket.tls.certFile, 'utf8'),
+          key: readFileSync(websocket.tls.keyFile, 'utf8'),
+        },
+      },
       tls: tls && {
         cert: readFileSync(tls.certFile, 'utf8'),
         key: readFileSync(tls.keyFile, 'utf8'),
@@ -60,6 +79,7 @@ export const ours: Target = {
     });
     return {
       port: server.port,
+      wsPort: server.websocketPort,
       httpUrl: server.httpUrl,
       lameDuck: () => void server.lameDuck(),
       stop: () => server.close(),
@@ -109,18 +129,35 @@ export const natsServer: Target = {
       );
     }
     set('allow_non_tls', options.allowNonTls);
+    const wsPort = options.websocket && (await freePort());
+    if (options.websocket) lines.push(natsWebSocketConfig(options.websocket, wsPort!));
     const server = await startNatsServer({
       config: lines.join('\n'),
       monitoring: options.monitoring,
     });
     return {
       port: server.port,
+      wsPort,
       httpUrl: server.httpPort === undefined ? undefined : `http://127.0.0.1:${server.httpPort}`,
       lameDuck: () => server.process.kill('SIGUSR2'),
       stop: () => server.stop(),
     };
   },
 };
+
+function natsWebSocketConfig(ws: NonNullable<TargetOptions['websocket']>, port: number): string {
+  const block = {
+    host: '127.0.0.1',
+    port,
+    no_tls: !ws.tls,
+    tls: ws.tls && { cert_file: ws.tls.certFile, key_file: ws.tls.keyFile },
+    compression: ws.compression,
+    same_origin: ws.sameOrigin,
+    allowed_origins: ws.allowedOrigins,
+    handshake_timeout: ws.handshakeTimeout === undefined ? undefined : `${ws.handshakeTimeout}ms`,
+  };
+  return `websocket: ${JSON.stringify(block)}`;
+}
 
 /** The reasons /connz gives for the server's closed connections (it needs `monitoring`). */
 export async function closeReasons(server: RunningTarget): Promise<string[]> {
