@@ -8,7 +8,12 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import {
+  connect,
+  type Msg,
+  type NatsConnection,
+  headers as natsHeaders,
+} from '@nats-io/transport-node';
 import {
   type RunningNatsServer,
   startNatsServer,
@@ -199,6 +204,32 @@ describe('snapshot and restore on slipstream-server', () => {
       expect(staged()).toEqual([]);
     });
   }
+
+  it('keeps at most window_size bytes unacknowledged, and goes on as acks come', async () => {
+    await fill(nc, 'WINDOW', 'file');
+    const deliver = '_INBOX.window';
+    const received: Msg[] = [];
+    const sub = nc.subscribe(deliver, { callback: (_error, m) => received.push(m) });
+    await nc.flush();
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    await api(nc, 'STREAM.SNAPSHOT.WINDOW', {
+      deliver_subject: deliver,
+      chunk_size: 1024,
+      window_size: 4096,
+    });
+    await sleep(500);
+    expect(received).toHaveLength(4);
+    received[0]!.respond();
+    await sleep(300);
+    expect(received).toHaveLength(5);
+    // Acking everything from now on lets the rest through, up to the empty end message.
+    for (let acked = 1; received.at(-1)!.data.length > 0; ) {
+      while (acked < received.length) received[acked++]!.respond();
+      await sleep(20);
+    }
+    expect(received.length).toBeGreaterThan(6);
+    sub.unsubscribe();
+  });
 
   it('leaves out the consumers with no_consumers', async () => {
     await fill(nc, 'NOCONS', 'file');
