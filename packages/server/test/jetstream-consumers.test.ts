@@ -152,6 +152,29 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     });
   });
 
+  it('ack policy all acknowledges everything up to the acked message', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'A', subjects: ['a.*'] }, ['a.a', 'a.b', 'a.c', 'a.d', 'a.e']);
+      await consumer(wire, 'A', { durable_name: 'ALL', ack_policy: 'all' });
+      const got = await pull(wire, 'A', 'ALL', { batch: 5, no_wait: true }, 5);
+      await confirmed(wire, got[2]!);
+      const afterThird = await info(wire, 'A', 'ALL');
+      await confirmed(wire, got[1]!);
+      const afterOlder = await info(wire, 'A', 'ALL');
+      // A pull that cannot take the next message (max_bytes) leaves its pending count alone.
+      await wire.request('a.f', 'x'.repeat(200));
+      await wire.request('a.g', 'small');
+      const tooSmall = await pull(wire, 'A', 'ALL', { batch: 1, max_bytes: 50, expires: 5e8 }, 1);
+      const next = await pull(wire, 'A', 'ALL', { batch: 1, no_wait: true }, 1);
+      return { afterThird, afterOlder, tooSmall: tooSmall.map(seen), next: next.map(seen) };
+    });
+    expect(transcript).toMatchObject({
+      afterThird: { ack_floor: { consumer_seq: 3, stream_seq: 3 }, num_ack_pending: 2 },
+      afterOlder: { ack_floor: { consumer_seq: 3, stream_seq: 3 }, num_ack_pending: 2 },
+      next: [{ reply: '$JS.ACK.A.ALL.1.6.6.T.1' }],
+    });
+  });
+
   it('answers pull requests with the statuses and pending headers nats-server sends', async () => {
     const transcript = (await sideBySide(async (wire) => {
       await stream(wire, { name: 'T', subjects: ['t.*'] }, []);

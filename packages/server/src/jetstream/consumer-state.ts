@@ -85,20 +85,19 @@ export class DeliveryState {
   }
 
   /**
-   * An ack of everything up to `seq` (ack policy all); returns the stream sequences it
-   * acknowledged, empty when it was at or below the floor.
+   * An ack of everything up to `seq` (ack policy all); returns the first stream sequence it
+   * acknowledged (the rest up to `seq` with it), or 0 when it was at or below the floor.
    */
-  ackUpTo(seq: number, dseq: number): number[] {
-    if (dseq <= this.ackFloor.consumer || seq <= this.ackFloor.stream) return [];
-    const acked: number[] = [];
-    for (let s = this.ackFloor.stream + 1; s <= seq; s++) acked.push(s);
+  ackUpTo(seq: number, dseq: number): number {
+    if (dseq <= this.ackFloor.consumer || seq <= this.ackFloor.stream) return 0;
+    const from = this.ackFloor.stream + 1;
     for (const pendingSeq of [...this.pending.keys()]) {
       if (pendingSeq > seq) break;
       this.forget(pendingSeq);
     }
     this.ackFloor.consumer = dseq;
     this.ackFloor.stream = seq;
-    return acked;
+    return from;
   }
 
   /** A delivery that needs no ack (ack policy none) moves the floor with it. */

@@ -284,7 +284,11 @@ export class Consumer {
       let target = this.#config.deliver_subject;
       if (waiting) {
         const request = this.#takeRequest(size);
-        if (!request) break;
+        if (!request) {
+          // Not sent after all: it still counts as pending.
+          if (!next.redelivery && this.#pendingCount !== undefined) this.#pendingCount++;
+          break;
+        }
         target = request.reply;
       }
       this.#commit(next);
@@ -721,21 +725,25 @@ export class Consumer {
 
   #ack(seq: number, dseq: number): void {
     const state = this.#state;
-    let acked: number[];
+    let from: number;
     switch (this.#config.ack_policy) {
       case 'explicit':
-        acked = state.ackOne(seq) ? [seq] : [];
+        from = state.ackOne(seq) ? seq : 0;
         break;
       case 'all':
-        acked = state.ackUpTo(seq, dseq);
+        from = state.ackUpTo(seq, dseq);
         break;
       default:
         return;
     }
-    if (acked.length === 0) return;
+    if (from === 0) return;
     this.#lastAcked = BigInt(Date.now()) * BigInt(NANOS_PER_MS);
     this.#saveState();
-    if (this.#stream.config.retention !== 'limits') this.#owner.acked(this, acked);
+    if (this.#stream.config.retention !== 'limits') {
+      const acked: number[] = [];
+      for (let s = from; s <= seq; s++) acked.push(s);
+      this.#owner.acked(this, acked);
+    }
     this.#signal.raise();
   }
 
