@@ -66,6 +66,7 @@ describe(`damaged stream files (seed ${seed})`, () => {
       host: '127.0.0.1',
       port: 0,
       logger,
+      httpPort: 0,
       jetstream: { storeDir: dir },
     });
     return internalClientOf(server);
@@ -147,6 +148,15 @@ describe(`damaged stream files (seed ${seed})`, () => {
         );
         if (detected) expect(refused).toBeGreaterThan(0);
         if (refused > 0) expect(errors.join('\n')).toContain("'$G > BAD'");
+        // Health says so too (the quick JetStream check only asks whether JetStream runs).
+        const health = await fetch(`${server!.httpUrl}/healthz`);
+        const body = (await health.json()) as { status: string; error?: string };
+        if (refused > 0) {
+          expect(health.status).toBe(503);
+          expect(body.error).toContain("JetStream stream '$G > BAD' is damaged");
+        }
+        const quick = await fetch(`${server!.httpUrl}/healthz?js-enabled-only=true`);
+        expect(quick.status).toBe(200);
         expect(existsSync(badFile)).toBe(true);
 
         // Core NATS still flows.

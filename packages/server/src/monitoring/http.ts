@@ -40,8 +40,14 @@ export async function startMonitoring(
     '/jsz': (query) => ({ body: jsz(server, query) }),
     '/healthz': (query) => {
       // The JetStream checks pass on a standalone server whose JetStream is running, and on
-      // one without JetStream, as nats-server answers; the values are still checked.
-      for (const name of ['js-enabled', 'js-enabled-only', 'js-server-only']) query.bool(name);
+      // one without JetStream, as nats-server answers; the values are still checked. The full
+      // check (no option) also looks at the streams: one found damaged makes it unhealthy.
+      query.bool('js-enabled');
+      const quick = query.bool('js-enabled-only') || query.bool('js-server-only');
+      const damage = quick ? undefined : firstDamage(server);
+      if (damage) {
+        return { body: { status: 'unavailable', error: damage }, status: 503, pretty: false };
+      }
       return { body: { status: 'ok' }, pretty: false };
     },
   };
@@ -104,4 +110,15 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 function indexPage(): string {
   const links = INDEX_PATHS.map((p) => `    <a href="./${p}">${p}</a><br/>`).join('\n');
   return `<html lang="en">\n  <head><title>slipstream-server monitoring</title></head>\n  <body>\n${links}\n  </body>\n</html>\n`;
+}
+
+/** The first stream of any account found damaged at start, as a /healthz error. */
+function firstDamage(server: MonitoredServer): string | undefined {
+  for (const account of server.jetstream?.accounts.values() ?? []) {
+    const found = account.damaged[0];
+    if (!found) continue;
+    const what = found.error ?? `${found.seqs!.length} damaged messages`;
+    return `JetStream stream '${account.name} > ${found.stream}' is damaged: ${what}`;
+  }
+  return undefined;
 }
