@@ -1,4 +1,3 @@
-import { confirm } from '@inquirer/prompts';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -11,5 +10,6 @@ export async function confirmed(action: string, force: boolean | undefined): Pro
   if (!process.stdin.isTTY) {
     throw new UsageError(`add --force to ${action} without a terminal to confirm it`);
   }
+  const { confirm } = await import('@inquirer/prompts');
   return confirm({ message: `Really ${action}?`, default: false });
 }

@@ -12,7 +12,7 @@ try {
     // commander has printed the help, the version or the usage mistake already.
     process.exitCode = error.exitCode;
   } else {
-    process.stderr.write(`slip: error: ${describeError(error)}\n`);
+    process.stderr.write(`slip: error: ${await describeError(error)}\n`);
     process.exitCode = 1;
   }
 } finally {

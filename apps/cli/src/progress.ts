@@ -1,4 +1,4 @@
-import { Presets, SingleBar } from 'cli-progress';
+import { createRequire } from 'node:module';
 
 /** What a command needs of a progress bar: one step, the end. */
 export interface Progress {
@@ -14,6 +14,10 @@ const silent: Progress = { increment() {}, stop() {} };
  */
 export function progressBar(label: string, total: number): Progress {
   if (!process.stderr.isTTY) return silent;
+  // Loaded only when a bar is drawn, which a pipe never sees.
+  const { Presets, SingleBar } = createRequire(import.meta.url)(
+    'cli-progress',
+  ) as typeof import('cli-progress');
   const bar = new SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} | {eta_formatted} left`,

@@ -7,7 +7,7 @@ import {
   nkeyAuthenticator,
   type TlsOptions,
 } from '@slipstream/client';
-import { type JetStreamManager, jetstreamManager } from '@slipstream/jetstream';
+import type { JetStreamClient, JetStreamManager } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type ContextSettings, ContextStore, contextSettingNames } from './contexts.js';
 import { parseDuration } from './units.js';
@@ -67,8 +67,17 @@ export class Session {
     return connection;
   }
 
+  // The JetStream modules (their zod schemas above all) load on first use, so that the core
+  // commands start faster.
   async jsm(): Promise<JetStreamManager> {
+    const { jetstreamManager } = await import('@slipstream/jetstream');
     return jetstreamManager(await this.connect(), { timeout: this.timeout });
+  }
+
+  /** A JetStream client on `nc`, by default the command's connection. */
+  async jetstream(nc?: NatsConnection): Promise<JetStreamClient> {
+    const { jetstream } = await import('@slipstream/jetstream');
+    return jetstream(nc ?? (await this.connect()), { timeout: this.timeout });
   }
 
   /** The connection settings: flags, then environment variables (both through commander), then the context. */

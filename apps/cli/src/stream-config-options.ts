@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { confirm, input, select } from '@inquirer/prompts';
 import type { StreamConfig } from '@slipstream/jetstream';
 import { type Command, Option } from 'commander';
 import { collect } from './message-options.js';
@@ -119,6 +118,7 @@ export async function promptStreamConfig(
   name: string | undefined,
   given: Partial<StreamConfig>,
 ): Promise<StreamConfig> {
+  const { confirm, input, select } = await import('@inquirer/prompts');
   const config = { ...given } as StreamConfig;
   config.name = name ?? (await input({ message: 'Stream Name', required: true }));
   config.subjects ??= (await input({ message: 'Subjects', default: config.name }))
@@ -174,6 +174,7 @@ async function askNumber(
   fallback: string,
   parse: (text: string) => number,
 ): Promise<number> {
+  const { input } = await import('@inquirer/prompts');
   const answer = await input({
     message,
     default: fallback,

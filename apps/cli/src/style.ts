@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
 import { createColors } from 'picocolors';
 
 /**
@@ -20,7 +20,9 @@ export function table(
   rows: ReadonlyArray<ReadonlyArray<string | number>>,
   title?: string,
 ): string {
-  // cli-table3 would colour through its own library, which ignores NO_COLOR; ours does it.
+  // Loaded on first use, as most commands print no table. cli-table3 would colour through its
+  // own library, which ignores NO_COLOR; ours does it.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof import('cli-table3');
   const rendered = new Table({
     head: head.map((h) => color.bold(h)),
     style: { head: [], border: [] },

@@ -1,4 +1,4 @@
-import { type JetStreamAccountStats, JetStreamNotEnabled } from '@slipstream/jetstream';
+import type { JetStreamAccountStats } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { section } from '../style.js';
@@ -16,6 +16,7 @@ export function registerAccount(program: Command, act: Act): void {
     act(async (session) => {
       const nc = await session.connect();
       const rtt = await nc.rtt();
+      const { JetStreamNotEnabled } = await import('@slipstream/jetstream');
       let jetstream: JetStreamAccountStats | undefined;
       try {
         jetstream = await (await session.jsm()).getAccountInfo();

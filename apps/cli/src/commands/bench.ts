@@ -1,5 +1,4 @@
 import { type NatsConnection, nuid } from '@slipstream/client';
-import { jetstream } from '@slipstream/jetstream';
 import { type Command, Option } from 'commander';
 import {
   consumeMessages,
@@ -189,8 +188,8 @@ export function registerBench(program: Command, act: Act): void {
         }
         const { payload, connections, shares, bar } = await prepare(session, options, 'Publishing');
         const progress = bar();
-        const runs = connections.map((nc, i) => {
-          const client = jetstream(nc, { timeout: session.timeout });
+        const runs = connections.map(async (nc, i) => {
+          const client = await session.jetstream(nc);
           return timedRounds(
             () => client.publish(subject, payload),
             shares[i] as number,
@@ -225,9 +224,9 @@ export function registerBench(program: Command, act: Act): void {
       try {
         const { connections, shares, bar } = await prepare(session, options, 'Consuming');
         const progress = bar();
-        const runs = connections.map((nc, i) =>
+        const runs = connections.map(async (nc, i) =>
           consumeMessages(
-            jetstream(nc, { timeout: session.timeout }),
+            await session.jetstream(nc),
             options.stream,
             consumer,
             shares[i] as number,

@@ -1,5 +1,4 @@
-import { JetStreamApiCodes, JetStreamApiError, jetstream } from '@slipstream/jetstream';
-import { type KV, type KvEntry, Kvm, type KvStatus } from '@slipstream/jetstream/kv';
+import type { KV, KvEntry, Kvm, KvStatus } from '@slipstream/jetstream/kv';
 import { type Command, Option } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
@@ -17,8 +16,9 @@ import {
 } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
-function kvm(session: Session): Promise<Kvm> {
-  return session.connect().then((nc) => new Kvm(jetstream(nc, { timeout: session.timeout })));
+async function kvm(session: Session): Promise<Kvm> {
+  const { Kvm } = await import('@slipstream/jetstream/kv');
+  return new Kvm(await session.jetstream());
 }
 
 async function openBucket(session: Session, bucket: string): Promise<KV> {
@@ -127,7 +127,8 @@ export function registerKv(program: Command, act: Act): void {
         const data = await bodyOrStdin(value);
         const revision = await (await openBucket(session, bucket))
           .create(key, data)
-          .catch((error: unknown) => {
+          .catch(async (error: unknown) => {
+            const { JetStreamApiCodes, JetStreamApiError } = await import('@slipstream/jetstream');
             // The server's words for it are "wrong last sequence": say what that means here.
             if (
               error instanceof JetStreamApiError &&

@@ -3,11 +3,10 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { jetstream } from '@slipstream/jetstream';
-import {
-  type ObjectInfo,
-  type ObjectStore,
-  type ObjectStoreStatus,
+import type {
+  ObjectInfo,
+  ObjectStore,
+  ObjectStoreStatus,
   Objm,
 } from '@slipstream/jetstream/objectstore';
 import { type Command, Option } from 'commander';
@@ -27,8 +26,9 @@ import {
 } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
-function objm(session: Session): Promise<Objm> {
-  return session.connect().then((nc) => new Objm(jetstream(nc, { timeout: session.timeout })));
+async function objm(session: Session): Promise<Objm> {
+  const { Objm } = await import('@slipstream/jetstream/objectstore');
+  return new Objm(await session.jetstream());
 }
 
 async function openStore(session: Session, bucket: string): Promise<ObjectStore> {
@@ -291,7 +291,10 @@ function formatObjectInfo(info: ObjectInfo): string {
 
 function printStatus(session: Session, status: ObjectStoreStatus): void {
   const { streamInfo, ...rest } = status;
-  if (session.json) return session.printJson(rest);
+  if (session.json) {
+    session.printJson(rest);
+    return;
+  }
   session.out(
     section(`Information for Object Store Bucket ${status.bucket} created ${streamInfo.created}`, [
       ['Description', status.description],

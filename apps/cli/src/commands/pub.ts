@@ -1,4 +1,3 @@
-import { jetstream } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { sleep } from '../interrupt.js';
@@ -36,7 +35,7 @@ export function registerPub(program: Command, act: Act): void {
       const render = compileTemplate(await bodyOrStdin(body));
       const headers = parseHeaders(options.header);
       const nc = await session.connect();
-      const js = options.jetstream ? jetstream(nc, { timeout: session.timeout }) : undefined;
+      const js = options.jetstream ? await session.jetstream() : undefined;
       const bar = count > 1 && !session.json ? progressBar('Publishing', count) : undefined;
       let bytes = 0;
       let sent = 0;

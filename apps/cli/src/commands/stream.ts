@@ -1,4 +1,3 @@
-import { confirm } from '@inquirer/prompts';
 import type { StreamConfig } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
@@ -237,6 +236,7 @@ export function registerStream(program: Command, act: Act): void {
           });
           if (!msg) break;
           if (shown > 0 && shown % page === 0 && process.stdin.isTTY && process.stdout.isTTY) {
+            const { confirm } = await import('@inquirer/prompts');
             if (!(await confirm({ message: 'Next Page?', default: true }))) break;
           }
           const heading = `[${msg.seq}] Subject: ${msg.subject} Received: ${msg.timestamp}`;
