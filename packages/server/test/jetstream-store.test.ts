@@ -39,7 +39,7 @@ describe.each(storeKinds)('$kind store', (kind: StoreKind) => {
     dir.remove();
   });
 
-  it('keeps its own copy of what it stores, not a view of the caller\'s buffer', () => {
+  it("keeps its own copy of what it stores, not a view of the caller's buffer", () => {
     open();
     // A parsed message is a view into the socket's chunk.
     const chunk = Buffer.alloc(64 * 1024, 'x');
