@@ -6,7 +6,7 @@
  * cleanly and leave nothing behind. Beside nats-server 2.9.10: the control flow (answers,
  * errors, subjects, the end of a snapshot), not the archive, whose format is our own.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   connect,
@@ -313,6 +313,33 @@ describe('snapshot and restore on slipstream-server', () => {
       expect((await api(nc, 'STREAM.INFO.OTHER')).error?.err_code).toBe(10059);
       expect(staged()).toEqual([]);
     });
+  });
+});
+
+describe('a restored stream after a restart', () => {
+  it('is served as it was restored, and what a crash left in staging is cleared', async () => {
+    let server = await startSlipstreamServer({ jetstream: true });
+    let nc = await connect({ servers: server.url });
+    try {
+      await fill(nc, 'KEPT', 'file');
+      const snap = await snapshot(nc, 'KEPT');
+      await api(nc, 'STREAM.DELETE.KEPT');
+      await restore(nc, 'KEPT', snap.response, snap.chunks);
+      const restored = await contents(nc, 'KEPT');
+      await nc.close();
+      await server.kill();
+      // As a restore cut short by a crash would leave it.
+      const leftover = join(server.dir, 'js', 'jetstream', '%24G', 'staging', 'crashed');
+      mkdirSync(leftover, { recursive: true });
+      writeFileSync(join(leftover, 'messages.db'), 'half a database');
+      server = await server.restart();
+      nc = await connect({ servers: server.url });
+      expect(await contents(nc, 'KEPT')).toEqual(restored);
+      expect(existsSync(leftover)).toBe(false);
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
   });
 });
 
