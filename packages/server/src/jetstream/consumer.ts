@@ -16,19 +16,12 @@ import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
 import { withHeaders } from './header-block.js';
+import { PullRequests } from './pull-requests.js';
 import { RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
 import type { StoredMessage } from './store/message-store.js';
 import type { Stream, StreamHost } from './stream.js';
-import {
-  parsePullBody,
-  pendingHeaders,
-  pullLimitsExceeded,
-  type StatusReply,
-  type WaitingRequest,
-  WaitQueue,
-} from './wait-queue.js';
 import { wireTime } from './wire-time.js';
 
 /** What a consumer needs from the stream's set of consumers. */
@@ -64,7 +57,7 @@ export class Consumer {
   readonly #redelivery = new RedeliveryTimer((seqs) => this.#due(seqs));
   readonly #subscriptions: Subscription[] = [];
   readonly #ackPrefix: string;
-  readonly #waiting: WaitQueue | undefined;
+  readonly #pull: PullRequests | undefined;
   #flow: FlowControl | undefined;
   #closed = false;
   /** last_per_subject: the sequences still to deliver first, and where to go on after. */
@@ -77,7 +70,6 @@ export class Consumer {
   /** Replay original: the stored time of the previous delivery and the wait for the next. */
   #replayFrom = 0n;
   #replayTimer: NodeJS.Timeout | undefined;
-  #requestTimer: NodeJS.Timeout | undefined;
   #inactiveTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
   #interestTimer: NodeJS.Timeout | undefined;
@@ -100,7 +92,15 @@ export class Consumer {
     this.#owner = owner;
     this.#config = config;
     this.#ackPrefix = `$JS.ACK.${stream.name}.${name}.`;
-    this.#waiting = isPull(config) ? new WaitQueue(config.max_waiting!) : undefined;
+    this.#pull = isPull(config)
+      ? new PullRequests({
+          client: host.client,
+          config: () => this.#config,
+          available: () => this.#numPending() + this.#state.redeliverQueue.size,
+          heartbeat: () => this.#heartbeat(),
+          wake: () => this.#signal.raise(),
+        })
+      : undefined;
     if (savedState) {
       this.#state = DeliveryState.decode(savedState, (_, time, deliveries) =>
         this.#dueAfter(time, deliveries),
@@ -131,7 +131,7 @@ export class Consumer {
     this.#subscriptions.push(
       client.subscribe(`${this.#ackPrefix}*.*.*.*.*`, (m) => this.#onAck(m)),
     );
-    if (this.#waiting) {
+    if (this.#pull) {
       this.#subscriptions.push(
         client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) =>
           this.#pullRequest(m.reply, m.payload),
@@ -199,18 +199,13 @@ export class Consumer {
     this.#redelivery.clear();
     for (const timer of [
       this.#replayTimer,
-      this.#requestTimer,
       this.#inactiveTimer,
       this.#heartbeatTimer,
       this.#interestTimer,
     ]) {
       clearTimeout(timer);
     }
-    if (deleted && this.#waiting) {
-      for (const request of this.#waiting.drain()) {
-        this.#status(request.reply, { code: 409, description: 'Consumer Deleted' });
-      }
-    }
+    this.#pull?.stop(deleted);
   }
 
   get ackFloor(): number {
@@ -230,7 +225,7 @@ export class Consumer {
       stream_seq: state.ackFloor.stream,
     };
     if (this.#lastAcked > 0n) ackFloor.last_active = wireTime(this.#lastAcked);
-    if (this.#waiting) this.#expireRequests(false);
+    this.#pull?.expire(false);
     const info: ConsumerInfo = {
       stream_name: this.#stream.name,
       name: this.name,
@@ -240,10 +235,10 @@ export class Consumer {
       ack_floor: ackFloor,
       num_ack_pending: state.pending.size,
       num_redelivered: state.redelivered.size,
-      num_waiting: this.#waiting?.length ?? 0,
+      num_waiting: this.#pull?.queue.length ?? 0,
       num_pending: this.#numPending(),
     };
-    if (!this.#waiting && this.#hasInterest()) info.push_bound = true;
+    if (!this.#pull && this.#hasInterest()) info.push_bound = true;
     return info;
   }
 
@@ -256,7 +251,8 @@ export class Consumer {
 
   #deliverPass(): void {
     if (this.#closed || this.#replayTimer) return;
-    const waiting = this.#waiting;
+    const pull = this.#pull;
+    const waiting = pull?.queue;
     if (waiting && waiting.length === 0) return;
     let sent = 0;
     let stalled = false;
@@ -283,7 +279,7 @@ export class Consumer {
       const size = message.subject.length + reply.length + (headers?.length ?? 0) + payload.length;
       let target = this.#config.deliver_subject;
       if (waiting) {
-        const request = this.#takeRequest(size);
+        const request = pull!.take(size);
         if (!request) {
           // Not sent after all: it still counts as pending.
           if (!next.redelivery && this.#pendingCount !== undefined) this.#pendingCount++;
@@ -303,7 +299,7 @@ export class Consumer {
         return;
       }
     }
-    if (waiting) this.#expireRequests(!stalled);
+    pull?.expire(!stalled);
   }
 
   /** The next message to send: a due redelivery first, then the next new one. */
@@ -381,7 +377,7 @@ export class Consumer {
     }
     this.#lastDelivered = BigInt(now) * BigInt(NANOS_PER_MS);
     this.#replayFrom = message.time;
-    if (this.#waiting) this.#waiting.lastActive = now;
+    if (this.#pull) this.#pull.queue.lastActive = now;
     this.#saveState();
     if (this.#flow) {
       const request = this.#flow.delivered(size);
@@ -491,7 +487,7 @@ export class Consumer {
 
   #armHeartbeat(): void {
     const every = (this.#config.idle_heartbeat ?? 0) / NANOS_PER_MS;
-    if (this.#waiting || every <= 0 || this.#closed) return;
+    if (this.#pull || every <= 0 || this.#closed) return;
     clearTimeout(this.#heartbeatTimer);
     this.#heartbeatTimer = setTimeout(() => {
       if (this.#hasInterest()) {
@@ -520,7 +516,8 @@ export class Consumer {
     this.#inactiveTimer = undefined;
     const threshold = (this.#config.inactive_threshold ?? 0) / NANOS_PER_MS;
     if (threshold <= 0 || this.#closed) return;
-    if (!this.#waiting) {
+    const pull = this.#pull;
+    if (!pull) {
       // Push: a consumer still listened to looks again after the threshold; one nobody
       // listens to is removed if that is still so when the threshold has passed.
       const listened = this.#hasInterest();
@@ -538,10 +535,10 @@ export class Consumer {
     const deadline = threshold + 100 + Math.random() * JITTER_MS;
     const check = (wait: number) => {
       this.#inactiveTimer = setTimeout(() => {
-        const idle = Date.now() - this.#waiting!.lastActive;
+        const idle = Date.now() - pull.queue.lastActive;
         if (idle <= threshold) return check(deadline - idle);
-        this.#expireRequests(true);
-        if (this.#waiting!.length > 0) return check(deadline);
+        pull.expire(true);
+        if (pull.queue.length > 0) return check(deadline);
         this.#owner.expired(this);
       }, wait);
       this.#inactiveTimer.unref?.();
@@ -549,145 +546,14 @@ export class Consumer {
     check(deadline);
   }
 
-  // --- pull requests ------------------------------------------------------------------------
-
   #pullRequest(reply: string | undefined, body: Uint8Array): void {
     if (!reply || this.#closed) return;
-    const refused = this.#queueRequest(reply, body);
-    if (refused) this.#status(reply, refused);
-  }
-
-  /** Queues a pull request and wakes the consumer, or says why the request is refused. */
-  #queueRequest(reply: string, body: Uint8Array): StatusReply | undefined {
-    const waiting = this.#waiting;
-    if (!waiting) return { code: 409, description: 'Consumer is push based' };
-    const now = Date.now();
-    const parsed = parsePullBody(Buffer.from(body).toString(), now);
-    if (!parsed.ok) return parsed.status;
-    const limited = pullLimitsExceeded(this.#config, parsed, now);
-    if (limited) return limited;
-    if (waiting.full) this.#expireRequests(false);
-    if (parsed.noWait) {
-      const available = this.#numPending() + this.#state.redeliverQueue.size;
-      if (available === 0 && parsed.expires === 0) {
-        waiting.lastActive = now;
-        return { code: 404, description: 'No Messages' };
-      }
-      if (available > 0) {
-        this.#expireRequests(false);
-        let wanted = 0;
-        for (const request of waiting) wanted += request.batch;
-        if (available < wanted) {
-          waiting.lastActive = now;
-          return { code: 408, description: 'Requests Pending' };
-        }
-      }
+    if (this.#pull) this.#pull.request(reply, body);
+    else {
+      this.#host.client.publish(reply, EMPTY, {
+        headers: statusHeaders(409, 'Consumer is push based'),
+      });
     }
-    const request: WaitingRequest = {
-      reply,
-      batch: Math.max(parsed.batch, 1),
-      delivered: 0,
-      maxBytes: parsed.maxBytes,
-      expires: parsed.expires,
-      noWait: parsed.noWait,
-      heartbeat: parsed.heartbeat,
-      nextHeartbeat: parsed.heartbeat > 0 ? now + parsed.heartbeat : 0,
-    };
-    if (!waiting.add(request)) return { code: 409, description: 'Exceeded MaxWaiting' };
-    this.#armRequestTimer();
-    this.#signal.raise();
-    return undefined;
-  }
-
-  /**
-   * The request the next message of `size` bytes goes to: the head of the queue, unless its
-   * byte budget is too small (409, and it is dropped) or it expired or lost its listener.
-   */
-  #takeRequest(size: number): WaitingRequest | undefined {
-    const waiting = this.#waiting!;
-    const now = Date.now();
-    for (let request = waiting.peek(); request; request = waiting.peek()) {
-      if (request.maxBytes > 0) {
-        if (size <= request.maxBytes) {
-          request.maxBytes -= size;
-          if (request.maxBytes === 0) request.batch = 1;
-        } else {
-          waiting.dropHead();
-          this.#status(request.reply, {
-            code: 409,
-            description: 'Message Size Exceeds MaxBytes',
-            headers: pendingHeaders(request),
-          });
-          continue;
-        }
-      }
-      if (
-        (request.expires === 0 || now < request.expires) &&
-        this.#host.client.hasInterest(request.reply)
-      ) {
-        waiting.served();
-        if (request.batch > 0 && request.heartbeat > 0)
-          request.nextHeartbeat = now + request.heartbeat;
-        return request;
-      }
-      waiting.dropHead();
-    }
-    return undefined;
-  }
-
-  /**
-   * Ends expired requests with 408 (and, at the end of what could be sent, no_wait ones that
-   * got something), drops those nobody listens to, sends due heartbeats, and sets the timer
-   * for the next of these.
-   */
-  #expireRequests(endOfMessages: boolean): void {
-    const waiting = this.#waiting!;
-    const now = Date.now();
-    waiting.retain((request) => {
-      if (
-        (endOfMessages && request.noWait && request.delivered > 0) ||
-        (request.expires > 0 && now >= request.expires)
-      ) {
-        this.#status(request.reply, {
-          code: 408,
-          description: 'Request Timeout',
-          headers: pendingHeaders(request),
-        });
-        return false;
-      }
-      if (!this.#host.client.hasInterest(request.reply)) return false;
-      if (request.heartbeat > 0 && now >= request.nextHeartbeat) {
-        this.#host.client.publish(request.reply, EMPTY, { headers: this.#heartbeat() });
-        request.nextHeartbeat = now + request.heartbeat;
-      }
-      return true;
-    });
-    this.#armRequestTimer();
-  }
-
-  #armRequestTimer(): void {
-    clearTimeout(this.#requestTimer);
-    this.#requestTimer = undefined;
-    let next = Number.POSITIVE_INFINITY;
-    for (const request of this.#waiting!) {
-      if (request.expires > 0) next = Math.min(next, request.expires);
-      if (request.heartbeat > 0) next = Math.min(next, request.nextHeartbeat);
-    }
-    if (next === Number.POSITIVE_INFINITY || this.#closed) return;
-    this.#requestTimer = setTimeout(
-      () => {
-        this.#requestTimer = undefined;
-        this.#expireRequests(true);
-      },
-      Math.max(1, next - Date.now()),
-    );
-    this.#requestTimer.unref?.();
-  }
-
-  #status(reply: string, status: StatusReply): void {
-    this.#host.client.publish(reply, EMPTY, {
-      headers: statusHeaders(status.code, status.description, status.headers),
-    });
   }
 
   // --- acks ---------------------------------------------------------------------------------

@@ -1,0 +1,191 @@
+/**
+ * A pull consumer's side of MSG.NEXT: taking a request in (or refusing it with its status),
+ * choosing which waiting request the next message goes to, and ending requests that expired
+ * (408), lost their listener, or, being no_wait, got what there was; idle heartbeats to the
+ * waiting, all on one timer for the earliest deadline.
+ */
+import type { ConsumerConfig } from '@slipstream/jsapi';
+import type { InternalClient } from '../internal-client.js';
+import { statusHeaders } from './status-message.js';
+import {
+  parsePullBody,
+  pendingHeaders,
+  pullLimitsExceeded,
+  type StatusReply,
+  type WaitingRequest,
+  WaitQueue,
+} from './wait-queue.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** What the requests need from their consumer. */
+export interface PullConsumer {
+  readonly client: InternalClient;
+  /** The current config (an update may change the request limits). */
+  config(): ConsumerConfig;
+  /** Messages a request could get now (pending plus due redeliveries). */
+  available(): number;
+  /** An idle heartbeat with the consumer's last sequences. */
+  heartbeat(): Buffer;
+  /** Wakes the consumer's deliver pass. */
+  wake(): void;
+}
+
+export class PullRequests {
+  readonly queue: WaitQueue;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(private readonly consumer: PullConsumer) {
+    this.queue = new WaitQueue(consumer.config().max_waiting!);
+  }
+
+  /** A MSG.NEXT (or +NXT) request: queued, or answered at once with why not. */
+  request(reply: string, body: Uint8Array): void {
+    const refused = this.#queue(reply, body);
+    if (refused) this.#status(reply, refused);
+  }
+
+  #queue(reply: string, body: Uint8Array): StatusReply | undefined {
+    const waiting = this.queue;
+    const now = Date.now();
+    const parsed = parsePullBody(Buffer.from(body).toString(), now);
+    if (!parsed.ok) return parsed.status;
+    const limited = pullLimitsExceeded(this.consumer.config(), parsed, now);
+    if (limited) return limited;
+    if (waiting.full) this.expire(false);
+    if (parsed.noWait) {
+      const available = this.consumer.available();
+      if (available === 0 && parsed.expires === 0) {
+        waiting.lastActive = now;
+        return { code: 404, description: 'No Messages' };
+      }
+      if (available > 0) {
+        this.expire(false);
+        let wanted = 0;
+        for (const request of waiting) wanted += request.batch;
+        if (available < wanted) {
+          waiting.lastActive = now;
+          return { code: 408, description: 'Requests Pending' };
+        }
+      }
+    }
+    const request: WaitingRequest = {
+      reply,
+      batch: Math.max(parsed.batch, 1),
+      delivered: 0,
+      maxBytes: parsed.maxBytes,
+      expires: parsed.expires,
+      noWait: parsed.noWait,
+      heartbeat: parsed.heartbeat,
+      nextHeartbeat: parsed.heartbeat > 0 ? now + parsed.heartbeat : 0,
+    };
+    if (!waiting.add(request)) return { code: 409, description: 'Exceeded MaxWaiting' };
+    this.#arm();
+    this.consumer.wake();
+    return undefined;
+  }
+
+  /**
+   * The request the next message of `size` bytes goes to: the head of the queue, unless its
+   * byte budget is too small (409, and it is dropped) or it expired or lost its listener.
+   */
+  take(size: number): WaitingRequest | undefined {
+    const waiting = this.queue;
+    const now = Date.now();
+    for (let request = waiting.peek(); request; request = waiting.peek()) {
+      if (request.maxBytes > 0) {
+        if (size <= request.maxBytes) {
+          request.maxBytes -= size;
+          if (request.maxBytes === 0) request.batch = 1;
+        } else {
+          waiting.dropHead();
+          this.#status(request.reply, {
+            code: 409,
+            description: 'Message Size Exceeds MaxBytes',
+            headers: pendingHeaders(request),
+          });
+          continue;
+        }
+      }
+      if ((request.expires === 0 || now < request.expires) && this.#listened(request)) {
+        waiting.served();
+        if (request.batch > 0 && request.heartbeat > 0) {
+          request.nextHeartbeat = now + request.heartbeat;
+        }
+        return request;
+      }
+      waiting.dropHead();
+    }
+    return undefined;
+  }
+
+  /**
+   * Ends expired requests with 408 (and, at the end of what could be sent, no_wait ones that
+   * got something), drops those nobody listens to, sends due heartbeats, and sets the timer
+   * for the next of these.
+   */
+  expire(endOfMessages: boolean): void {
+    const now = Date.now();
+    this.queue.retain((request) => {
+      if (
+        (endOfMessages && request.noWait && request.delivered > 0) ||
+        (request.expires > 0 && now >= request.expires)
+      ) {
+        this.#status(request.reply, {
+          code: 408,
+          description: 'Request Timeout',
+          headers: pendingHeaders(request),
+        });
+        return false;
+      }
+      if (!this.#listened(request)) return false;
+      if (request.heartbeat > 0 && now >= request.nextHeartbeat) {
+        this.consumer.client.publish(request.reply, EMPTY, { headers: this.consumer.heartbeat() });
+        request.nextHeartbeat = now + request.heartbeat;
+      }
+      return true;
+    });
+    this.#arm();
+  }
+
+  /** The consumer is gone: with `deleted`, the waiting learn it (409 Consumer Deleted). */
+  stop(deleted: boolean): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    const waiting = this.queue.drain();
+    if (!deleted) return;
+    for (const request of waiting) {
+      this.#status(request.reply, { code: 409, description: 'Consumer Deleted' });
+    }
+  }
+
+  #listened(request: WaitingRequest): boolean {
+    return this.consumer.client.hasInterest(request.reply);
+  }
+
+  #arm(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    let next = Number.POSITIVE_INFINITY;
+    for (const request of this.queue) {
+      if (request.expires > 0) next = Math.min(next, request.expires);
+      if (request.heartbeat > 0) next = Math.min(next, request.nextHeartbeat);
+    }
+    if (next === Number.POSITIVE_INFINITY || this.#stopped) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.expire(true);
+      },
+      Math.max(1, next - Date.now()),
+    );
+    this.#timer.unref?.();
+  }
+
+  #status(reply: string, status: StatusReply): void {
+    this.consumer.client.publish(reply, EMPTY, {
+      headers: statusHeaders(status.code, status.description, status.headers),
+    });
+  }
+}
