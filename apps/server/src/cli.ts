@@ -60,8 +60,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const given = mergeSettings(fromFile, command.settings);
   // Read now, so that -t checks the files too (as nats-server does) and a bad one stops the start.
   let tls: TlsOptions | undefined;
+  let websocketTls: TlsOptions | undefined;
   try {
     tls = readTlsFiles(given.tls);
+    websocketTls = readTlsFiles(given.websocket?.tls);
   } catch (error) {
     if (!(error instanceof TlsSetupError)) throw error;
     stderr.error(error.message);
@@ -88,7 +90,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stopOnSignal = trapStopSignals(log);
   let server: NatsServer;
   try {
-    server = await startServer(toServerOptions(settings, log, tls));
+    server = await startServer(toServerOptions(settings, log, tls, websocketTls));
   } catch (error) {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
@@ -121,7 +123,9 @@ export function toServerOptions(
   settings: Settings,
   log: Logger,
   tls: TlsOptions | undefined,
+  websocketTls?: TlsOptions,
 ): ServerOptions {
+  const ws = settings.websocket;
   return {
     host: settings.host,
     port: settings.port,
@@ -142,6 +146,8 @@ export function toServerOptions(
     authorization: settings.authorization,
     noAuthUser: settings.noAuthUser,
     allowNonTls: settings.allowNonTls,
+    // As in nats-server, a websocket block without a port opens no listener.
+    websocket: ws?.port ? { ...ws, port: ws.port, tls: websocketTls } : undefined,
     tls,
     debug: settings.debug,
     trace: settings.trace,

@@ -84,6 +84,20 @@ const tlsBlock = z.looseObject({
   timeout: duration.optional(),
 });
 
+const websocketBlock = z.looseObject({
+  host: z.string().optional(),
+  port: port.optional(),
+  listen: hostPort.optional(),
+  no_tls: z.boolean().optional(),
+  tls: tlsBlock.optional(),
+  compression: z.boolean().optional(),
+  same_origin: z.boolean().optional(),
+  allowed_origins: z
+    .union([z.string().transform((origin) => [origin]), z.array(z.string())])
+    .optional(),
+  handshake_timeout: duration.optional(),
+});
+
 /** The keys this server honours; each is optional, unknown keys are handled before this runs. */
 const configSchema = z.object({
   port: port.optional(),
@@ -111,6 +125,7 @@ const configSchema = z.object({
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
   allow_non_tls: z.boolean().optional(),
+  websocket: websocketBlock.optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
   /** Accepted for compatibility; timestamps are always on. */
@@ -125,6 +140,7 @@ const supportedKeys = new Set(Object.keys(configSchema.shape));
 // The blocks' schemas keep unknown keys (to point at them below), so their shapes list what is honoured.
 const supportedAuthorizationKeys = new Set(Object.keys(authorizationBlock.shape));
 const supportedTlsKeys = new Set(Object.keys(tlsBlock.shape));
+const supportedWebsocketKeys = new Set(Object.keys(websocketBlock.shape));
 
 /** Reads, parses and validates a config file; every problem names its file, line and key. */
 export function loadConfigFile(
@@ -164,13 +180,18 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedAuthorizationKeys,
     'user/password, token, users, default_permissions and timeout',
   );
+  const tlsKeys = 'cert_file, key_file, ca_file, verify and timeout';
+  refuseUnsupported(parsed, 'tls', config.tls, supportedTlsKeys, tlsKeys);
+  // The websocket block's own authorization (no_auth_user, users, jwt_cookie …) is not
+  // implemented: refused, not ignored, for a browser would otherwise get in without it.
   refuseUnsupported(
     parsed,
-    'tls',
-    config.tls,
-    supportedTlsKeys,
-    'cert_file, key_file, ca_file, verify and timeout',
+    'websocket',
+    config.websocket,
+    supportedWebsocketKeys,
+    'host, port, listen, no_tls, tls, compression, same_origin, allowed_origins and handshake_timeout',
   );
+  refuseUnsupported(parsed, 'websocket.tls', config.websocket?.tls, supportedTlsKeys, tlsKeys);
   return { settings: toSettings(config), warnings };
 }
 
@@ -224,6 +245,19 @@ function toSettings(c: ConfigShape): Settings {
   }
   settings.noAuthUser = c.no_auth_user;
   settings.allowNonTls = c.allow_non_tls;
+  if (c.websocket) {
+    const ws = c.websocket;
+    settings.websocket = dropUndefined({
+      host: ws.listen?.host ?? ws.host,
+      port: ws.listen?.port ?? ws.port,
+      noTls: ws.no_tls,
+      tls: ws.tls && tlsSettings(ws.tls),
+      compression: ws.compression,
+      sameOrigin: ws.same_origin,
+      allowedOrigins: ws.allowed_origins,
+      handshakeTimeout: ws.handshake_timeout,
+    });
+  }
   if (c.jetstream) {
     const js = c.jetstream as z.output<typeof jetstreamBlock>;
     settings.jetstream = dropUndefined({
@@ -235,17 +269,19 @@ function toSettings(c: ConfigShape): Settings {
       syncInterval: js.sync_interval,
     });
   }
-  if (c.tls) {
-    settings.tls = dropUndefined({
-      enabled: true,
-      cert: c.tls.cert_file,
-      key: c.tls.key_file,
-      ca: c.tls.ca_file,
-      verify: c.tls.verify,
-      timeout: c.tls.timeout,
-    });
-  }
+  if (c.tls) settings.tls = tlsSettings(c.tls);
   return dropUndefined(settings);
+}
+
+function tlsSettings(tls: z.output<typeof tlsBlock>): NonNullable<Settings['tls']> {
+  return dropUndefined({
+    enabled: true,
+    cert: tls.cert_file,
+    key: tls.key_file,
+    ca: tls.ca_file,
+    verify: tls.verify,
+    timeout: tls.timeout,
+  });
 }
 
 function positionOf(

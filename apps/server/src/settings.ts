@@ -42,6 +42,17 @@ export interface Settings
     /** 'always' or milliseconds. */
     syncInterval?: 'always' | number;
   };
+  /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
+  websocket?: {
+    host?: string;
+    port?: number;
+    noTls?: boolean;
+    tls?: Settings['tls'];
+    compression?: boolean;
+    sameOrigin?: boolean;
+    allowedOrigins?: string[];
+    handshakeTimeout?: number;
+  };
   /** File names, read when the server starts; `timeout` in milliseconds. */
   tls?: {
     enabled?: boolean;

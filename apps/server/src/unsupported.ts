@@ -17,7 +17,6 @@ export const refusedKeys: Readonly<Record<string, string>> = {
   resolver_preload: operatorAuth,
   trusted: operatorAuth,
   trusted_keys: operatorAuth,
-  websocket: 'WebSocket listeners are not supported yet: no WebSocket listener would open',
   mqtt: 'MQTT is not supported: no MQTT listener would open',
   https_port: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
   https: 'HTTPS monitoring is not supported yet: no monitoring listener would open',

@@ -94,7 +94,6 @@ describe('config file validation', () => {
     ['resolver_preload', 'resolver_preload { ACCOUNTID: "jwt" }'],
     ['trusted', 'trusted: "OPERATORKEY"'],
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
-    ['websocket', 'websocket {\n  port: 8080\n  no_tls: true\n}'],
     ['mqtt', 'mqtt { port: 1883 }'],
     ['https_port', 'https_port: 8443'],
     ['https', 'https: "127.0.0.1:8443"'],
@@ -179,6 +178,40 @@ describe('config file validation', () => {
     const refusal = errorOf(text).message;
     expect(refusal.slice(0, message.length)).toBe(message);
     expect(refusal).toContain('; refusing to start');
+  });
+
+  it('maps the websocket block, its tls block too', () => {
+    const text = `websocket {
+      listen: "127.0.0.1:8080"
+      tls { cert_file: c.pem, key_file: k.pem, timeout: "1s" }
+      compression: true
+      same_origin: true
+      allowed_origins: "https://app.example"
+      handshake_timeout: "3s"
+    }`;
+    expect(load(text).settings).toEqual({
+      websocket: {
+        host: '127.0.0.1',
+        port: 8080,
+        tls: { enabled: true, cert: 'c.pem', key: 'k.pem', timeout: 1000 },
+        compression: true,
+        sameOrigin: true,
+        allowedOrigins: ['https://app.example'],
+        handshakeTimeout: 3000,
+      },
+    });
+  });
+
+  it.each([
+    ['no_auth_user: guest', 'websocket.no_auth_user'],
+    ['jwt_cookie: jwt', 'websocket.jwt_cookie'],
+    ['authorization { token: t }', 'websocket.authorization'],
+    ['tls { cert_file: c, pinned_certs: [x] }', 'websocket.tls.pinned_certs'],
+  ])('refuses websocket { %s } rather than run a weaker listener', (line, key) => {
+    const refusal = errorOf(`websocket {\n  port: 8080\n  ${line}\n}`).message;
+    expect(refusal).toMatch(
+      new RegExp(`^server\\.conf:3: ${key.replaceAll('.', '\\.')}: not supported yet`),
+    );
   });
 
   it('maps allow_non_tls', () => {

@@ -205,7 +205,7 @@ describe('slipstream-server process', () => {
       'accounts',
       'accounts {\n  A: { users: [{user: a, password: a}] }\n  B: { users: [{user: b, password: b}] }\n}',
     ],
-    ['websocket', 'websocket {\n  port: 8080\n  no_tls: true\n}'],
+    ['mqtt', 'mqtt {\n  port: 1883\n}'],
   ])('refuses to start, also under -t, with a %s block it would ignore', async (key, block) => {
     const config = join(dir, `${key}.conf`);
     await writeFile(config, `port: -1\n${block}\n`);
