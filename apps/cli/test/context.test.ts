@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
+import { makeTestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slipHome, startOurServer } from './slip.js';
 
@@ -112,6 +113,52 @@ describe('connection settings: flags, environment, saved contexts', () => {
       expect(info.stdout).not.toContain('s3cret');
     } finally {
       await secured.stop();
+    }
+  });
+
+  it('--tlsca, --tlscert and --tlskey make a mutual TLS connection, and a context keeps them', async () => {
+    const certs = await makeTestCertificates();
+    const secured = await startOurServer(
+      `tls { cert_file: "${certs.certFile}", key_file: "${certs.keyFile}", ca_file: "${certs.caFile}", verify: true }`,
+    );
+    try {
+      const tls = [
+        '--tlsca',
+        certs.caFile,
+        '--tlscert',
+        certs.clientCertFile,
+        '--tlskey',
+        certs.clientKeyFile,
+      ];
+      const info = JSON.parse(
+        (await home.run(['-s', secured.url, ...tls, '--json', 'server', 'info'])).stdout,
+      );
+      expect(info).toMatchObject({ tls_required: true, tls_verify: true });
+      const withoutClientCert = await home.run([
+        '-s',
+        secured.url,
+        '--tlsca',
+        certs.caFile,
+        'rtt',
+        '1',
+      ]);
+      expect(withoutClientCert).toMatchObject({ code: 1, stdout: '' });
+      expect(withoutClientCert.stderr).toMatch(/^slip: error: [^\n]+\n$/);
+      const untrusted = await home.run([
+        '-s',
+        secured.url,
+        '--tlsca',
+        certs.otherCaFile,
+        ...tls.slice(2),
+        'rtt',
+        '1',
+      ]);
+      expect(untrusted.stderr).toMatch(/^slip: error: [^\n]*certificate[^\n]*\n$/);
+      await home.run(['context', 'add', 'tls', '-s', secured.url, ...tls]);
+      expect((await home.run(['--context', 'tls', 'rtt', '1'])).code).toBe(0);
+    } finally {
+      await secured.stop();
+      await certs.remove();
     }
   });
 });
