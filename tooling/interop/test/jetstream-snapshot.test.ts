@@ -209,7 +209,11 @@ describe('snapshot and restore on slipstream-server', () => {
     await fill(nc, 'WINDOW', 'file');
     const deliver = '_INBOX.window';
     const received: Msg[] = [];
-    const sub = nc.subscribe(deliver, { callback: (_error, m) => received.push(m) });
+    const sub = nc.subscribe(deliver, {
+      callback: (_error, m) => {
+        received.push(m);
+      },
+    });
     await nc.flush();
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await api(nc, 'STREAM.SNAPSHOT.WINDOW', {
