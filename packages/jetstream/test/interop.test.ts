@@ -6,11 +6,11 @@ import { connect as officialConnect, headers as officialHeaders } from '@nats-io
 import { headers, type NatsConnection } from '@slipstream/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPolicy, jetstream, jetstreamManager, StorageType } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
 
-describe.each(jetStreamServers)('interop with @nats-io/jetstream against $name', (kind) => {
+describe.each(streamServers)('interop with @nats-io/jetstream against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let official: OfficialConnection;

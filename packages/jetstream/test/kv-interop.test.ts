@@ -5,11 +5,11 @@ import type { NatsConnection } from '@slipstream/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kvm } from '../src/kv/mod.js';
 import { jetstream } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
 
-describe.each(jetStreamServers)('KV interop with @nats-io/kv against $name', (kind) => {
+describe.each(streamServers)('KV interop with @nats-io/kv against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let official: OfficialConnection;

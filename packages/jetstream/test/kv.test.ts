@@ -10,7 +10,7 @@ import {
   StorageType,
   StreamNotFoundError,
 } from '../src/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 /** Reads `count` entries of a watch, then stops it. */
 async function take(watcher: KvWatcher<KvWatchEntry>, count: number) {
@@ -28,7 +28,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-describe.each(jetStreamServers)('KV against $name', (kind) => {
+describe.each(streamServers)('KV against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;

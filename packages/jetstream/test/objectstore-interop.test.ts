@@ -5,7 +5,7 @@ import type { NatsConnection } from '@slipstream/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '../src/mod.js';
 import { Objm } from '../src/objectstore/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
 
@@ -16,7 +16,7 @@ const bytes = (n: number, seed = 1) => {
 };
 const same = (a: Uint8Array | null, b: Uint8Array) => a !== null && Buffer.compare(a, b) === 0;
 
-describe.each(jetStreamServers)('object store interop with @nats-io/obj against $name', (kind) => {
+describe.each(streamServers)('object store interop with @nats-io/obj against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let official: OfficialConnection;

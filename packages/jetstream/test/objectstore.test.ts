@@ -15,7 +15,7 @@ import {
   StreamNotFoundError,
 } from '../src/mod.js';
 import { type ObjectStore, type ObjectWatchInfo, Objm } from '../src/objectstore/mod.js';
-import { jetStreamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251);
 
@@ -43,7 +43,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-describe.each(jetStreamServers)('object store against $name', (kind) => {
+describe.each(streamServers)('object store against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   let jsm: JetStreamManager;
