@@ -16,6 +16,7 @@ import {
   isValidPublishSubject,
   isValidSubscribeSubject,
 } from '@slipstream/protocol';
+import { isGoEmpty } from './go-json.js';
 
 const MAX_NAME_LENGTH = 255;
 const MAX_DESCRIPTION_LENGTH = 4096;
@@ -58,19 +59,12 @@ const FIELDS = [
 /** Written even when empty (no `omitempty` in nats-server's struct tags). */
 const ALWAYS = new Set<string>(['deliver_policy', 'ack_policy', 'replay_policy', 'num_replicas']);
 
-const isEmpty = (value: unknown) =>
-  value === undefined ||
-  value === '' ||
-  value === 0 ||
-  value === false ||
-  (Array.isArray(value) && value.length === 0);
-
 /** The config as nats-server 2.9.10 writes it: its fields, its order, empty ones omitted. */
 export function wireConsumerConfig(config: ConsumerConfig): ConsumerConfig {
   const out: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = config[field];
-    if (value === undefined || (!ALWAYS.has(field) && isEmpty(value))) continue;
+    if (value === undefined || (!ALWAYS.has(field) && isGoEmpty(value))) continue;
     out[field] = value;
   }
   return out as ConsumerConfig;

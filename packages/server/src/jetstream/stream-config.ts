@@ -11,6 +11,7 @@ import {
   streamConfigWithDefaults,
 } from '@slipstream/jsapi';
 import { isSubsetMatch, isValidSubscribeSubject, subjectsCollide } from '@slipstream/protocol';
+import { isGoEmpty } from './go-json.js';
 
 /** Streams a config may refer to (mirrors and sources). */
 export type StreamConfigLookup = (name: string) => StreamConfig | undefined;
@@ -72,20 +73,12 @@ const OMIT_EMPTY = new Set<string>([
   'discard_new_per_subject',
 ]);
 
-const isEmpty = (value: unknown) =>
-  value === undefined ||
-  value === null ||
-  value === '' ||
-  value === 0 ||
-  value === false ||
-  (Array.isArray(value) && value.length === 0);
-
 /** The config as nats-server 2.9.10 writes it: its fields in its order, empty ones omitted. */
 export function wireStreamConfig(config: StreamConfig): StreamConfig {
   const out: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = config[field];
-    if (value === undefined || (OMIT_EMPTY.has(field) && isEmpty(value))) continue;
+    if (value === undefined || (OMIT_EMPTY.has(field) && isGoEmpty(value))) continue;
     out[field] = field === 'placement' ? wirePlacement(value as object) : value;
   }
   return out as StreamConfig;
