@@ -6,7 +6,7 @@
  * cleanly and leave nothing behind. Beside nats-server 2.9.10: the control flow (answers,
  * errors, subjects, the end of a snapshot), not the archive, whose format is our own.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   connect,
@@ -320,7 +320,7 @@ describe('snapshot and restore on slipstream-server', () => {
   });
 });
 
-describe('a restored stream after a restart', () => {
+describe('a stream on disk across a restart', () => {
   it('is served as it was restored, and what a crash left in staging is cleared', async () => {
     let server = await startSlipstreamServer({ jetstream: true });
     let nc = await connect({ servers: server.url });
@@ -340,6 +340,39 @@ describe('a restored stream after a restart', () => {
       nc = await connect({ servers: server.url });
       expect(await contents(nc, 'KEPT')).toEqual(restored);
       expect(existsSync(leftover)).toBe(false);
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
+  });
+
+  it('a damaged message is never exported: jsck refuses, otherwise the archive has no end', async () => {
+    let server = await startSlipstreamServer({ jetstream: true });
+    let nc = await connect({ servers: server.url });
+    try {
+      await fill(nc, 'HURT', 'file');
+      await nc.close();
+      await server.kill();
+      const file = join(server.dir, 'js', 'jetstream', '%24G', 'streams', 'HURT', 'messages.db');
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf('message 13');
+      expect(at).toBeGreaterThan(0);
+      bytes[at + 8]! ^= 0x01;
+      writeFileSync(file, bytes);
+      server = await server.restart();
+      nc = await connect({ servers: server.url });
+
+      const checked = await snapshot(nc, 'HURT', { jsck: true });
+      expect(checked.response.error).toMatchObject({ code: 500, err_code: 10064 });
+      expect(checked.response.error.description).toMatch(/^snapshot failed: 1 damaged messages/);
+
+      const unchecked = await snapshot(nc, 'HURT');
+      expect(unchecked.last).toEqual({ size: 0, hasHeaders: false });
+      await api(nc, 'STREAM.DELETE.HURT');
+      const { final } = await restore(nc, 'HURT', unchecked.response, unchecked.chunks);
+      expect(final?.error?.description).toBe(
+        'restore failed: archive truncated: it has no end record',
+      );
     } finally {
       await nc.close();
       await server.stop();
