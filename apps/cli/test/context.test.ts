@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { makeTestCertificates } from '@slipstream/test-servers';
@@ -159,6 +159,25 @@ describe('connection settings: flags, environment, saved contexts', () => {
     } finally {
       await secured.stop();
       await certs.remove();
+    }
+  });
+
+  it('--nkey signs the server nonce with the seed in the file', async () => {
+    // A user made for this test only: its seed is no secret.
+    const seed = 'SUAPUSTIA2VPXNMB5OFDTV522YOY5GZ5B5KTBHDOQ235EUSPD6MSQHKAME';
+    const publicKey = 'UAZAO6WRR2CZAWEDTBJFU77MKS44QUXKQA4IMSWRH44UONGFQB2UYLII';
+    const secured = await startOurServer(`authorization { users: [{ nkey: ${publicKey} }] }`);
+    try {
+      const seedFile = join(home.dir, 'user.nk');
+      await writeFile(seedFile, `${seed}\n`);
+      expect((await home.run(['-s', secured.url, '--nkey', seedFile, 'rtt', '1'])).code).toBe(0);
+      const without = await home.run(['-s', secured.url, 'rtt', '1']);
+      expect(without).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/^slip: error: .*[Aa]uthorization/),
+      });
+    } finally {
+      await secured.stop();
     }
   });
 });
