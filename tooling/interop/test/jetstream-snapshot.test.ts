@@ -436,6 +436,18 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
   });
 
   it('a snapshot: the same answer keys, acked chunks on the same subjects, an empty message last', async () => {
+    const advisories = new Map<NatsConnection, string[]>();
+    for (const nc of [refNc, ourNc]) {
+      const seen: string[] = [];
+      advisories.set(nc, seen);
+      nc.subscribe('$JS.EVENT.ADVISORY.STREAM.>', {
+        callback: (_error, m) => {
+          const { type, ...fields } = m.json<Json>();
+          seen.push(`${m.subject} ${type} ${Object.keys(fields).sort().join(',')}`);
+        },
+      });
+      await nc.flush();
+    }
     const [theirs, mine] = await both((nc) => snapshot(nc, 'FLOW', { chunk_size: 1024 }));
     for (const snap of [theirs, mine]) {
       expect(Object.keys(snap.response).sort()).toEqual(['config', 'state', 'type']);
@@ -472,5 +484,9 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
       state: { ...r?.state, first_ts: 0, last_ts: 0 },
     });
     expect(shape(ourRestore.final)).toEqual(shape(refRestore.final));
+    // Snapshot create / complete, the delete, restore create, stream created, restore complete.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(advisories.get(ourNc)!.sort()).toEqual(advisories.get(refNc)!.sort());
+    expect(advisories.get(ourNc)).toHaveLength(6);
   });
 });

@@ -126,6 +126,8 @@ export class StreamRestore {
         this.#store.updateLimits(storeLimitsOf(this.config));
         stream = this.account.adoptRestoredStream(this.config, created, { store: this.#store });
       }
+      // Created, as nats-server announces a restored stream before the restore's completion.
+      this.js.advisories.streamAction(stream.name, 'create');
       body = { type: CREATE_RESPONSE, ...streamInfo(stream) };
       this.js.logger.info(
         `Completed restore of ${this.#bytes} bytes for stream '${this.account.name} > ${this.config.name}'`,
