@@ -421,6 +421,38 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     expect(transcript).toMatchObject({ onMirror: 'created', onOrigin: { err_code: 10093 } });
   });
 
+  it('publishes the consumer advisories and ack metrics nats-server does', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      wire.sub('$JS.EVENT.ADVISORY.CONSUMER.>');
+      wire.sub('$JS.EVENT.METRIC.>');
+      await stream(wire, { name: 'V', subjects: ['v.*'] }, ['v.a', 'v.b', 'v.c']);
+      await consumer(wire, 'V', {
+        durable_name: 'EV',
+        ack_policy: 'explicit',
+        ack_wait: 3e8,
+        max_deliver: 2,
+        sample_freq: '100%',
+      });
+      const first = await pull(wire, 'V', 'EV', { batch: 3, no_wait: true }, 3);
+      await confirmed(wire, first[0]!, '-NAK');
+      await confirmed(wire, first[1]!);
+      const again = await pull(wire, 'V', 'EV', { batch: 1, no_wait: true }, 1);
+      await confirmed(wire, again[0]!, '+TERM');
+      // The third message is never acked: redelivered once, then out of deliveries.
+      await pull(wire, 'V', 'EV', { batch: 3, expires: 1.2e9 }, 3, 1_500);
+      await wire.request('$JS.API.CONSUMER.DELETE.V.EV');
+      await wire.flush();
+      const events = wire.messages.filter((m) => m.subject.startsWith('$JS.EVENT.'));
+      return events.map((m) => {
+        const { id, timestamp, ack_time, ...rest } = JSON.parse(m.data);
+        return { subject: m.subject, ...rest, ...(ack_time > 0 ? { ack_time: 'set' } : {}) };
+      });
+    });
+    expect((transcript as { type: string }[]).map((event) => event.type.split('.').at(-1))).toEqual(
+      ['consumer_action', 'nak', 'consumer_ack', 'terminated', 'max_deliver', 'consumer_action'],
+    );
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);

@@ -112,8 +112,16 @@ export class Advisories {
     return { acc: account, server: this.serverName };
   }
 
+  /** An event about one consumer of `stream` (consumer-events.ts says which and with what). */
+  consumerEvent(name: JsEventName, stream: string, consumer: string, fields: () => object): void {
+    this.#send(name, jsEventSubject(name, { stream, consumer }), fields);
+  }
+
   #publish(name: JsEventName, stream: string | undefined, fields: () => object): void {
-    const subject = jsEventSubject(name, { stream });
+    this.#send(name, jsEventSubject(name, { stream }), fields);
+  }
+
+  #send(name: JsEventName, subject: string, fields: () => object): void {
     if (!this.client.hasInterest(subject)) return;
     const event = {
       type: jsEvents[name].schema.shape.type.value,

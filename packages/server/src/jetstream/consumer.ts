@@ -10,8 +10,9 @@ import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
 import { subjectMatches } from '@slipstream/protocol';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
-import { ackedDelivery, ackVerb } from './acks.js';
-import { isPull, wireConsumerConfig } from './consumer-config.js';
+import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
+import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
+import { ConsumerEvents } from './consumer-events.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
@@ -57,6 +58,7 @@ export class Consumer {
   readonly #redelivery = new RedeliveryTimer((seqs) => this.#due(seqs));
   readonly #subscriptions: Subscription[] = [];
   readonly #ackPrefix: string;
+  readonly events: ConsumerEvents;
   readonly #pull: PullRequests | undefined;
   #flow: FlowControl | undefined;
   #closed = false;
@@ -92,6 +94,7 @@ export class Consumer {
     this.#owner = owner;
     this.#config = config;
     this.#ackPrefix = `$JS.ACK.${stream.name}.${name}.`;
+    this.events = new ConsumerEvents(host.advisories, stream.name, name);
     this.#pull = isPull(config)
       ? new PullRequests({
           client: host.client,
@@ -311,6 +314,7 @@ export class Consumer {
       if (maxDeliver > 0 && deliveries > maxDeliver) {
         state.forget(seq, true);
         this.#saveState();
+        this.events.maxDeliveries(seq, maxDeliver);
         continue;
       }
       const message = this.#stream.load(seq);
@@ -565,16 +569,19 @@ export class Consumer {
     let confirm = message.reply;
     switch (verb?.kind) {
       case 'ack':
+        this.#ack(acked, true);
+        break;
       case 'term':
-        this.#ack(acked.streamSeq, acked.consumerSeq);
+        this.#ack(acked, false);
+        this.events.terminated(acked.consumerSeq, acked.streamSeq, acked.delivered);
         break;
       case 'next':
-        this.#ack(acked.streamSeq, acked.consumerSeq);
+        this.#ack(acked, true);
         this.#pullRequest(message.reply, message.payload.subarray(4));
         confirm = undefined;
         break;
       case 'nak':
-        this.#nak(acked.streamSeq, acked.consumerSeq, verb.delayNanos);
+        this.#nak(acked, verb.delayNanos);
         break;
       case 'progress':
         this.#progress(acked.streamSeq);
@@ -589,13 +596,20 @@ export class Consumer {
     );
   }
 
-  #ack(seq: number, dseq: number): void {
+  /** An ack (or a TERM) of a delivery; `sampled` acks may feed the ack metric. */
+  #ack({ streamSeq: seq, consumerSeq: dseq, delivered }: AckedDelivery, sampled: boolean): void {
     const state = this.#state;
     let from: number;
     switch (this.#config.ack_policy) {
-      case 'explicit':
+      case 'explicit': {
+        const pending = state.pending.get(seq);
+        if (pending && sampled && this.#sampled()) {
+          const ackTime = (Date.now() - pending.time) * NANOS_PER_MS;
+          this.events.acked(dseq, seq, delivered, ackTime);
+        }
         from = state.ackOne(seq) ? seq : 0;
         break;
+      }
       case 'all':
         from = state.ackUpTo(seq, dseq);
         break;
@@ -613,11 +627,21 @@ export class Consumer {
     this.#signal.raise();
   }
 
-  #nak(seq: number, dseq: number, delayNanos: number | undefined): void {
+  /** Whether this ack is one of the sample_freq percent reported as a metric. */
+  #sampled(): boolean {
+    const frequency = sampleFrequency(this.#config);
+    return frequency >= 100 || (frequency > 0 && Math.random() * 100 < frequency);
+  }
+
+  #nak(
+    { streamSeq: seq, consumerSeq: dseq, delivered }: AckedDelivery,
+    delayNanos: number | undefined,
+  ): void {
     const state = this.#state;
     if (dseq <= state.ackFloor.consumer || dseq >= state.nextDeliverySeq) return;
     const pending = state.pending.get(seq);
     if (state.pending.size > 0 && !pending) return;
+    this.events.naked(dseq, seq, delivered);
     if (delayNanos !== undefined && pending) {
       state.redeliverQueue.delete(seq);
       pending.due = Date.now() + delayNanos / NANOS_PER_MS;

@@ -29,6 +29,7 @@ export class JetStream {
     this.advisories = new Advisories(client, serverName, options.domain);
     const host: Omit<StreamHost, 'stream'> = {
       client,
+      advisories: this.advisories,
       logger,
       domain: options.domain,
       resourcesExhausted: (storage) => this.#exhausted(storage),

@@ -75,6 +75,7 @@ export class StreamConsumers implements ConsumerOwner {
     this.#stream.store.consumers?.saveConfig(consumerName, JSON.stringify(config), created);
     this.#byName.set(consumerName, consumer);
     consumer.start();
+    consumer.events.created();
     return consumer;
   }
 
@@ -211,6 +212,7 @@ export class StreamConsumers implements ConsumerOwner {
 
   #remove(consumer: Consumer): void {
     consumer.stop(true);
+    consumer.events.deleted();
     this.#byName.delete(consumer.name);
     this.#stream.store.consumers?.remove(consumer.name);
     if (this.#stream.config.retention === 'interest') this.#dropUnwanted(consumer.ackFloor + 1);

@@ -14,6 +14,7 @@ import {
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import type { Logger } from '../logger.js';
 import type { Subscription } from '../subscription.js';
+import type { Advisories } from './advisories.js';
 import { DuplicateWindow } from './dedupe.js';
 import { headerValue, withHeaders } from './header-block.js';
 import { directGetReply } from './message-get.js';
@@ -32,6 +33,8 @@ import { wireTime } from './wire-time.js';
 /** What a stream needs from the JetStream that holds it. */
 export interface StreamHost {
   readonly client: InternalClient;
+  /** JetStream's advisories, which the stream's consumers publish through. */
+  readonly advisories: Advisories;
   readonly logger: Logger;
   readonly domain: string | undefined;
   /** True when the account's memory or file budget is spent. */

@@ -1,0 +1,75 @@
+/**
+ * The advisories and metrics of one consumer, in nats-server 2.9.10's shapes: created and
+ * deleted, a message out of deliveries, a NAK, a TERM, and sampled ack times. Each is built
+ * only when someone listens (Advisories).
+ */
+import type { Advisories } from './advisories.js';
+
+export class ConsumerEvents {
+  constructor(
+    private readonly advisories: Advisories,
+    private readonly stream: string,
+    private readonly consumer: string,
+  ) {}
+
+  created(): void {
+    this.#action('consumerCreated', 'create');
+  }
+
+  deleted(): void {
+    this.#action('consumerDeleted', 'delete');
+  }
+
+  /** `seq` was delivered `deliveries` times, max_deliver, and will not be again. */
+  maxDeliveries(seq: number, deliveries: number): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent('maxDeliveries', stream, consumer, () => ({
+      stream,
+      consumer,
+      stream_seq: seq,
+      deliveries,
+    }));
+  }
+
+  naked(consumerSeq: number, streamSeq: number, deliveries: number): void {
+    this.#delivery('msgNaked', consumerSeq, streamSeq, deliveries);
+  }
+
+  terminated(consumerSeq: number, streamSeq: number, deliveries: number): void {
+    this.#delivery('msgTerminated', consumerSeq, streamSeq, deliveries);
+  }
+
+  /** An ack `ackTimeNanos` after the delivery, for consumers with a sample_freq. */
+  acked(consumerSeq: number, streamSeq: number, deliveries: number, ackTimeNanos: number): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent('consumerAck', stream, consumer, () => ({
+      stream,
+      consumer,
+      consumer_seq: consumerSeq,
+      stream_seq: streamSeq,
+      ack_time: ackTimeNanos,
+      deliveries,
+    }));
+  }
+
+  #action(name: 'consumerCreated' | 'consumerDeleted', action: 'create' | 'delete'): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent(name, stream, consumer, () => ({ stream, consumer, action }));
+  }
+
+  #delivery(
+    name: 'msgNaked' | 'msgTerminated',
+    consumerSeq: number,
+    streamSeq: number,
+    deliveries: number,
+  ): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent(name, stream, consumer, () => ({
+      stream,
+      consumer,
+      consumer_seq: consumerSeq,
+      stream_seq: streamSeq,
+      deliveries,
+    }));
+  }
+}
