@@ -1,12 +1,15 @@
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, createInbox, headers, websocketTransport } from '../src/node.js';
-import { waitFor } from './servers.js';
+import { slipstreamServerBin, waitFor } from './servers.js';
 
-describe('client over WebSocket (ws in Node) against nats-server 2.9.10', () => {
+describe.each([
+  { name: 'nats-server 2.9.10', bin: undefined },
+  { name: 'the slipstream-server command', bin: slipstreamServerBin },
+])('client over WebSocket (ws in Node) against $name', ({ bin }) => {
   let server: RunningNatsServer;
   beforeAll(async () => {
-    server = await startNatsServer({ websocket: true });
+    server = await startNatsServer({ websocket: true, bin });
   });
   afterAll(() => server?.stop());
 
