@@ -1,23 +1,22 @@
 import type { NatsConnection, Payload } from '@slipstream/client';
-import { decodeJson, describeIssues, pubAckSchema, responseError } from '@slipstream/jsapi';
 import type { MsgHdrs } from '@slipstream/protocol';
 import { ApiClient } from './api-client.js';
 import { ConsumerAPIImpl } from './consumer-api.js';
-import { fromApiError, JetStreamError } from './errors.js';
 import type { JetStreamManager } from './manager.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
+import { decodePubAck, type PubAck } from './pub-ack.js';
+import {
+  AsyncPublisher,
+  DEFAULT_PUBLISH_ASYNC_MAX_PENDING,
+  type PubAckFuture,
+  type PublishAsyncFailure,
+  type PublishAsyncOptions,
+} from './publish-async.js';
 import { publishHeaders, type StreamExpectations } from './publish-headers.js';
 import { type Consumers, ConsumersImpl } from './pull-consumer.js';
 import { retryingRequest } from './request.js';
 
-/** The stream's answer to a stored publish. */
-export interface PubAck {
-  stream: string;
-  seq: number;
-  /** True when the Nats-Msg-Id was seen within the duplicate window: nothing new was stored. */
-  duplicate: boolean;
-  domain?: string;
-}
+export type { PubAck };
 
 export interface JetStreamPublishOptions {
   /** Nats-Msg-Id: a second publish with the same id within the duplicate window is dropped. */
@@ -41,6 +40,22 @@ export interface JetStreamClient {
     payload?: Payload,
     options?: Partial<JetStreamPublishOptions>,
   ): Promise<PubAck>;
+  /**
+   * Sends without waiting for the PubAck and resolves with its future once the message is
+   * sent; with `publishAsyncMaxPending` acks outstanding it first waits for one to come back.
+   */
+  publishAsync(
+    subject: string,
+    payload?: Payload,
+    options?: Partial<PublishAsyncOptions>,
+  ): Promise<PubAckFuture>;
+  /** How many `publishAsync` acks are outstanding. */
+  publishAsyncPending(): number;
+  /**
+   * Resolves once every `publishAsync` so far has its PubAck or its failure, with the failures
+   * since the previous call.
+   */
+  publishAsyncComplete(): Promise<PublishAsyncFailure[]>;
   /** The consumers of the account's streams, to read from. */
   readonly consumers: Consumers;
   getOptions(): JetStreamOptions;
@@ -52,6 +67,7 @@ export class JetStreamClientImpl implements JetStreamClient {
   readonly #api: ApiClient;
   readonly #options: JetStreamOptions;
   readonly #openManager: (checkAPI?: boolean) => Promise<JetStreamManager>;
+  readonly #asyncPublisher: AsyncPublisher;
 
   constructor(
     nc: NatsConnection,
@@ -62,6 +78,11 @@ export class JetStreamClientImpl implements JetStreamClient {
     this.#openManager = openManager;
     this.#api = new ApiClient(nc, resolveOptions(options));
     this.consumers = new ConsumersImpl(this.#api, new ConsumerAPIImpl(this.#api));
+    this.#asyncPublisher = new AsyncPublisher(
+      nc,
+      options.publishAsyncMaxPending ?? DEFAULT_PUBLISH_ASYNC_MAX_PENDING,
+      this.#api.options.timeout,
+    );
   }
 
   async publish(
@@ -77,6 +98,22 @@ export class JetStreamClientImpl implements JetStreamClient {
     return decodePubAck(reply.data);
   }
 
+  publishAsync(
+    subject: string,
+    payload: Payload = '',
+    options: Partial<PublishAsyncOptions> = {},
+  ): Promise<PubAckFuture> {
+    return this.#asyncPublisher.publish(subject, payload, options);
+  }
+
+  publishAsyncPending(): number {
+    return this.#asyncPublisher.pending;
+  }
+
+  publishAsyncComplete(): Promise<PublishAsyncFailure[]> {
+    return this.#asyncPublisher.complete();
+  }
+
   getOptions(): JetStreamOptions {
     return { ...this.#options };
   }
@@ -84,21 +121,4 @@ export class JetStreamClientImpl implements JetStreamClient {
   jetstreamManager(checkAPI?: boolean): Promise<JetStreamManager> {
     return this.#openManager(checkAPI);
   }
-}
-
-/** Reads a PubAck with the jsapi schema; a failed publish (`error` set) is thrown. */
-export function decodePubAck(data: Uint8Array): PubAck {
-  const decoded = decodeJson(pubAckSchema, data);
-  if (!decoded.ok) {
-    throw new JetStreamError(`invalid PubAck: ${describeIssues(decoded.issues)}`, {
-      cause: decoded.error,
-    });
-  }
-  const error = responseError(decoded.value);
-  if (error) throw fromApiError(error);
-  const { stream, seq, duplicate, domain } = decoded.value;
-  if (!stream || seq === undefined) throw new JetStreamError('invalid PubAck: no stream or seq');
-  const ack: PubAck = { stream, seq, duplicate: duplicate ?? false };
-  if (domain !== undefined) ack.domain = domain;
-  return ack;
 }

@@ -38,6 +38,11 @@ export {
   StorageType,
   StoreCompression,
 } from './policies.js';
+export type {
+  PubAckFuture,
+  PublishAsyncFailure,
+  PublishAsyncOptions,
+} from './publish-async.js';
 export { PubHeaders, type StreamExpectations } from './publish-headers.js';
 export type { ConsumerMessages } from './pull-batch.js';
 export type {

@@ -8,6 +8,8 @@ export interface JetStreamOptions {
   domain?: string;
   /** Milliseconds to wait for an API reply or a PubAck (default 5000). */
   timeout?: number;
+  /** The most `publishAsync` acks outstanding at a time; more publishes wait (default 4000). */
+  publishAsyncMaxPending?: number;
 }
 
 export type JetStreamManagerOptions = JetStreamOptions;
