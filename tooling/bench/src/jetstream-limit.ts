@@ -11,7 +11,7 @@ import { RatioTable } from './harness/table.js';
 import { openSqliteLoop, type SqliteLoop, type Synchronous } from './sqlite-limit.js';
 
 /** One write + fdatasync pairs timed per probe. */
-const FDATASYNC_SAMPLES = 200;
+const FDATASYNC_SAMPLES = 100;
 /** Transaction sizes of the bare loop: a publish awaiting its PubAck; about one 16 KiB paced read of these PUBs; the whole window. */
 export const BARE_BATCHES = [1, 100, 1000] as const;
 const BARE_SECONDS = 0.15;

@@ -22,8 +22,8 @@ import {
 } from './jetstream-servers.js';
 import { publishRound, type RoundShape, SETTLE_MS, type Storage } from './jetstream-workload.js';
 
-/** Windowed publishes per round unless `--messages` says otherwise; a default run takes ~3 min. */
-export const DEFAULT_JETSTREAM_MESSAGES = 20_000;
+/** Windowed publishes per round unless `--messages` says otherwise; a default run takes about 3 minutes on a busy 2-core machine. */
+export const DEFAULT_JETSTREAM_MESSAGES = 10_000;
 const PAYLOAD = 128;
 const IN_FLIGHT = 1000;
 
