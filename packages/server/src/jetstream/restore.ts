@@ -21,7 +21,7 @@ import { openMemoryStore } from './store/memory-store.js';
 import { type MessageStore, NO_LIMITS } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { replayLastSeq, replayMessage } from './store-replay.js';
-import { storeLimitsOf } from './stream.js';
+import { type Stream, storeLimitsOf } from './stream.js';
 import { messagesFile, writeStreamMeta } from './stream-files.js';
 import { nowNanos } from './wire-time.js';
 
@@ -97,7 +97,7 @@ export class StreamRestore {
         replayMessage(this.#store, record.message);
         return;
       case 'consumer': {
-        // A memory stream keeps no consumers, as a memory stream's consumers are not kept.
+        // A memory store keeps no consumers (they live only in the running stream): dropped.
         const { name, config, created, state } = record.consumer;
         this.#store.consumers?.saveConfig(name, config, created);
         if (state !== undefined) this.#store.consumers?.stateChanged(name, () => state);
@@ -117,7 +117,7 @@ export class StreamRestore {
       this.#reader.finish();
       const created = this.#meta!.created;
       await this.#store.whenDurable();
-      let stream: ReturnType<JsAccount['adoptRestoredStream']>;
+      let stream: Stream;
       if (this.#dir) {
         await this.#store.close();
         writeStreamMeta(this.#dir, { config: this.config, created });
