@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slipHome, startJetStreamServer } from './slip.js';
@@ -56,6 +58,22 @@ describe('stream commands against nats-server with JetStream', () => {
       duplicate_window: 30e9,
       description: 'all orders',
     });
+  });
+
+  it('stream add --config reads a JSON stream configuration; flags override it', async () => {
+    const file = join(home.dir, 'events.json');
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'EVENTS', subjects: ['events.*'], max_msgs: 10, storage: 'memory' }),
+    );
+    expect((await run('stream', 'add', '--config', file, '--max-msgs', '20')).code).toBe(0);
+    expect((await json('stream', 'info', 'EVENTS')).config).toMatchObject({
+      name: 'EVENTS',
+      subjects: ['events.*'],
+      storage: 'memory',
+      max_msgs: 20,
+    });
+    expect((await run('stream', 'rm', 'EVENTS', '-f')).code).toBe(0);
   });
 
   it('without a terminal and without a name, stream add says what is missing', async () => {
