@@ -24,61 +24,47 @@ const invalidName = /[ \t\r\n\f.*>]/;
 const invalid = (err: string) => ApiError.of(jsErrors.JSStreamInvalidConfigF, { err });
 
 /**
- * The fields a 2.9.10 stream config has, in the order nats-server writes them. Fields of newer
- * servers are not kept: a 2.9.10 server drops them, and the official clients only send them
- * to servers that advertise the version that has them.
+ * The fields a 2.9.10 stream config has, in the order nats-server writes them, each with
+ * whether Go leaves it out when empty (`omitempty`). Fields of newer servers are not kept: a
+ * 2.9.10 server drops them, and the official clients only send them to servers that
+ * advertise the version that has them.
  */
-const FIELDS = [
-  'name',
-  'description',
-  'subjects',
-  'retention',
-  'max_consumers',
-  'max_msgs',
-  'max_bytes',
-  'max_age',
-  'max_msgs_per_subject',
-  'max_msg_size',
-  'discard',
-  'storage',
-  'num_replicas',
-  'no_ack',
-  'template_owner',
-  'duplicate_window',
-  'placement',
-  'mirror',
-  'sources',
-  'republish',
-  'allow_direct',
-  'mirror_direct',
-  'discard_new_per_subject',
-  'sealed',
-  'deny_delete',
-  'deny_purge',
-  'allow_rollup_hdrs',
-] as const satisfies ReadonlyArray<keyof StreamConfig>;
-
-/** Fields Go leaves out when empty (`omitempty`). */
-const OMIT_EMPTY = new Set<string>([
-  'description',
-  'subjects',
-  'max_msg_size',
-  'no_ack',
-  'template_owner',
-  'duplicate_window',
-  'placement',
-  'mirror',
-  'sources',
-  'republish',
-  'discard_new_per_subject',
-]);
+const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always']> = [
+  ['name', 'always'],
+  ['description', 'omitempty'],
+  ['subjects', 'omitempty'],
+  ['retention', 'always'],
+  ['max_consumers', 'always'],
+  ['max_msgs', 'always'],
+  ['max_bytes', 'always'],
+  ['max_age', 'always'],
+  ['max_msgs_per_subject', 'always'],
+  ['max_msg_size', 'omitempty'],
+  ['discard', 'always'],
+  ['storage', 'always'],
+  ['num_replicas', 'always'],
+  ['no_ack', 'omitempty'],
+  ['template_owner', 'omitempty'],
+  ['duplicate_window', 'omitempty'],
+  ['placement', 'omitempty'],
+  ['mirror', 'omitempty'],
+  ['sources', 'omitempty'],
+  ['republish', 'omitempty'],
+  ['allow_direct', 'always'],
+  ['mirror_direct', 'always'],
+  ['discard_new_per_subject', 'omitempty'],
+  ['sealed', 'always'],
+  ['deny_delete', 'always'],
+  ['deny_purge', 'always'],
+  ['allow_rollup_hdrs', 'always'],
+];
 
 /** The config as nats-server 2.9.10 writes it: its fields in its order, empty ones omitted. */
 export function wireStreamConfig(config: StreamConfig): StreamConfig {
   const out: Record<string, unknown> = {};
-  for (const field of FIELDS) {
+  for (const [field, empty] of FIELDS) {
     const value = config[field];
-    if (value === undefined || (OMIT_EMPTY.has(field) && isGoEmpty(value))) continue;
+    if (value === undefined || (empty === 'omitempty' && isGoEmpty(value))) continue;
     out[field] = field === 'placement' ? wirePlacement(value as object) : value;
   }
   return out as StreamConfig;
