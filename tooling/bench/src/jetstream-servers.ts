@@ -39,7 +39,7 @@ export async function startJetStreamServer(
   const pinned =
     options.core === undefined ? command : ['taskset', '-c', String(options.core), ...command];
   try {
-    const process = await startServerProcess(pinned[0], (port) => [
+    const server = await startServerProcess(pinned[0], (port) => [
       ...pinned.slice(1),
       '-p',
       String(port),
@@ -48,10 +48,10 @@ export async function startJetStreamServer(
     ]);
     return {
       kind,
-      process,
+      process: server,
       storeDir,
       stop: async () => {
-        await process.stop();
+        await server.stop();
         await rm(root, { recursive: true, force: true });
       },
     };

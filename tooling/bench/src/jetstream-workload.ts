@@ -111,6 +111,7 @@ function publishWindowed(
     let sent = 0;
     let acked = 0;
     let ackedAtLastCheck = -1;
+    let done = false;
     const watchdog = setInterval(() => {
       if (acked === ackedAtLastCheck) {
         finish(new Error(`PubAcks stalled at ${acked} of ${count} for ${STALL_MS / 1000} s`));
@@ -118,11 +119,13 @@ function publishWindowed(
       ackedAtLastCheck = acked;
     }, STALL_MS);
     const finish = (error?: Error) => {
+      done = true;
       clearInterval(watchdog);
       if (error) reject(error);
       else resolve();
     };
     const onAck = () => {
+      if (done) return;
       if (++acked === count) finish();
       else if (sent < count) send();
     };
