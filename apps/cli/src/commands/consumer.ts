@@ -61,65 +61,68 @@ export function registerConsumer(program: Command, act: Act): void {
     }),
   );
 
-  consumer
-    .command('info <stream> <name>')
-    .description('configuration and state of a consumer')
-    .action(
-      act(async (session, stream: string, name: string) => {
-        const info = await (await session.jsm()).consumers.info(stream, name);
-        if (session.json) return session.printJson(info);
-        session.out(formatConsumerInfo(info));
-      }),
-    );
+  example(
+    consumer.command('info <stream> <name>').description('configuration and state of a consumer'),
+    'slip consumer info ORDERS shipping',
+  ).action(
+    act(async (session, stream: string, name: string) => {
+      const info = await (await session.jsm()).consumers.info(stream, name);
+      if (session.json) return session.printJson(info);
+      session.out(formatConsumerInfo(info));
+    }),
+  );
 
-  consumer
-    .command('ls <stream>')
-    .alias('list')
-    .description('list the consumers of a stream')
-    .option('-n, --names', 'only the names, one a line')
-    .action(
-      act(async (session, stream: string, options: { names?: boolean }) => {
-        const infos: ConsumerInfo[] = [];
-        for await (const info of (await session.jsm()).consumers.list(stream)) infos.push(info);
-        infos.sort((a, b) => a.name.localeCompare(b.name));
-        if (session.json)
-          return session.printJson(options.names ? infos.map((i) => i.name) : infos);
-        if (options.names)
-          return infos.length ? session.out(infos.map((i) => i.name).join('\n')) : undefined;
-        if (infos.length === 0) return session.note(`No Consumers defined on stream ${stream}`);
-        session.out(
-          table(
-            ['Name', 'Description', 'Created', 'Ack Pending', 'Unprocessed', 'Last Delivery'],
-            infos.map((i) => [
-              i.name,
-              i.config.description ?? '',
-              i.created.slice(0, 19).replace('T', ' '),
-              formatCount(i.num_ack_pending),
-              formatCount(i.num_pending),
-              i.delivered.last_active
-                ? i.delivered.last_active.slice(0, 19).replace('T', ' ')
-                : 'never',
-            ]),
-            `Consumers of ${stream}`,
-          ),
-        );
-      }),
-    );
+  example(
+    consumer
+      .command('ls <stream>')
+      .alias('list')
+      .description('list the consumers of a stream')
+      .option('-n, --names', 'only the names, one a line'),
+    'slip consumer ls ORDERS',
+  ).action(
+    act(async (session, stream: string, options: { names?: boolean }) => {
+      const infos: ConsumerInfo[] = [];
+      for await (const info of (await session.jsm()).consumers.list(stream)) infos.push(info);
+      infos.sort((a, b) => a.name.localeCompare(b.name));
+      if (session.json) return session.printJson(options.names ? infos.map((i) => i.name) : infos);
+      if (options.names)
+        return infos.length ? session.out(infos.map((i) => i.name).join('\n')) : undefined;
+      if (infos.length === 0) return session.note(`No Consumers defined on stream ${stream}`);
+      session.out(
+        table(
+          ['Name', 'Description', 'Created', 'Ack Pending', 'Unprocessed', 'Last Delivery'],
+          infos.map((i) => [
+            i.name,
+            i.config.description ?? '',
+            i.created.slice(0, 19).replace('T', ' '),
+            formatCount(i.num_ack_pending),
+            formatCount(i.num_pending),
+            i.delivered.last_active
+              ? i.delivered.last_active.slice(0, 19).replace('T', ' ')
+              : 'never',
+          ]),
+          `Consumers of ${stream}`,
+        ),
+      );
+    }),
+  );
 
-  consumer
-    .command('rm <stream> <name>')
-    .alias('delete')
-    .description('delete a consumer')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(async (session, stream: string, name: string, options: { force?: boolean }) => {
-        const jsm = await session.jsm();
-        await jsm.consumers.info(stream, name);
-        if (!(await confirmed(`delete Consumer ${stream} > ${name}`, options.force))) return;
-        await jsm.consumers.delete(stream, name);
-        session.note(`Deleted consumer ${stream} > ${name}`);
-      }),
-    );
+  example(
+    consumer
+      .command('rm <stream> <name>')
+      .alias('delete')
+      .description('delete a consumer')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip consumer rm ORDERS shipping -f',
+  ).action(
+    act(async (session, stream: string, name: string, options: { force?: boolean }) => {
+      const jsm = await session.jsm();
+      await jsm.consumers.info(stream, name);
+      if (!(await confirmed(`delete Consumer ${stream} > ${name}`, options.force))) return;
+      await jsm.consumers.delete(stream, name);
+      session.note(`Deleted consumer ${stream} > ${name}`);
+    }),
+  );
 
   example(
     consumer

@@ -120,28 +120,31 @@ export function registerKv(program: Command, act: Act): void {
     ),
   );
 
-  kv.command('create <bucket> <key> [value]')
-    .description('set a key only if it has no value yet')
-    .action(
-      act(async (session, bucket: string, key: string, value: string | undefined) => {
-        const data = await bodyOrStdin(value);
-        const revision = await (await openBucket(session, bucket))
-          .create(key, data)
-          .catch(async (error: unknown) => {
-            const { JetStreamApiCodes, JetStreamApiError } = await import('@slipstream/jetstream');
-            // The server's words for it are "wrong last sequence": say what that means here.
-            if (
-              error instanceof JetStreamApiError &&
-              error.code === JetStreamApiCodes.StreamWrongLastSequence
-            ) {
-              throw new UsageError(`key "${key}" already has a value in bucket ${bucket}`);
-            }
-            throw error;
-          });
-        if (session.json) return session.printJson({ bucket, key, revision });
-        session.out(data);
-      }),
-    );
+  example(
+    kv
+      .command('create <bucket> <key> [value]')
+      .description('set a key only if it has no value yet'),
+    'slip kv create CFG color blue',
+  ).action(
+    act(async (session, bucket: string, key: string, value: string | undefined) => {
+      const data = await bodyOrStdin(value);
+      const revision = await (await openBucket(session, bucket))
+        .create(key, data)
+        .catch(async (error: unknown) => {
+          const { JetStreamApiCodes, JetStreamApiError } = await import('@slipstream/jetstream');
+          // The server's words for it are "wrong last sequence": say what that means here.
+          if (
+            error instanceof JetStreamApiError &&
+            error.code === JetStreamApiCodes.StreamWrongLastSequence
+          ) {
+            throw new UsageError(`key "${key}" already has a value in bucket ${bucket}`);
+          }
+          throw error;
+        });
+      if (session.json) return session.printJson({ bucket, key, revision });
+      session.out(data);
+    }),
+  );
 
   example(
     kv
@@ -164,43 +167,47 @@ export function registerKv(program: Command, act: Act): void {
     ['del', 'delete a key (its history stays)', 'delete'],
     ['purge', 'delete a key and its history', 'purge'],
   ] as const) {
-    kv.command(`${name} <bucket> <key>`)
-      .description(description)
-      .option('-f, --force', 'do not ask for confirmation')
-      .action(
-        act(async (session, bucket: string, key: string, options: { force?: boolean }) => {
-          const kvBucket = await openBucket(session, bucket);
-          if (!(await confirmed(`${verb} key ${bucket} > ${key}`, options.force))) return;
-          await kvBucket[verb](key);
-          session.note(`${verb === 'delete' ? 'Deleted' : 'Purged'} key ${bucket} > ${key}`);
-        }),
-      );
-  }
-
-  kv.command('history <bucket> <key>')
-    .description('every value kept of a key')
-    .action(
-      act(async (session, bucket: string, key: string) => {
-        const entries: KvEntry[] = [];
-        for await (const entry of await (await openBucket(session, bucket)).history({ key }))
-          entries.push(entry);
-        if (session.json) return session.printJson(entries.map(entryJson));
-        session.out(
-          table(
-            ['Key', 'Revision', 'Op', 'Created', 'Length', 'Value'],
-            entries.map((e) => [
-              e.key,
-              e.revision,
-              e.operation,
-              e.created.toISOString(),
-              e.length,
-              e.string(),
-            ]),
-            `History for ${bucket} > ${key}`,
-          ),
-        );
+    example(
+      kv
+        .command(`${name} <bucket> <key>`)
+        .description(description)
+        .option('-f, --force', 'do not ask for confirmation'),
+      `slip kv ${name} CFG color -f`,
+    ).action(
+      act(async (session, bucket: string, key: string, options: { force?: boolean }) => {
+        const kvBucket = await openBucket(session, bucket);
+        if (!(await confirmed(`${verb} key ${bucket} > ${key}`, options.force))) return;
+        await kvBucket[verb](key);
+        session.note(`${verb === 'delete' ? 'Deleted' : 'Purged'} key ${bucket} > ${key}`);
       }),
     );
+  }
+
+  example(
+    kv.command('history <bucket> <key>').description('every value kept of a key'),
+    'slip kv history CFG color',
+  ).action(
+    act(async (session, bucket: string, key: string) => {
+      const entries: KvEntry[] = [];
+      for await (const entry of await (await openBucket(session, bucket)).history({ key }))
+        entries.push(entry);
+      if (session.json) return session.printJson(entries.map(entryJson));
+      session.out(
+        table(
+          ['Key', 'Revision', 'Op', 'Created', 'Length', 'Value'],
+          entries.map((e) => [
+            e.key,
+            e.revision,
+            e.operation,
+            e.created.toISOString(),
+            e.length,
+            e.string(),
+          ]),
+          `History for ${bucket} > ${key}`,
+        ),
+      );
+    }),
+  );
 
   example(
     kv
@@ -264,26 +271,29 @@ export function registerKv(program: Command, act: Act): void {
     }),
   );
 
-  kv.command('status <bucket>')
-    .alias('info')
-    .description('the settings and size of a bucket')
-    .action(
-      act(async (session, bucket: string) =>
-        printStatus(session, await (await openBucket(session, bucket)).status()),
-      ),
-    );
+  example(
+    kv.command('status <bucket>').alias('info').description('the settings and size of a bucket'),
+    'slip kv status CFG',
+  ).action(
+    act(async (session, bucket: string) =>
+      printStatus(session, await (await openBucket(session, bucket)).status()),
+    ),
+  );
 
-  kv.command('rm <bucket>')
-    .description('delete a bucket and all its keys')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(async (session, bucket: string, options: { force?: boolean }) => {
-        const kvBucket = await openBucket(session, bucket);
-        if (!(await confirmed(`delete bucket ${bucket}`, options.force))) return;
-        await kvBucket.destroy();
-        session.note(`Deleted bucket ${bucket}`);
-      }),
-    );
+  example(
+    kv
+      .command('rm <bucket>')
+      .description('delete a bucket and all its keys')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip kv rm CFG -f',
+  ).action(
+    act(async (session, bucket: string, options: { force?: boolean }) => {
+      const kvBucket = await openBucket(session, bucket);
+      if (!(await confirmed(`delete bucket ${bucket}`, options.force))) return;
+      await kvBucket.destroy();
+      session.note(`Deleted bucket ${bucket}`);
+    }),
+  );
 }
 
 function entryJson(e: KvEntry) {

@@ -188,78 +188,82 @@ export function registerObj(program: Command, act: Act): void {
     }),
   );
 
-  obj
-    .command('info <bucket> [name]')
-    .description("an object's info, or the bucket's status without a name")
-    .action(
-      act(async (session, bucket: string, name: string | undefined) => {
-        const store = await openStore(session, bucket);
-        if (!name) return printStatus(session, await store.status());
-        const info = await store.info(name);
-        if (!info || info.deleted) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
-        if (session.json) return session.printJson(info);
-        session.out(formatObjectInfo(info));
-      }),
-    );
+  example(
+    obj
+      .command('info <bucket> [name]')
+      .description("an object's info, or the bucket's status without a name"),
+    'slip obj info FILES app.tar.gz',
+  ).action(
+    act(async (session, bucket: string, name: string | undefined) => {
+      const store = await openStore(session, bucket);
+      if (!name) return printStatus(session, await store.status());
+      const info = await store.info(name);
+      if (!info || info.deleted) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
+      if (session.json) return session.printJson(info);
+      session.out(formatObjectInfo(info));
+    }),
+  );
 
-  obj
-    .command('status <bucket>')
-    .description('the settings and size of a bucket')
-    .action(
-      act(async (session, bucket: string) =>
-        printStatus(session, await (await openStore(session, bucket)).status()),
-      ),
-    );
+  example(
+    obj.command('status <bucket>').description('the settings and size of a bucket'),
+    'slip obj status FILES',
+  ).action(
+    act(async (session, bucket: string) =>
+      printStatus(session, await (await openStore(session, bucket)).status()),
+    ),
+  );
 
-  obj
-    .command('rm <bucket> [name]')
-    .description('delete an object, or the whole bucket without a name')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(
-        async (session, bucket: string, name: string | undefined, options: { force?: boolean }) => {
-          const store = await openStore(session, bucket);
-          const what = name ? `delete object ${bucket} > ${name}` : `delete bucket ${bucket}`;
-          if (!(await confirmed(what, options.force))) return;
-          if (name) await store.delete(name);
-          else await store.destroy();
-          session.note(name ? `Deleted object ${bucket} > ${name}` : `Deleted bucket ${bucket}`);
-        },
-      ),
-    );
+  example(
+    obj
+      .command('rm <bucket> [name]')
+      .description('delete an object, or the whole bucket without a name')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip obj rm FILES app.tar.gz -f',
+  ).action(
+    act(async (session, bucket: string, name: string | undefined, options: { force?: boolean }) => {
+      const store = await openStore(session, bucket);
+      const what = name ? `delete object ${bucket} > ${name}` : `delete bucket ${bucket}`;
+      if (!(await confirmed(what, options.force))) return;
+      if (name) await store.delete(name);
+      else await store.destroy();
+      session.note(name ? `Deleted object ${bucket} > ${name}` : `Deleted bucket ${bucket}`);
+    }),
+  );
 
-  obj
-    .command('seal <bucket>')
-    .description('make a bucket read-only, for good')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(async (session, bucket: string, options: { force?: boolean }) => {
-        const store = await openStore(session, bucket);
-        if (!(await confirmed(`seal bucket ${bucket}`, options.force))) return;
-        await store.seal();
-        session.note(`Sealed bucket ${bucket}`);
-      }),
-    );
+  example(
+    obj
+      .command('seal <bucket>')
+      .description('make a bucket read-only, for good')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip obj seal FILES -f',
+  ).action(
+    act(async (session, bucket: string, options: { force?: boolean }) => {
+      const store = await openStore(session, bucket);
+      if (!(await confirmed(`seal bucket ${bucket}`, options.force))) return;
+      await store.seal();
+      session.note(`Sealed bucket ${bucket}`);
+    }),
+  );
 
-  obj
-    .command('watch <bucket>')
-    .description('print the objects, then every change, until Ctrl-C')
-    .action(
-      act(async (session, bucket: string) => {
-        const watcher = await (await openStore(session, bucket)).watch();
-        const printing = (async () => {
-          for await (const info of watcher) {
-            if (session.json) session.out(JSON.stringify(info));
-            else
-              session.out(
-                `[${info.mtime}] ${info.deleted ? 'DEL' : 'PUT'} ${bucket} > ${info.name}${info.deleted ? '' : `: ${formatBytes(info.size)}`}`,
-              );
-          }
-        })();
-        await Promise.race([printing, aborted(session.signal)]);
-        watcher.stop();
-      }),
-    );
+  example(
+    obj.command('watch <bucket>').description('print the objects, then every change, until Ctrl-C'),
+    'slip obj watch FILES',
+  ).action(
+    act(async (session, bucket: string) => {
+      const watcher = await (await openStore(session, bucket)).watch();
+      const printing = (async () => {
+        for await (const info of watcher) {
+          if (session.json) session.out(JSON.stringify(info));
+          else
+            session.out(
+              `[${info.mtime}] ${info.deleted ? 'DEL' : 'PUT'} ${bucket} > ${info.name}${info.deleted ? '' : `: ${formatBytes(info.size)}`}`,
+            );
+        }
+      })();
+      await Promise.race([printing, aborted(session.signal)]);
+      watcher.stop();
+    }),
+  );
 }
 
 /** Passes the chunks on, telling `count` the size of each. */

@@ -10,35 +10,37 @@ import { formatBytes, formatDuration, parseDuration, parseInteger } from '../uni
 export function registerServer(program: Command, act: Act): void {
   const server = program.command('server').description('about the connected server');
 
-  server
-    .command('info')
-    .description('what the server says about itself when a client connects (its INFO)')
-    .action(
-      act(async (session) => {
-        const nc = await session.connect();
-        const info = nc.info;
-        if (session.json) return session.printJson(info);
-        if (!info) return;
-        session.out(
-          section(`Server information for ${info.server_name ?? info.server_id}`, [
-            ['Server ID', info.server_id],
-            ['Version', info.version],
-            ['Go', info.go],
-            ['Git commit', info.git_commit],
-            ['Host', `${info.host}:${info.port}`],
-            ['Cluster', info.cluster],
-            ['Protocol', info.proto],
-            ['Headers', info.headers ? 'yes' : 'no'],
-            ['JetStream', info.jetstream ? 'yes' : 'no'],
-            ['Maximum payload', formatBytes(info.max_payload)],
-            ['Auth required', info.auth_required ? 'yes' : 'no'],
-            ['TLS required', info.tls_required ? 'yes' : 'no'],
-            ['Client ID', info.client_id],
-            ['Client IP', info.client_ip],
-          ]),
-        );
-      }),
-    );
+  example(
+    server
+      .command('info')
+      .description('what the server says about itself when a client connects (its INFO)'),
+    'slip server info --json',
+  ).action(
+    act(async (session) => {
+      const nc = await session.connect();
+      const info = nc.info;
+      if (session.json) return session.printJson(info);
+      if (!info) return;
+      session.out(
+        section(`Server information for ${info.server_name ?? info.server_id}`, [
+          ['Server ID', info.server_id],
+          ['Version', info.version],
+          ['Go', info.go],
+          ['Git commit', info.git_commit],
+          ['Host', `${info.host}:${info.port}`],
+          ['Cluster', info.cluster],
+          ['Protocol', info.proto],
+          ['Headers', info.headers ? 'yes' : 'no'],
+          ['JetStream', info.jetstream ? 'yes' : 'no'],
+          ['Maximum payload', formatBytes(info.max_payload)],
+          ['Auth required', info.auth_required ? 'yes' : 'no'],
+          ['TLS required', info.tls_required ? 'yes' : 'no'],
+          ['Client ID', info.client_id],
+          ['Client IP', info.client_ip],
+        ]),
+      );
+    }),
+  );
 
   example(
     server

@@ -121,20 +121,22 @@ export function registerStream(program: Command, act: Act): void {
     }),
   );
 
-  stream
-    .command('rm <name>')
-    .alias('delete')
-    .description('delete a stream and all its messages')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(async (session, name: string, options: { force?: boolean }) => {
-        const jsm = await session.jsm();
-        await jsm.streams.info(name); // a missing stream is reported before anyone is asked
-        if (!(await confirmed(`delete Stream ${name}`, options.force))) return;
-        await jsm.streams.delete(name);
-        session.note(`Deleted stream ${name}`);
-      }),
-    );
+  example(
+    stream
+      .command('rm <name>')
+      .alias('delete')
+      .description('delete a stream and all its messages')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip stream rm ORDERS -f',
+  ).action(
+    act(async (session, name: string, options: { force?: boolean }) => {
+      const jsm = await session.jsm();
+      await jsm.streams.info(name); // a missing stream is reported before anyone is asked
+      if (!(await confirmed(`delete Stream ${name}`, options.force))) return;
+      await jsm.streams.delete(name);
+      session.note(`Deleted stream ${name}`);
+    }),
+  );
 
   example(
     stream
@@ -252,18 +254,20 @@ export function registerStream(program: Command, act: Act): void {
     ),
   );
 
-  stream
-    .command('rmm <name> <seq>')
-    .description('delete one message from a stream')
-    .option('-f, --force', 'do not ask for confirmation')
-    .action(
-      act(async (session, name: string, seq: string, options: { force?: boolean }) => {
-        const sequence = parseInteger(seq, 1);
-        const jsm = await session.jsm();
-        if (!(await confirmed(`delete message ${sequence} from Stream ${name}`, options.force)))
-          return;
-        await jsm.streams.deleteMessage(name, sequence);
-        session.note(`Deleted message ${sequence} from stream ${name}`);
-      }),
-    );
+  example(
+    stream
+      .command('rmm <name> <seq>')
+      .description('delete one message from a stream')
+      .option('-f, --force', 'do not ask for confirmation'),
+    'slip stream rmm ORDERS 12 -f',
+  ).action(
+    act(async (session, name: string, seq: string, options: { force?: boolean }) => {
+      const sequence = parseInteger(seq, 1);
+      const jsm = await session.jsm();
+      if (!(await confirmed(`delete message ${sequence} from Stream ${name}`, options.force)))
+        return;
+      await jsm.streams.deleteMessage(name, sequence);
+      session.note(`Deleted message ${sequence} from stream ${name}`);
+    }),
+  );
 }
