@@ -2,12 +2,15 @@ import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  checkOptions,
   createConsoleLogger,
   type JetStreamOptions,
   type Logger,
   NATS_COMPATIBLE_VERSION,
   type NatsServer,
+  ServerError,
   type ServerOptions,
+  silentLogger,
   startServer,
   type TlsOptions,
 } from '@slipstream/server';
@@ -70,6 +73,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
   if (command.action === 'test') {
+    // What the library itself would refuse at the start (an nkey that is not one, a permission
+    // subject that is not valid), as nats-server's -t refuses it.
+    try {
+      checkOptions(
+        toServerOptions(mergeSettings(defaultSettings, given), silentLogger, tls, websocketTls),
+      );
+    } catch (error) {
+      if (!(error instanceof ServerError)) throw error;
+      stderr.error(error.message);
+      return 1;
+    }
     for (const warning of warnings) stderr.warn(warning);
     process.stdout.write(
       `${bin}: configuration file ${command.configFile ?? '(none)'} test is successful\n`,

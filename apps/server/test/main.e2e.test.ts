@@ -222,6 +222,22 @@ describe('slipstream-server process', () => {
     }
   });
 
+  it.each([
+    ['an nkey that is not one', '{ nkey: UBAD }', 'users[0]: not a public user nkey: UBAD'],
+    [
+      'an invalid permission subject',
+      '{ user: a, permissions: { publish: "a..b" } }',
+      'users[0].permissions.publish.allow: "a..b" is not a valid subject',
+    ],
+  ])('fails -t, as nats-server does, on %s', async (_what, user, message) => {
+    const config = join(dir, 'auth.conf');
+    await writeFile(config, `authorization { users: [ ${user} ] }\n`);
+    const check = run(['-t', '-c', config]);
+    expect(await check.exit).toBe(1);
+    expect(check.output()).toContain(message);
+    expect(check.output()).not.toContain('test is successful');
+  });
+
   it('refuses to start with -ms: HTTPS monitoring is not supported yet', async () => {
     const server = run(['-a', '127.0.0.1', '-p', '-1', '-ms', '8443']);
     expect(await server.exit).toBe(1);

@@ -4,6 +4,7 @@ export type {
   SubjectPermissionOptions,
   UserOptions,
 } from './auth/auth-options.js';
+export { checkOptions } from './check-options.js';
 export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
 export {
   type ConsoleLoggerOptions,

@@ -1,0 +1,11 @@
+import { Authenticator } from './auth/authenticator.js';
+import { resolveOptions, type ServerOptions } from './options.js';
+
+/**
+ * Throws the ServerError (INVALID_OPTION) that startServer would reject these options with, without
+ * starting anything: for a config test (`-t`) to fail where the start would.
+ */
+export function checkOptions(options: ServerOptions): void {
+  const resolved = resolveOptions(options);
+  if (resolved.authorization) new Authenticator(resolved.authorization, resolved.noAuthUser);
+}
