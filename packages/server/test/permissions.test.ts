@@ -105,6 +105,10 @@ describe.each(bothServers)('permissions against $name', (target) => {
     const admin = await login(server, 'admin');
     const limited = await login(server, 'limited');
     expect(await answer(limited, 'SUB secret.plans 1\r\n')).toBe(subViolation('secret.plans'));
+    // A queue group does not get around a plain deny entry.
+    expect(await answer(limited, 'SUB secret.plans workers 2\r\n')).toBe(
+      subViolation('secret.plans', 'workers'),
+    );
     expect(await receivedDuring(limited, () => answer(admin, 'PUB secret.plans 1\r\nx\r\n'))).toBe(
       '',
     );
