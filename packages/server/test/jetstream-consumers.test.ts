@@ -453,6 +453,32 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     );
   });
 
+  it('push: rate_limit_bps spaces deliveries once the burst (max_msg_size) is spent', async () => {
+    const spans: number[] = [];
+    await sideBySide(async (wire) => {
+      const body = 'x'.repeat(400);
+      await stream(wire, { name: 'RL', subjects: ['rl.*'], max_msg_size: 1000 }, []);
+      for (let i = 0; i < 5; i++) await wire.request('rl.a', body);
+      wire.sub('deliver.rl');
+      await wire.flush();
+      // 8000 bits a second: 1000 bytes, about two of these messages.
+      await consumer(wire, 'RL', {
+        durable_name: 'RL',
+        deliver_subject: 'deliver.rl',
+        ack_policy: 'none',
+        rate_limit_bps: 8000,
+      });
+      const got = await wire.received('deliver.rl', 5, 5_000);
+      spans.push(got.at(-1)!.at - got[0]!.at);
+      return got.map((m) => m.subject);
+    });
+    // Two go at once from the full bucket, the other three at ~2.2 a second.
+    for (const span of spans) {
+      expect(span).toBeGreaterThan(900);
+      expect(span).toBeLessThan(2_500);
+    }
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);

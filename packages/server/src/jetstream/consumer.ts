@@ -18,6 +18,7 @@ import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
 import { withHeaders } from './header-block.js';
 import { PullRequests } from './pull-requests.js';
+import { RateLimit } from './rate-limit.js';
 import { RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
@@ -71,7 +72,9 @@ export class Consumer {
   #lastAcked = 0n;
   /** Replay original: the stored time of the previous delivery and the wait for the next. */
   #replayFrom = 0n;
-  #replayTimer: NodeJS.Timeout | undefined;
+  /** Delivery waits (replay original, rate limit) until this fires. */
+  #holdTimer: NodeJS.Timeout | undefined;
+  #rate: RateLimit | undefined;
   #inactiveTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
   #interestTimer: NodeJS.Timeout | undefined;
@@ -151,6 +154,7 @@ export class Consumer {
         );
       }
       this.#armHeartbeat();
+      this.#limitRate();
     }
     this.#watchInactivity();
     this.#signal.raise();
@@ -159,8 +163,10 @@ export class Consumer {
   /** A new config from an update (checkConsumerUpdate allowed it). */
   update(config: ConsumerConfig): void {
     const deliverChanged = config.deliver_subject !== this.#config.deliver_subject;
+    const rateChanged = config.rate_limit_bps !== this.#config.rate_limit_bps;
     this.#config = config;
     if (deliverChanged) this.#redeliverAllPending();
+    if (rateChanged) this.#limitRate();
     this.#watchInactivity();
     this.#signal.raise();
   }
@@ -201,7 +207,7 @@ export class Consumer {
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
     this.#redelivery.clear();
     for (const timer of [
-      this.#replayTimer,
+      this.#holdTimer,
       this.#inactiveTimer,
       this.#heartbeatTimer,
       this.#interestTimer,
@@ -253,7 +259,7 @@ export class Consumer {
   // --- delivery -----------------------------------------------------------------------------
 
   #deliverPass(): void {
-    if (this.#closed || this.#replayTimer) return;
+    if (this.#closed || this.#holdTimer) return;
     const pull = this.#pull;
     const waiting = pull?.queue;
     if (waiting && waiting.length === 0) return;
@@ -284,11 +290,17 @@ export class Consumer {
       if (waiting) {
         const request = pull!.take(size);
         if (!request) {
-          // Not sent after all: it still counts as pending.
-          if (!next.redelivery && this.#pendingCount !== undefined) this.#pendingCount++;
+          this.#notSent(next);
           break;
         }
         target = request.reply;
+      } else {
+        const wait = this.#rate?.take(size) ?? 0;
+        if (wait > 0) {
+          this.#notSent(next);
+          this.#hold(wait);
+          return;
+        }
       }
       this.#commit(next);
       this.#host.client.publish(target!, payload, {
@@ -416,12 +428,24 @@ export class Consumer {
     if (this.#config.replay_policy !== 'original' || this.#replayFrom === 0n) return false;
     const delayMs = Number(message.time - this.#replayFrom) / NANOS_PER_MS;
     if (delayMs <= 1) return false;
-    this.#replayTimer = setTimeout(() => {
-      this.#replayTimer = undefined;
+    this.#hold(delayMs, () => {
       this.#replayFrom = message.time;
-      this.#signal.raise();
-    }, delayMs);
+    });
     return true;
+  }
+
+  /** Pauses delivery for `ms`, then runs `then` and delivers on. */
+  #hold(ms: number, then?: () => void): void {
+    this.#holdTimer = setTimeout(() => {
+      this.#holdTimer = undefined;
+      then?.();
+      this.#signal.raise();
+    }, ms);
+  }
+
+  /** A candidate that did not go out after all still counts as pending. */
+  #notSent(candidate: Candidate): void {
+    if (!candidate.redelivery && this.#pendingCount !== undefined) this.#pendingCount++;
   }
 
   /** Ack wait for the given delivery: the backoff step for it, else ack_wait. */
@@ -455,6 +479,11 @@ export class Consumer {
   }
 
   // --- push ---------------------------------------------------------------------------------
+
+  #limitRate(): void {
+    const bps = this.#config.rate_limit_bps ?? 0;
+    this.#rate = bps > 0 ? new RateLimit(bps, this.#stream.config.max_msg_size) : undefined;
+  }
 
   /** Push delivery goes on while someone listens and flow control allows. */
   #canPush(): boolean {
