@@ -97,7 +97,7 @@ describe.each(kinds)('mirrors and sources on $name', ({ name, start }) => {
       ['o.a', '3'],
       ['o.c', '4'],
     ]) {
-      await nc.request(subject!, data!, { headers: h });
+      await nc.request(subject!, data!, { headers: h, timeout: 5_000 });
     }
     await api(nc, '$JS.API.STREAM.MSG.DELETE.ORIGIN', { seq: 2 });
     await api(nc, '$JS.API.STREAM.CREATE.SOURCED', {
