@@ -9,6 +9,7 @@ export type {
   StreamState,
 } from '@slipstream/jsapi';
 export type { ConsumerAPI, ConsumerCreateOptions } from './consumer-api.js';
+export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
 export { jetstream, jetstreamManager } from './entry-points.js';
 export {

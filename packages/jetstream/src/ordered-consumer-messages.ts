@@ -1,4 +1,5 @@
 import { ClosedConnectionError, DrainingConnectionError } from '@slipstream/client';
+import { type ConsumerNotification, noNotifications } from './consumer-status.js';
 import { StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
@@ -91,6 +92,10 @@ export class OrderedConsumerMessages implements ConsumerMessages {
 
   closed(): Promise<Error | undefined> {
     return this.#closed;
+  }
+
+  status(): AsyncIterable<ConsumerNotification> {
+    return noNotifications(this.#closed);
   }
 
   /**

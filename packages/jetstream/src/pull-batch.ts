@@ -1,6 +1,7 @@
 import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
 import type { PullRequest } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
+import { type ConsumerNotification, noNotifications } from './consumer-status.js';
 import { JetStreamStatusError } from './errors.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
@@ -12,6 +13,11 @@ export interface ConsumerMessages extends AsyncIterable<JsMsg> {
   close(): Promise<void>;
   /** Resolves when the pull is over: undefined when it ended normally, else the error. */
   closed(): Promise<Error | undefined>;
+  /**
+   * Notifications from this call on, until the consumption ends; a continuous pull `consume()`
+   * sends them all, other consumptions none yet.
+   */
+  status(): AsyncIterable<ConsumerNotification>;
 }
 
 export interface PullBatchOptions {
@@ -103,6 +109,10 @@ export class PullBatch implements ConsumerMessages {
 
   closed(): Promise<Error | undefined> {
     return this.#closed;
+  }
+
+  status(): AsyncIterable<ConsumerNotification> {
+    return noNotifications(this.#closed);
   }
 
   #end(error?: Error): void {

@@ -1,6 +1,7 @@
 import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
 import { nanos } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
+import { type ConsumerNotification, ConsumerStatus, type PullOptions } from './consumer-status.js';
 import { JetStreamStatusError } from './errors.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
@@ -10,6 +11,7 @@ import {
   isHeartbeat,
   isMaxWaitingExceeded,
   isRequestLost,
+  type PullStatus,
   pullStatus,
 } from './pull-status.js';
 
@@ -20,6 +22,12 @@ export interface PullConsumeOptions {
   maxMessages: number;
   /** Ask for more once no more than this many are still to come. */
   thresholdMessages: number;
+  /** Bytes asked for at most at any time; undefined: messages only. */
+  maxBytes?: number;
+  /** Ask for more once no more than this many bytes are still to come. */
+  thresholdBytes?: number;
+  /** The consumer's name, for `reset` notifications. */
+  consumer: string;
   /** Milliseconds each pull request lives. */
   expires: number;
   /** Milliseconds between the server's idle heartbeats. */
@@ -35,6 +43,10 @@ export interface PullConsumeOptions {
  * Two missed heartbeats mean requests were lost without a word (a reconnect): everything is
  * asked for again. A status that will not go away by
  * asking again (consumer deleted, limits exceeded) ends the iteration with its error.
+ * With `maxBytes`, bytes are budgeted the same way beside messages; a message's size is
+ * counted as its subject, reply and payload (its headers are not visible undecoded), so the
+ * estimate errs low and the client asks for less, never more, than the budget; the server's
+ * Nats-Pending-Bytes of an ended request sets it right.
  */
 export class PullConsume implements ConsumerMessages {
   readonly #nc: NatsConnection;
@@ -48,6 +60,11 @@ export class PullConsume implements ConsumerMessages {
   #error: Error | undefined;
   /** Messages asked for and not yet delivered or given up by the server. */
   #pending = 0;
+  /** Bytes asked for and not yet delivered or given up (with maxBytes). */
+  #pendingBytes = 0;
+  /** Heartbeat checks in a row that found nothing. */
+  #silentChecks = 0;
+  readonly #status = new ConsumerStatus();
 
   constructor(nc: NatsConnection, options: PullConsumeOptions) {
     this.#nc = nc;
@@ -57,7 +74,10 @@ export class PullConsume implements ConsumerMessages {
     });
     this.#sub = nc.subscribe(this.#inbox);
     this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, () => {
+      this.#status.notify({ type: 'heartbeats_missed', count: 2 * ++this.#silentChecks });
+      this.#status.notify({ type: 'reset', name: options.consumer });
       this.#pending = 0;
+      this.#pendingBytes = 0;
       this.#topUp();
     });
     try {
@@ -72,20 +92,32 @@ export class PullConsume implements ConsumerMessages {
     try {
       for await (const msg of this.#sub) {
         this.#heartbeat.alive();
+        this.#silentChecks = 0;
         const status = pullStatus(msg);
         if (!status) {
-          this.#pending = Math.max(0, this.#pending - 1);
-          this.#topUp();
+          this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
           yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
         } else if (isHeartbeat(status)) {
-          // alive, nothing to send
+          this.#status.notify({
+            type: 'heartbeat',
+            lastConsumerSequence: Number(msg.headers?.get('Nats-Last-Consumer')) || 0,
+            lastStreamSequence: Number(msg.headers?.get('Nats-Last-Stream')) || 0,
+          });
         } else if (endsRequestNormally(status) || isRequestLost(status)) {
-          this.#pending = Math.max(0, this.#pending - status.pendingMessages);
-          this.#topUp();
+          if (status.pendingMessages > 0 || status.pendingBytes > 0) {
+            this.#status.notify({
+              type: 'discard',
+              messagesLeft: status.pendingMessages,
+              bytesLeft: status.pendingBytes,
+            });
+          }
+          this.#received(status.pendingMessages, status.pendingBytes);
         } else if (isMaxWaitingExceeded(status)) {
           // one request was refused (too many waiting on the consumer); the others still run,
           // and the heartbeat clock asks again if they all end up lost
+          this.#status.notify(problem(status));
         } else {
+          this.#status.notify(problem(status));
           this.#end(new JetStreamStatusError(status.description, status.code));
         }
       }
@@ -105,18 +137,47 @@ export class PullConsume implements ConsumerMessages {
     return this.#closed;
   }
 
-  /** Asks for what is missing up to maxMessages once no more than the threshold is pending. */
+  status(): AsyncIterable<ConsumerNotification> {
+    return this.#status.iterate();
+  }
+
+  /** Messages and bytes no longer to come (delivered or given up); then maybe ask for more. */
+  #received(messages: number, bytes: number): void {
+    this.#pending = Math.max(0, this.#pending - messages);
+    // every request has delivered its batch or ended: their unused bytes will never come
+    this.#pendingBytes = this.#pending === 0 ? 0 : Math.max(0, this.#pendingBytes - bytes);
+    this.#topUp();
+  }
+
+  /**
+   * Asks for what is missing up to maxMessages (and maxBytes) once no more than the threshold
+   * is pending: of bytes when they are budgeted (a request for a sliver of bytes would end at
+   * once on the next bigger message, again and again), else of messages.
+   */
   #topUp(): void {
-    if (this.#ended || this.#pending > this.#options.thresholdMessages) return;
-    const batch = this.#options.maxMessages - this.#pending;
+    if (this.#ended) return;
+    const { maxMessages, thresholdMessages, maxBytes, thresholdBytes = 0 } = this.#options;
+    const low =
+      maxBytes === undefined
+        ? this.#pending <= thresholdMessages
+        : this.#pendingBytes <= thresholdBytes;
+    if (!low) return;
+    const options: PullOptions = {
+      batch: Math.max(1, maxMessages - this.#pending),
+      expires: this.#options.expires,
+      idle_heartbeat: this.#options.idleHeartbeat,
+    };
+    if (maxBytes !== undefined) options.max_bytes = Math.max(1, maxBytes - this.#pendingBytes);
     const body = encodeRequest('consumerNext', {
-      batch,
-      expires: nanos(this.#options.expires),
-      idle_heartbeat: nanos(this.#options.idleHeartbeat),
+      ...options,
+      expires: nanos(options.expires),
+      idle_heartbeat: nanos(options.idle_heartbeat),
     });
     this.#nc.publish(this.#options.subject, body, { reply: this.#inbox });
-    this.#pending += batch;
+    this.#pending += options.batch;
+    this.#pendingBytes += options.max_bytes ?? 0;
     this.#heartbeat.alive();
+    this.#status.notify({ type: 'next', options });
   }
 
   #end(error?: Error): void {
@@ -125,6 +186,15 @@ export class PullConsume implements ConsumerMessages {
     this.#error = error;
     this.#heartbeat.stop();
     this.#sub.unsubscribe();
+    this.#status.end();
     this.#resolveClosed(error);
   }
+}
+
+/** The notification of a status that is a problem: by its description, as nats.js sorts them. */
+function problem({ code, description }: PullStatus): ConsumerNotification {
+  const text = description.toLowerCase();
+  if (text === 'consumer deleted') return { type: 'consumer_deleted', code, description };
+  if (text.startsWith('exceeded')) return { type: 'exceeded_limits', code, description };
+  return { type: 'debug', code, description };
 }

@@ -38,6 +38,12 @@ export interface FetchOptions extends Expires {
 export interface ConsumeOptions extends Expires {
   max_messages?: number;
   threshold_messages?: number;
+  /**
+   * Bytes on their way at most; with it, max_messages defaults to no limit of its own and
+   * more is asked for once no more than `threshold_bytes` (default 75%) are still to come.
+   */
+  max_bytes?: number;
+  threshold_bytes?: number;
   idle_heartbeat?: number;
 }
 
@@ -59,6 +65,10 @@ const MIN_CONSUME_EXPIRES_MS = 1000;
 const DEFAULT_FETCH_MESSAGES = 100;
 /** With only max_bytes given, the byte budget alone ends the pull. */
 const BYTES_ONLY_BATCH = 1_000_000;
+
+const messagesAskedFor = (options: { max_messages?: number; max_bytes?: number }) =>
+  options.max_messages ??
+  (options.max_bytes === undefined ? DEFAULT_FETCH_MESSAGES : BYTES_ONLY_BATCH);
 
 export class PullConsumerImpl implements Consumer {
   readonly #api: ApiClient;
@@ -86,9 +96,7 @@ export class PullConsumerImpl implements Consumer {
 
   async fetch(options: FetchOptions = {}): Promise<ConsumerMessages> {
     const expires = options.expires ?? DEFAULT_EXPIRES_MS;
-    const batch =
-      options.max_messages ??
-      (options.max_bytes === undefined ? DEFAULT_FETCH_MESSAGES : BYTES_ONLY_BATCH);
+    const batch = messagesAskedFor(options);
     const request: ConstructorParameters<typeof PullBatch>[1]['request'] = {
       batch,
       expires: nanos(expires),
@@ -111,12 +119,17 @@ export class PullConsumerImpl implements Consumer {
         `consume: expires must be at least ${MIN_CONSUME_EXPIRES_MS} ms`,
       );
     }
-    const maxMessages = options.max_messages ?? DEFAULT_FETCH_MESSAGES;
+    const maxMessages = messagesAskedFor(options);
     const heartbeat = options.idle_heartbeat ?? expires / 2;
+    const { max_bytes: maxBytes } = options;
     return new PullConsume(this.#api.nc, {
       subject: this.#nextSubject(),
+      consumer: this.#info.name,
       maxMessages,
       thresholdMessages: options.threshold_messages ?? Math.round(maxMessages * 0.75),
+      ...(maxBytes === undefined
+        ? {}
+        : { maxBytes, thresholdBytes: options.threshold_bytes ?? Math.round(maxBytes * 0.75) }),
       expires,
       idleHeartbeat: Math.min(Math.max(heartbeat, 500), 30_000),
       ackTimeout: this.#api.options.timeout,

@@ -6,6 +6,8 @@ export interface PullStatus {
   description: string;
   /** Nats-Pending-Messages of a 408/409: what the ended request did not deliver. */
   pendingMessages: number;
+  /** Nats-Pending-Bytes of a 408/409 of a pull with max_bytes. */
+  pendingBytes: number;
 }
 
 /** The status a pull reply carries, or undefined for a delivered message. */
@@ -17,6 +19,7 @@ export function pullStatus(msg: Msg): PullStatus | undefined {
     code: h.code,
     description: h.description,
     pendingMessages: Number(h.get('Nats-Pending-Messages')) || 0,
+    pendingBytes: Number(h.get('Nats-Pending-Bytes')) || 0,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Msg, NatsConnection, Subscription } from '@slipstream/client';
+import { type ConsumerNotification, noNotifications } from './consumer-status.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
@@ -76,6 +77,10 @@ export class PushConsumerMessages implements ConsumerMessages {
 
   closed(): Promise<Error | undefined> {
     return this.#closed;
+  }
+
+  status(): AsyncIterable<ConsumerNotification> {
+    return noNotifications(this.#closed);
   }
 
   #answer(msg: Msg): void {

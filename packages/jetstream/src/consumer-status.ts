@@ -1,0 +1,82 @@
+/** The options of one pull request, as a `next` notification shows them (times in ms). */
+export interface PullOptions {
+  batch: number;
+  max_bytes?: number;
+  expires: number;
+  idle_heartbeat: number;
+}
+
+/**
+ * What a consumption tells about itself besides messages, named as nats.js v3's
+ * ConsumerNotification so code switching clients keeps its `switch (n.type)`.
+ */
+export type ConsumerNotification =
+  /** Two idle heartbeat intervals passed without a word; `count` heartbeats are missing. */
+  | { type: 'heartbeats_missed'; count: number }
+  /** The server's idle heartbeat, with where the consumer stands. */
+  | { type: 'heartbeat'; lastConsumerSequence: number; lastStreamSequence: number }
+  /** A pull request ended with this much of it undelivered (asked for again). */
+  | { type: 'discard'; messagesLeft: number; bytesLeft: number }
+  /** What was asked for is forgotten and asked for anew (after missed heartbeats). */
+  | { type: 'reset'; name: string }
+  /** A pull request was sent. */
+  | { type: 'next'; options: PullOptions }
+  /** `409 Consumer Deleted`: the consumption ends. */
+  | { type: 'consumer_deleted'; code: number; description: string }
+  /** A `409 Exceeded ...` limit (max waiting, max request batch / bytes / expires). */
+  | { type: 'exceeded_limits'; code: number; description: string }
+  /** Any other status from the server. */
+  | { type: 'debug'; code: number; description: string };
+
+/**
+ * Hands notifications to the `status()` iterators opened so far; nothing is kept before the
+ * first `status()` call, so a consumption nobody watches buffers nothing.
+ */
+export class ConsumerStatus {
+  readonly #listeners = new Set<(n: ConsumerNotification | undefined) => void>();
+  #ended = false;
+
+  notify(notification: ConsumerNotification): void {
+    for (const listener of this.#listeners) listener(notification);
+  }
+
+  /** Ends every iterator, now and later. */
+  end(): void {
+    this.#ended = true;
+    for (const listener of this.#listeners) listener(undefined);
+    this.#listeners.clear();
+  }
+
+  /** From this call on, every notification until the end (or the iterator's return). */
+  iterate(): AsyncIterable<ConsumerNotification> {
+    const queue: (ConsumerNotification | undefined)[] = this.#ended ? [undefined] : [];
+    let wake: (() => void) | undefined;
+    const listener = (n: ConsumerNotification | undefined) => {
+      queue.push(n);
+      wake?.();
+    };
+    if (!this.#ended) this.#listeners.add(listener);
+    const listeners = this.#listeners;
+    return (async function* () {
+      try {
+        for (;;) {
+          while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          const next = queue.shift();
+          if (next === undefined) return;
+          yield next;
+        }
+      } finally {
+        listeners.delete(listener);
+      }
+    })();
+  }
+}
+
+/** The `status()` of a consumption that has no notifications (yet): it ends with `closed`. */
+export function noNotifications(closed: Promise<unknown>): AsyncIterable<ConsumerNotification> {
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => closed.then(() => ({ done: true, value: undefined })),
+    }),
+  };
+}
