@@ -96,3 +96,8 @@ export function formatDuration(ms: number): string {
 export function formatCount(n: number): string {
   return n < 0 ? 'unlimited' : n.toLocaleString('en-US');
 }
+
+/** `2026-12-01 06:53:13`: an RFC 3339 time from the server, to the second, for a table. */
+export function formatTimestamp(rfc3339: string): string {
+  return rfc3339.slice(0, 19).replace('T', ' ');
+}

@@ -9,7 +9,7 @@ import {
 } from '../consumer-config-options.js';
 import { formatMessage, messageStyle } from '../message-view.js';
 import { section, table } from '../style.js';
-import { formatCount, formatDuration, parseInteger } from '../units.js';
+import { formatCount, formatDuration, formatTimestamp, parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
 /** `slip consumer ...`: pull consumers of a stream, with the commands and flags of `nats consumer`. */
@@ -94,12 +94,10 @@ export function registerConsumer(program: Command, act: Act): void {
           infos.map((i) => [
             i.name,
             i.config.description ?? '',
-            i.created.slice(0, 19).replace('T', ' '),
+            formatTimestamp(i.created),
             formatCount(i.num_ack_pending),
             formatCount(i.num_pending),
-            i.delivered.last_active
-              ? i.delivered.last_active.slice(0, 19).replace('T', ' ')
-              : 'never',
+            i.delivered.last_active ? formatTimestamp(i.delivered.last_active) : 'never',
           ]),
           `Consumers of ${stream}`,
         ),

@@ -10,6 +10,7 @@ import {
   formatBytes,
   formatCount,
   formatDuration,
+  formatTimestamp,
   parseDuration,
   parseInteger,
   parseSize,
@@ -259,7 +260,7 @@ export function registerKv(program: Command, act: Act): void {
           buckets.map((b) => [
             b.bucket,
             b.description,
-            b.streamInfo.created.slice(0, 19).replace('T', ' '),
+            formatTimestamp(b.streamInfo.created),
             formatBytes(b.size),
             formatCount(b.values),
             b.history,

@@ -20,6 +20,7 @@ import {
   formatBytes,
   formatCount,
   formatDuration,
+  formatTimestamp,
   parseDuration,
   parseInteger,
   parseSize,
@@ -158,11 +159,7 @@ export function registerObj(program: Command, act: Act): void {
         return session.out(
           table(
             ['Name', 'Size', 'Time'],
-            objects.map((o) => [
-              o.name,
-              formatBytes(o.size),
-              o.mtime.slice(0, 19).replace('T', ' '),
-            ]),
+            objects.map((o) => [o.name, formatBytes(o.size), formatTimestamp(o.mtime)]),
             `Bucket ${bucket}`,
           ),
         );
@@ -178,7 +175,7 @@ export function registerObj(program: Command, act: Act): void {
           buckets.map((b) => [
             b.bucket,
             b.description,
-            b.streamInfo.created.slice(0, 19).replace('T', ' '),
+            formatTimestamp(b.streamInfo.created),
             formatBytes(b.size),
             b.sealed ? 'yes' : 'no',
           ]),

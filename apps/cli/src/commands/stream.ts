@@ -12,7 +12,7 @@ import {
 } from '../stream-config-options.js';
 import { configChanges, formatStreamInfo } from '../stream-info-view.js';
 import { table } from '../style.js';
-import { formatBytes, formatCount, parseInteger } from '../units.js';
+import { formatBytes, formatCount, formatTimestamp, parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
 /** `slip stream ...`: JetStream streams, with the commands and flags of `nats stream`. */
@@ -110,10 +110,10 @@ export function registerStream(program: Command, act: Act): void {
           infos.map((i) => [
             i.config.name,
             i.config.description ?? '',
-            i.created.slice(0, 19).replace('T', ' '),
+            formatTimestamp(i.created),
             formatCount(i.state.messages),
             formatBytes(i.state.bytes),
-            i.state.messages ? (i.state.last_ts ?? '').slice(0, 19).replace('T', ' ') : 'never',
+            i.state.messages ? formatTimestamp(i.state.last_ts ?? '') : 'never',
           ]),
           'Streams',
         ),
