@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@slipstream/client';
+import { type Advisory, advisories } from './advisories.js';
 import { ApiClient, type ApiSuccess } from './api-client.js';
 import { type ConsumerAPI, ConsumerAPIImpl } from './consumer-api.js';
 import { type DirectStreamAPI, DirectStreamAPIImpl } from './direct-api.js';
@@ -16,6 +17,8 @@ export interface JetStreamManager {
   /** Direct gets, for streams with `allow_direct`. */
   readonly direct: DirectStreamAPI;
   getAccountInfo(): Promise<JetStreamAccountStats>;
+  /** The account's JetStream advisories from now on, until the loop is left. */
+  advisories(): AsyncIterable<Advisory>;
   getOptions(): JetStreamOptions;
   /** A JetStream client with the same options. */
   jetstream(): JetStreamClient;
@@ -40,6 +43,10 @@ export class JetStreamManagerImpl implements JetStreamManager {
 
   getAccountInfo(): Promise<JetStreamAccountStats> {
     return this.#api.call('accountInfo', {});
+  }
+
+  advisories(): AsyncIterable<Advisory> {
+    return advisories(this.#api.nc);
   }
 
   getOptions(): JetStreamOptions {

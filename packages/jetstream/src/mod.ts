@@ -8,6 +8,7 @@ export type {
   StreamSource,
   StreamState,
 } from '@slipstream/jsapi';
+export { type Advisory, AdvisoryKind } from './advisories.js';
 export type { ConsumerAPI, ConsumerCreateOptions } from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
