@@ -110,6 +110,20 @@ describe('slip at a terminal', () => {
     expect((await home.run(['-s', server.url, 'stream', 'info', 'KEEP'])).code).toBe(0);
   });
 
+  it('stream view shows a page, then asks before the next', async () => {
+    const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
+    await run('stream', 'add', 'PAGES', '--subjects', 'pages', '--defaults');
+    await run('pub', 'pages', 'message {{Count}}', '--count', '3', '-J');
+    terminal = await Terminal.open(home.env());
+    await terminal.type(`${slip()} stream view PAGES --page 2 --raw; echo "exit=$?"`);
+    await terminal.keys('Enter');
+    const first = await terminal.shows('? Next Page? (Y/n)');
+    expect(first).toContain('message 1\nmessage 2\n');
+    expect(first).not.toContain('message 3');
+    await terminal.keys('Enter');
+    expect(await terminal.shows('exit=0')).toContain('message 3\n');
+  });
+
   it('pub --count, bench and obj put draw a progress bar; tables are in colour unless NO_COLOR is set', async () => {
     await home.run([
       '-s',
