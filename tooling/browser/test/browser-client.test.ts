@@ -1,67 +1,26 @@
 // @slipstream/client bundled by Vite for the browser (the `browser` export condition picks the
 // native WebSocket transport) and driven in real Chromium against nats-server's WebSocket
 // listener.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type RunningNatsServer,
-  requireSystemComponent,
-  startNatsServer,
-} from '@slipstream/test-servers';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { build, type PreviewServer, preview } from 'vite';
+import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refuseNodeBuiltins } from './refuse-node-builtins.js';
+import { type BundledPage, openBundledPage } from './bundled-page.js';
 
 let server: RunningNatsServer;
-let outDir: string;
-let site: PreviewServer;
-let browser: Browser;
+let bundled: BundledPage;
 let page: Page;
 
 beforeAll(async () => {
   // Skips this file (fails it under CI) when Chromium or nats-server is not installed.
-  const chromiumPath = requireSystemComponent('chromium');
+  bundled = await openBundledPage(join(import.meta.dirname, '../page'));
+  page = bundled.page;
   server = await startNatsServer({ websocket: true });
-  outDir = await mkdtemp(join(tmpdir(), 'slipstream-page-'));
-  const root = join(import.meta.dirname, '../page');
-  // Fails on any Node built-in in the bundle: the browser entry must not need one.
-  await build({
-    root,
-    logLevel: 'warn',
-    plugins: [refuseNodeBuiltins()],
-    build: { outDir, emptyOutDir: true, minify: false },
-  });
-  // Served over http://, not file://, so that the page may open WebSockets.
-  site = await preview({
-    root,
-    logLevel: 'warn',
-    build: { outDir },
-    preview: { host: '127.0.0.1', port: 0, open: false },
-  });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = await browser.newPage();
-  await page.goto(site.resolvedUrls!.local[0]!);
-  await page.waitForFunction(() => document.title === 'ready');
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await site?.close();
+  await bundled?.close();
   await server?.stop();
-  if (outDir) await rm(outDir, { recursive: true, force: true });
 });
 
 describe('@slipstream/client in Chromium over ws://', () => {
