@@ -10,6 +10,7 @@ import { clientBenchmark } from './client.js';
 import { codecBenchmark } from './codec.js';
 import { fairnessBenchmark } from './fairness.js';
 import { jetstreamBenchmark } from './jetstream.js';
+import { jetstreamClientBenchmark } from './jetstream-client-bench.js';
 import { serverBenchmark } from './server.js';
 
 const benchmarks: Record<
@@ -21,6 +22,7 @@ const benchmarks: Record<
   client: clientBenchmark,
   fairness: fairnessBenchmark,
   jetstream: jetstreamBenchmark,
+  'jetstream-client': jetstreamClientBenchmark,
 };
 
 const { values, positionals } = parseArgs({
