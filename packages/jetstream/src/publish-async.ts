@@ -58,11 +58,16 @@ interface InFlight {
 export class AsyncPublisher {
   readonly #nc: NatsConnection;
   readonly #maxPending: number;
+  /** Waiting publishes resume once no more than this many acks are outstanding. */
+  readonly #resumeAt: number;
   readonly #timeout: number;
   readonly #inbox = createInbox();
   #sub: Subscription | undefined;
   readonly #inFlight = new Map<string, InFlight>();
-  /** Publishes waiting for room, woken one per freed slot. */
+  /**
+   * Publishes waiting for room, woken together once a quarter of the window is free: they then
+   * go out in one write, where waking one per ack would write one message at a time.
+   */
   readonly #waitingForRoom: (() => void)[] = [];
   /** `publishAsyncComplete()` calls waiting for nothing to be in flight. */
   readonly #waitingForIdle: (() => void)[] = [];
@@ -74,6 +79,7 @@ export class AsyncPublisher {
     if (!(maxPending >= 1)) throw new RangeError('publishAsyncMaxPending must be at least 1');
     this.#nc = nc;
     this.#maxPending = maxPending;
+    this.#resumeAt = Math.floor((maxPending * 3) / 4);
     this.#timeout = timeout;
   }
 
@@ -178,7 +184,9 @@ export class AsyncPublisher {
     } else {
       entry.resolve(ack!);
     }
-    this.#waitingForRoom.shift()?.();
+    if (this.#inFlight.size <= this.#resumeAt) {
+      for (const wake of this.#waitingForRoom.splice(0)) wake();
+    }
     if (this.#inFlight.size === 0) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
