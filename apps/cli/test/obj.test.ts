@@ -5,7 +5,7 @@ import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slipHome, startJetStreamServer } from './slip.js';
 
-describe('obj commands against nats-server with JetStream', () => {
+describe('obj commands against slipstream-server with JetStream', () => {
   let server: RunningNatsServer;
   let home: Awaited<ReturnType<typeof slipHome>>;
   const run = (...args: string[]) => home.run(['-s', server.url, ...args]);

@@ -123,7 +123,16 @@ export const coreServers: ReadonlyArray<{
   { name: 'nats-server', start: () => startNatsServer() },
 ];
 
-/** nats-server 2.9.10 with JetStream in a temp store: the stream and consumer commands need it. */
+/** Our server with JetStream in a temp store: the stream, consumer, KV and object commands need it. */
 export function startJetStreamServer(): Promise<RunningNatsServer> {
-  return startNatsServer({ jetstream: true });
+  return startNatsServer({ bin: slipstreamServerBin, jetstream: true });
 }
+
+/** Both servers with JetStream, for the commands also checked against nats-server 2.9.10. */
+export const jetStreamServers: ReadonlyArray<{
+  name: string;
+  start: () => Promise<RunningNatsServer>;
+}> = [
+  { name: 'slipstream-server', start: startJetStreamServer },
+  { name: 'nats-server', start: () => startNatsServer({ jetstream: true }) },
+];

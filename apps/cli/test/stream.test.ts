@@ -2,10 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slipHome, startJetStreamServer } from './slip.js';
+import { jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
 
 // nats-server 2.9.10 with JetStream: our server's JetStream is not there yet.
-describe('stream commands against nats-server with JetStream', () => {
+describe('stream commands against slipstream-server with JetStream', () => {
   let server: RunningNatsServer;
   let home: Awaited<ReturnType<typeof slipHome>>;
   const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
@@ -190,13 +190,13 @@ describe('stream commands against nats-server with JetStream', () => {
   });
 });
 
-describe('consumer commands against nats-server with JetStream', () => {
+describe.each(jetStreamServers)('consumer commands against $name with JetStream', ({ start }) => {
   let server: RunningNatsServer;
   let home: Awaited<ReturnType<typeof slipHome>>;
   const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
 
   beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
+    [server, home] = await Promise.all([start(), slipHome()]);
     await run('stream', 'add', 'JOBS', '--subjects', 'jobs.*', '--defaults');
     await run('pub', 'jobs.a', 'job {{Count}}', '--count', '3', '-J');
   });
