@@ -1,3 +1,4 @@
+import { subjectMatches } from '@slipstream/protocol';
 import type { OutgoingMessage } from './outgoing-message.js';
 import type { Router } from './router.js';
 import type { Subscriber } from './subscriber.js';
@@ -71,6 +72,19 @@ export class InternalClient implements Subscriber {
   hasInterest(subject: string): boolean {
     const result = this.#router.sublist.match(subject);
     return result.psubs.length > 0 || result.qsubs.length > 0;
+  }
+
+  /**
+   * Calls `listener` once, when a subscription that receives `subject` appears; returns the
+   * function that stops waiting.
+   */
+  whenInterest(subject: string, listener: () => void): () => void {
+    const stop = this.#router.onSubscribe((sub) => {
+      if (!subjectMatches(subject, sub.subject)) return;
+      stop();
+      listener();
+    });
+    return stop;
   }
 
   /** Drops every subscription. */

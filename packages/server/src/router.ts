@@ -21,10 +21,22 @@ export class Router {
   /** One reusable message per nesting level of publish; index 0 serves the usual, unnested case. */
   readonly #messages: OutgoingMessage[] = [];
   #depth = 0;
+  readonly #subscribed = new Set<(sub: Subscription) => void>();
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
-    return this.sublist.insert(sub);
+    if (!this.sublist.insert(sub)) return false;
+    for (const listener of this.#subscribed) listener(sub);
+    return true;
+  }
+
+  /**
+   * Calls `listener` with every new subscription until the returned function is called: how
+   * a JetStream push consumer learns that someone listens again, instead of looking.
+   */
+  onSubscribe(listener: (sub: Subscription) => void): () => void {
+    this.#subscribed.add(listener);
+    return () => this.#subscribed.delete(listener);
   }
 
   unsubscribe(sub: Subscription): void {

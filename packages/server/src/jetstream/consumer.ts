@@ -46,8 +46,6 @@ const NANOS_PER_MS = 1_000_000;
 const PASS_LIMIT = 256;
 /** Pull consumers' inactivity deadline gets up to 1 s of jitter, as in nats-server. */
 const JITTER_MS = 900;
-const FIRST_INTEREST_CHECK_MS = 20;
-const LAST_INTEREST_CHECK_MS = 1000;
 
 export class Consumer {
   #config: ConsumerConfig;
@@ -77,8 +75,8 @@ export class Consumer {
   #rate: RateLimit | undefined;
   #inactiveTimer: NodeJS.Timeout | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
-  #interestTimer: NodeJS.Timeout | undefined;
-  #interestCheckMs = FIRST_INTEREST_CHECK_MS;
+  /** Push, nobody listening: stops waiting for a subscriber to the deliver subject. */
+  #stopWaitingForInterest: (() => void) | undefined;
   /** Push: whether someone listens on the deliver subject. */
   #active = true;
 
@@ -165,7 +163,12 @@ export class Consumer {
     const deliverChanged = config.deliver_subject !== this.#config.deliver_subject;
     const rateChanged = config.rate_limit_bps !== this.#config.rate_limit_bps;
     this.#config = config;
-    if (deliverChanged) this.#redeliverAllPending();
+    if (deliverChanged) {
+      this.#redeliverAllPending();
+      // Waiting for a listener of the old subject is over.
+      this.#stopWaitingForInterest?.();
+      this.#stopWaitingForInterest = undefined;
+    }
     if (rateChanged) this.#limitRate();
     this.#watchInactivity();
     this.#signal.raise();
@@ -206,14 +209,10 @@ export class Consumer {
     this.#closed = true;
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
     this.#redelivery.clear();
-    for (const timer of [
-      this.#holdTimer,
-      this.#inactiveTimer,
-      this.#heartbeatTimer,
-      this.#interestTimer,
-    ]) {
+    for (const timer of [this.#holdTimer, this.#inactiveTimer, this.#heartbeatTimer]) {
       clearTimeout(timer);
     }
+    this.#stopWaitingForInterest?.();
     this.#pull?.stop(deleted);
   }
 
@@ -493,29 +492,22 @@ export class Consumer {
       this.#watchInactivity();
     }
     if (!active) {
-      this.#checkInterestLater();
+      this.#waitForInterest();
       return false;
     }
     return !this.#flow?.blocked;
   }
 
-  /**
-   * Interest in a deliver subject is not announced to us, so a push consumer with nobody
-   * listening looks again, less often the longer it waits.
-   */
-  #checkInterestLater(): void {
-    if (this.#interestTimer || this.#closed) return;
-    this.#interestTimer = setTimeout(() => {
-      this.#interestTimer = undefined;
-      if (this.#hasInterest()) {
-        this.#interestCheckMs = FIRST_INTEREST_CHECK_MS;
+  /** Nobody listens on the deliver subject: delivery resumes when someone subscribes. */
+  #waitForInterest(): void {
+    if (this.#stopWaitingForInterest || this.#closed) return;
+    this.#stopWaitingForInterest = this.#host.client.whenInterest(
+      this.#config.deliver_subject!,
+      () => {
+        this.#stopWaitingForInterest = undefined;
         this.#signal.raise();
-      } else {
-        this.#interestCheckMs = Math.min(this.#interestCheckMs * 2, LAST_INTEREST_CHECK_MS);
-        this.#checkInterestLater();
-      }
-    }, this.#interestCheckMs);
-    this.#interestTimer.unref?.();
+      },
+    );
   }
 
   #armHeartbeat(): void {
@@ -562,7 +554,7 @@ export class Consumer {
         this.#watchInactivity();
       }, threshold);
       this.#inactiveTimer.unref?.();
-      if (!listened) this.#checkInterestLater();
+      if (!listened) this.#waitForInterest();
       return;
     }
     const deadline = threshold + 100 + Math.random() * JITTER_MS;
