@@ -75,6 +75,17 @@ async function consumer(wire: ConsumerWire, stream: string, config: Record<strin
   return wire.request(subject, { stream_name: stream, config });
 }
 
+/** Subscribes to the deliver subject first, then creates the push consumer delivering there. */
+async function pushConsumer(
+  wire: ConsumerWire,
+  stream: string,
+  config: Record<string, unknown> & { deliver_subject: string },
+) {
+  wire.sub(config.deliver_subject);
+  await wire.flush();
+  return consumer(wire, stream, config);
+}
+
 async function info(wire: ConsumerWire, stream: string, name: string) {
   return counters(await wire.request(`$JS.API.CONSUMER.INFO.${stream}.${name}`));
 }
@@ -357,9 +368,7 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
   it('push: delivers to the deliver subject with ack subjects, then idle heartbeats', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'H', subjects: ['h.*'] }, ['h.a', 'h.b']);
-      wire.sub('deliver.h');
-      await wire.flush();
-      await consumer(wire, 'H', {
+      await pushConsumer(wire, 'H', {
         durable_name: 'PU',
         deliver_subject: 'deliver.h',
         ack_policy: 'explicit',
@@ -459,10 +468,8 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
       const body = 'x'.repeat(400);
       await stream(wire, { name: 'RL', subjects: ['rl.*'], max_msg_size: 1000 }, []);
       for (let i = 0; i < 5; i++) await wire.request('rl.a', body);
-      wire.sub('deliver.rl');
-      await wire.flush();
       // 8000 bits a second: 1000 bytes, about two of these messages.
-      await consumer(wire, 'RL', {
+      await pushConsumer(wire, 'RL', {
         durable_name: 'RL',
         deliver_subject: 'deliver.rl',
         ack_policy: 'none',
