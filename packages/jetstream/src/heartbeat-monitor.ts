@@ -1,11 +1,17 @@
 /**
  * Calls `missed` when two heartbeat intervals pass without any sign of life (`alive()`), the
- * way pulls with an idle_heartbeat tell a silent server from a gone one. Interval 0: off.
+ * way pulls with an idle_heartbeat tell a silent server from a gone one; after a call it
+ * counts afresh. Interval 0: off. `alive()` runs for every message, so it only sets a flag:
+ * one timer per interval checks it (re-arming a timer per message cost more than the rest of
+ * a delivery).
  */
 export class HeartbeatMonitor {
   readonly #interval: number;
   readonly #missed: () => void;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #seen = false;
+  /** Intervals in a row without a sign of life. */
+  #silent = 0;
 
   constructor(interval: number, missed: () => void) {
     this.#interval = interval;
@@ -14,11 +20,21 @@ export class HeartbeatMonitor {
 
   alive(): void {
     if (!this.#interval) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.#missed, this.#interval * 2);
+    this.#seen = true;
+    this.#timer ??= setInterval(() => this.#check(), this.#interval);
   }
 
   stop(): void {
-    clearTimeout(this.#timer);
+    clearInterval(this.#timer);
+  }
+
+  #check(): void {
+    if (this.#seen) {
+      this.#seen = false;
+      this.#silent = 0;
+    } else if (++this.#silent >= 2) {
+      this.#silent = 0;
+      this.#missed();
+    }
   }
 }
