@@ -1,30 +1,13 @@
-import type { NatsConnection } from '@slipstream/client';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  AckPolicy,
-  type ConsumerNotification,
-  type JetStreamClient,
-  type JetStreamManager,
-  jetstream,
-  jetstreamManager,
-  StorageType,
-} from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { describe, expect, it } from 'vitest';
+import { AckPolicy, type ConsumerNotification } from '../src/mod.js';
+import { memoryStream, streamServers, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('consume() by bytes and its status() against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let js: JetStreamClient;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    js = jetstream(nc);
-  });
+  const { clients } = useJetStreamClients(kind);
 
   async function streamWithConsumer(count: number, size: number) {
-    const name = uniqueStream();
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+    const { nc, jsm, js } = clients;
+    const name = await memoryStream(jsm);
     for (let i = 1; i <= count; i++) nc.publish(`${name}.m`, new Uint8Array(size).fill(i % 256));
     await nc.flush();
     await jsm.consumers.add(name, { durable_name: 'C', ack_policy: AckPolicy.Explicit });
@@ -44,7 +27,7 @@ describe.each(streamServers)('consume() by bytes and its status() against $name'
   it('asks for max_bytes at most and delivers everything in order', async () => {
     const { name, consumer } = await streamWithConsumer(100, 1000);
     const requests: { batch: number; max_bytes?: number }[] = [];
-    const spy = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${name}.C`, {
+    const spy = clients.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${name}.C`, {
       callback: (_e, m) => {
         requests.push(m.json());
       },
@@ -58,7 +41,7 @@ describe.each(streamServers)('consume() by bytes and its status() against $name'
       m.ack();
       if (m.seq === 100) break;
     }
-    await nc.flush();
+    await clients.nc.flush();
     spy.unsubscribe();
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     // about 9 messages of 1000 B fit in 10,000 B: many requests, none over the budget
@@ -100,7 +83,7 @@ describe.each(streamServers)('consume() by bytes and its status() against $name'
     })();
     // one expiry at least: the first request ends with 7 of its 10 messages undelivered
     await new Promise((resolve) => setTimeout(resolve, 1600));
-    await jsm.consumers.delete(name, 'C');
+    await clients.jsm.consumers.delete(name, 'C');
     await reading.catch(() => {});
     const seen = await status.done;
     expect(received).toBe(3);

@@ -1,34 +1,20 @@
-import { type NatsConnection, TimeoutError } from '@slipstream/client';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { TimeoutError } from '@slipstream/client';
+import { describe, expect, it } from 'vitest';
 import {
   JetStreamApiError,
-  type JetStreamManager,
   JetStreamNotEnabled,
   jetstream,
-  jetstreamManager,
   type PubAckFuture,
-  StorageType,
 } from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { memoryStream, streamServers, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('publishAsync against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-  });
-
-  async function newStream() {
-    const name = uniqueStream();
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
-    return name;
-  }
+  const { server, clients } = useJetStreamClients(kind);
+  const newStream = () => memoryStream(clients.jsm);
 
   it('keeps at most publishAsyncMaxPending acks in flight; acks come in sequence order', async () => {
     const name = await newStream();
-    const js = jetstream(nc, { publishAsyncMaxPending: 256 });
+    const js = jetstream(clients.nc, { publishAsyncMaxPending: 256 });
     // what the server sees, from another connection: messages taken in minus acks sent out
     const observer = await server.connect();
     let seenInFlight = 0;
@@ -62,12 +48,12 @@ describe.each(streamServers)('publishAsync against $name', (kind) => {
     const acks = await Promise.all(futures.map((f) => f.ok));
     expect(acks.map((a) => a.seq)).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
     expect(acks.every((a) => a.stream === name && !a.duplicate)).toBe(true);
-    expect((await jsm.streams.info(name)).state.messages).toBe(10_000);
+    expect((await clients.jsm.streams.info(name)).state.messages).toBe(10_000);
   });
 
   it('reports a failed expectation on its own message, the others stored', async () => {
     const name = await newStream();
-    const js = jetstream(nc, { publishAsyncMaxPending: 64 });
+    const js = jetstream(clients.nc, { publishAsyncMaxPending: 64 });
     const futures: PubAckFuture[] = [];
     for (let i = 0; i < 1000; i++) {
       const expect = i === 500 ? { lastSequence: 7 } : undefined;
@@ -84,22 +70,22 @@ describe.each(streamServers)('publishAsync against $name', (kind) => {
     await expect(futures[500]!.ok).rejects.toBe(failures[0]!.error);
     expect((await futures[499]!.ok).seq).toBe(500);
     expect((await futures[501]!.ok).seq).toBe(501);
-    expect((await jsm.streams.info(name)).state.messages).toBe(999);
+    expect((await clients.jsm.streams.info(name)).state.messages).toBe(999);
     // the failures are handed out once
     expect(await js.publishAsyncComplete()).toEqual([]);
   });
 
   it('fails a publish no stream takes with JetStreamNotEnabled (no responders)', async () => {
-    const js = jetstream(nc);
+    const js = jetstream(clients.nc);
     const future = await js.publishAsync('nobody.listens.here', 'x');
     await expect(future.ok).rejects.toBeInstanceOf(JetStreamNotEnabled);
     expect(await js.publishAsyncComplete()).toMatchObject([{ index: 0 }]);
   });
 
   it('times a missing ack out on its own deadline', async () => {
-    const js = jetstream(nc);
+    const js = jetstream(clients.nc);
     // a subscriber that never answers stands in for a stream that does not ack
-    const silent = nc.subscribe('silent.subject');
+    const silent = clients.nc.subscribe('silent.subject');
     const started = Date.now();
     const future = await js.publishAsync('silent.subject', 'x', { timeout: 300 });
     await expect(future.ok).rejects.toBeInstanceOf(TimeoutError);

@@ -1,6 +1,13 @@
 import { connect, type NatsConnection } from '@slipstream/client';
 import { startNatsServer, startSlipstreamServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll } from 'vitest';
+import {
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  StorageType,
+} from '../src/mod.js';
 
 /** A server with JetStream on, in a fresh store directory. */
 export interface JetStreamServer {
@@ -59,3 +66,25 @@ export function useJetStreamServer(kind: JetStreamServerKind) {
 let streamCounter = 0;
 /** A stream name no other test of the file uses. */
 export const uniqueStream = (prefix = 'S') => `${prefix}${++streamCounter}_${Date.now() % 100000}`;
+
+/**
+ * `useJetStreamServer` plus one connection, manager and client on it, opened before the
+ * block's tests (read `clients` inside tests).
+ */
+export function useJetStreamClients(kind: JetStreamServerKind) {
+  const server = useJetStreamServer(kind);
+  const clients = {} as { nc: NatsConnection; jsm: JetStreamManager; js: JetStreamClient };
+  beforeAll(async () => {
+    clients.nc = await server.connect();
+    clients.jsm = await jetstreamManager(clients.nc);
+    clients.js = jetstream(clients.nc);
+  });
+  return { server, clients };
+}
+
+/** A new memory stream of a unique name on the subjects `<name>.>`; resolves with the name. */
+export async function memoryStream(jsm: JetStreamManager): Promise<string> {
+  const name = uniqueStream();
+  await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+  return name;
+}

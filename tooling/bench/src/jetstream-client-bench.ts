@@ -8,6 +8,7 @@ import * as officialJs from '@nats-io/jetstream';
 import * as officialKv from '@nats-io/kv';
 import * as officialObj from '@nats-io/obj';
 import { connect as officialConnect } from '@nats-io/transport-node';
+import { cpuSeconds } from '@slipstream/test-servers';
 import { importIfBuilt, type Loaded, sideOf } from './harness/optional.js';
 import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
@@ -169,23 +170,41 @@ const OBJECT_BYTES = 16 * 1024 * 1024;
 const BATCH = 500;
 let streamCounter = 0;
 
-/** CPU and wall time of `section`, per `units`. */
-async function timed(units: number, section: () => Promise<void>) {
+/** The nats-server both clients talk to. */
+interface Target {
+  readonly url: string;
+  readonly serverPid: number;
+}
+
+/** Rate of `section` per `units`, and this process's and the server's CPU per unit. */
+async function timed(target: Target, units: number, section: () => Promise<void>) {
   const cpu = process.cpuUsage();
+  const serverCpu = cpuSeconds(target.serverPid);
   const started = performance.now();
   await section();
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  return { perSecond: units / seconds, cpuMicrosPerUnit: (used.user + used.system) / units };
+  return {
+    perSecond: units / seconds,
+    cpuMicrosPerUnit: (used.user + used.system) / units,
+    serverCpuMicrosPerUnit: ((cpuSeconds(target.serverPid) - serverCpu) * 1e6) / units,
+  };
 }
+
+/** The figures of a message throughput measurement. */
+const throughputSample = (t: Awaited<ReturnType<typeof timed>>): Sample => ({
+  msgsPerSecond: t.perSecond,
+  clientCpuMicrosPerMsg: t.cpuMicrosPerUnit,
+  serverCpuMicrosPerMsg: t.serverCpuMicrosPerUnit,
+});
 
 /** A fresh memory stream on its own connection for one measurement, deleted after. */
 async function withStream<T>(
   client: JsClient,
-  url: string,
+  target: Target,
   run: (ctx: { nc: Conn; js: Js; jsm: Jsm; name: string }) => Promise<T>,
 ): Promise<T> {
-  const nc = await client.connect(url);
+  const nc = await client.connect(target.url);
   try {
     const jsm = await client.jetstreamManager(nc);
     const name = `BENCH${++streamCounter}`;
@@ -200,33 +219,33 @@ async function withStream<T>(
   }
 }
 
-async function asyncPublish(client: JsClient, url: string, count: number): Promise<Sample> {
-  return withStream(client, url, async ({ nc, jsm, name }) => {
+async function asyncPublish(client: JsClient, target: Target, count: number): Promise<Sample> {
+  return withStream(client, target, async ({ nc, jsm, name }) => {
     const payload = randomBytes(PAYLOAD);
-    const t = await timed(count, () =>
+    const t = await timed(target, count, () =>
       client.asyncPublish(nc, `${name}.x`, payload, count, WINDOW),
     );
     const stored = (await jsm.streams.info(name)).state.messages;
     if (stored !== count) throw new Error(`async publish stored ${stored} of ${count}`);
-    return { msgsPerSecond: t.perSecond, clientCpuMicrosPerMsg: t.cpuMicrosPerUnit };
+    return throughputSample(t);
   });
 }
 
 /** Reads `count` prefilled messages with fetches of BATCH, or one consume, acking each. */
 async function read(
   client: JsClient,
-  url: string,
+  target: Target,
   count: number,
   how: 'fetch' | 'consume',
 ): Promise<Sample> {
-  return withStream(client, url, async ({ nc, js, jsm, name }) => {
+  return withStream(client, target, async ({ nc, js, jsm, name }) => {
     const payload = randomBytes(PAYLOAD);
     for (let i = 0; i < count; i++) nc.publish(`${name}.x`, payload);
     await nc.flush();
     await jsm.consumers.add(name, { durable_name: 'C', ack_policy: 'explicit' });
     const consumer = await js.consumers.get(name, 'C');
     let received = 0;
-    const t = await timed(count, async () => {
+    const t = await timed(target, count, async () => {
       if (how === 'fetch') {
         while (received < count) {
           for await (const m of await consumer.fetch({ max_messages: BATCH, expires: 5000 })) {
@@ -243,19 +262,19 @@ async function read(
         await messages.close();
       }
     });
-    return { msgsPerSecond: t.perSecond, clientCpuMicrosPerMsg: t.cpuMicrosPerUnit };
+    return throughputSample(t);
   });
 }
 
-async function kvOps(client: JsClient, url: string): Promise<Sample> {
-  const nc = await client.connect(url);
+async function kvOps(client: JsClient, target: Target): Promise<Sample> {
+  const nc = await client.connect(target.url);
   try {
     const kv = await client.kv(client.jetstream(nc), `bench_${++streamCounter}`);
     const value = randomBytes(PAYLOAD);
-    const put = await timed(KV_OPS, async () => {
+    const put = await timed(target, KV_OPS, async () => {
       for (let i = 0; i < KV_OPS; i++) await kv.put(`k${i % 100}`, value);
     });
-    const get = await timed(KV_OPS, async () => {
+    const get = await timed(target, KV_OPS, async () => {
       for (let i = 0; i < KV_OPS; i++) {
         if ((await kv.get(`k${i % 100}`))?.value.length !== PAYLOAD) throw new Error('kv get');
       }
@@ -267,17 +286,17 @@ async function kvOps(client: JsClient, url: string): Promise<Sample> {
   }
 }
 
-async function objectRoundTrip(client: JsClient, url: string): Promise<Sample> {
-  const nc = await client.connect(url);
+async function objectRoundTrip(client: JsClient, target: Target): Promise<Sample> {
+  const nc = await client.connect(target.url);
   try {
     const store = await client.objectStore(client.jetstream(nc), `bench_${++streamCounter}`);
     const data = randomBytes(OBJECT_BYTES);
     const MB = OBJECT_BYTES / 1e6;
-    const put = await timed(MB, async () => {
+    const put = await timed(target, MB, async () => {
       await store.putBlob({ name: 'blob' }, data);
     });
     let got: Uint8Array | null = null;
-    const get = await timed(MB, async () => {
+    const get = await timed(target, MB, async () => {
       got = await store.getBlob('blob');
     });
     if ((got as Uint8Array | null)?.length !== OBJECT_BYTES) throw new Error('object get');
@@ -302,7 +321,7 @@ export async function jetstreamClientBenchmark(options: {
   if ('skipped' in loaded) table.note(`slipstream side skipped: ${loaded.skipped}`);
   const server = await startJetStreamServer('nats-server');
   if ('skipped' in server) throw new Error(server.skipped);
-  const url = server.process.url;
+  const target: Target = { url: server.process.url, serverPid: server.process.child.pid! };
   const compare = (label: string, workload: (client: JsClient) => Promise<Sample>) =>
     alternateRounds(
       { rounds: options.rounds, label, warmup: true },
@@ -329,14 +348,22 @@ export async function jetstreamClientBenchmark(options: {
         better: 'lower',
         ...pick(result, 'clientCpuMicrosPerMsg'),
       });
+      table.add({
+        name: `nats-server CPU, ${label}`,
+        unit: 'µs per msg',
+        better: 'lower',
+        ...pick(result, 'serverCpuMicrosPerMsg'),
+      });
     };
     await throughputRows(`async publish ${PAYLOAD} B, ${WINDOW} in flight`, 3, (c) =>
-      asyncPublish(c, url, count),
+      asyncPublish(c, target, count),
     );
-    await throughputRows(`fetch ${BATCH} at a time + ack`, 1, (c) => read(c, url, count, 'fetch'));
-    await throughputRows(`consume + ack`, 1.5, (c) => read(c, url, count, 'consume'));
+    await throughputRows(`fetch ${BATCH} at a time + ack`, 1, (c) =>
+      read(c, target, count, 'fetch'),
+    );
+    await throughputRows(`consume + ack`, 1.5, (c) => read(c, target, count, 'consume'));
 
-    const kv = await compare('KV put/get', (c) => kvOps(c, url));
+    const kv = await compare('KV put/get', (c) => kvOps(c, target));
     table.add({
       name: 'KV put (awaited)',
       unit: 'ops/s',
@@ -352,7 +379,7 @@ export async function jetstreamClientBenchmark(options: {
       ...pick(kv, 'getOps'),
     });
 
-    const obj = await compare('object put/get', (c) => objectRoundTrip(c, url));
+    const obj = await compare('object put/get', (c) => objectRoundTrip(c, target));
     table.add({
       name: 'object put 16 MiB',
       unit: 'MB/s',
@@ -375,7 +402,7 @@ export async function jetstreamClientBenchmark(options: {
       'Async publish: ours is js.publishAsync with publishAsyncMaxPending 256; the official client has no such publisher for nats-server 2.9 (startBatch/startFastIngest need 2.12+), so its side keeps 256 js.publish promises outstanding.',
     );
     table.note(
-      'Client CPU is process.cpuUsage() of this process around the measured section (both ends of a read run here).',
+      'Client CPU is process.cpuUsage() of this process around the measured section (both ends of a read run here); nats-server CPU is its utime + stime from /proc around the same section.',
     );
   } finally {
     await server.stop();
