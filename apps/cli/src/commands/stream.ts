@@ -14,6 +14,7 @@ import { configChanges, formatStreamInfo } from '../stream-info-view.js';
 import { table } from '../style.js';
 import { formatBytes, formatCount, formatTimestamp, parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';
+import { registerStreamBackup } from './stream-backup.js';
 
 /** `slip stream ...`: JetStream streams, with the commands and flags of `nats stream`. */
 export function registerStream(program: Command, act: Act): void {
@@ -270,4 +271,6 @@ export function registerStream(program: Command, act: Act): void {
       session.note(`Deleted message ${sequence} from stream ${name}`);
     }),
   );
+
+  registerStreamBackup(stream, act);
 }

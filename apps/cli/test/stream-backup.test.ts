@@ -1,0 +1,111 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningNatsServer } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jetStreamServers, slipHome } from './slip.js';
+
+describe.each(jetStreamServers)('stream backup and restore against $name', ({ start }) => {
+  let server: RunningNatsServer;
+  let home: Awaited<ReturnType<typeof slipHome>>;
+  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
+  const json = async (...args: string[]) => {
+    const result = await run('--json', ...args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+  /** Every message of the stream as `stream get --json` shows it, by sequence. */
+  const messages = async (stream: string, lastSeq: number) => {
+    const shown = [];
+    for (let seq = 1; seq <= lastSeq; seq++) shown.push(await json('stream', 'get', stream, `${seq}`));
+    return shown;
+  };
+
+  beforeAll(async () => {
+    [server, home] = await Promise.all([start(), slipHome()]);
+    const setup = [
+      ['stream', 'add', 'ORDERS', '--subjects', 'orders.>', '--storage', 'file', '--defaults'],
+      ['pub', 'orders.new', 'order {{Count}}', '--count', '3', '-H', 'Source:cli', '-J'],
+      ['pub', 'orders.old', 'old one', '-J'],
+      ['pub', 'orders.new', 'order 4', '-H', 'Source:web', '-H', 'Region:eu', '-J'],
+      ['consumer', 'add', 'ORDERS', 'shipping', '--filter', 'orders.new', '--defaults'],
+      ['consumer', 'next', 'ORDERS', 'shipping'],
+    ];
+    for (const args of setup) expect((await run(...args)).code).toBe(0);
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), home?.remove()]);
+  });
+
+  it('backs a stream up with its consumer, and restores it after it was deleted', async () => {
+    const before = await json('stream', 'info', 'ORDERS');
+    const stored = await messages('ORDERS', 5);
+    const consumer = await json('consumer', 'info', 'ORDERS', 'shipping');
+    const dir = join(home.dir, 'orders-backup');
+
+    const backup = await json('stream', 'backup', 'ORDERS', dir, '--chunk-size', '64');
+    expect(backup).toMatchObject({ stream: 'ORDERS', state: { messages: 5, last_seq: 5 } });
+    expect(backup.chunks).toBeGreaterThan(1);
+    expect((await readdir(dir)).sort()).toEqual(['backup.json', 'stream.tar.s2']);
+    expect((await stat(join(dir, 'stream.tar.s2'))).size).toBe(backup.bytes);
+    const metadata = JSON.parse(await readFile(join(dir, 'backup.json'), 'utf8'));
+    expect(metadata.config).toEqual(before.config);
+    expect(metadata.state).toMatchObject({ messages: 5, first_seq: 1, last_seq: 5 });
+
+    expect((await run('stream', 'rm', 'ORDERS', '-f')).code).toBe(0);
+    const restored = await json('stream', 'restore', dir);
+    expect(restored.config).toEqual(before.config);
+    expect(restored.state).toMatchObject({ messages: 5, first_seq: 1, last_seq: 5 });
+
+    const after = await json('stream', 'info', 'ORDERS');
+    expect(after.state).toMatchObject({
+      messages: before.state.messages,
+      bytes: before.state.bytes,
+      first_seq: 1,
+      last_seq: 5,
+      consumer_count: 1,
+    });
+    expect(await messages('ORDERS', 5)).toEqual(stored);
+    expect(stored[4]).toMatchObject({ data: 'order 4', headers: { Source: ['web'] } });
+    // The consumer comes back where it was: message 1 acknowledged, orders 2 to 4 pending.
+    const restoredConsumer = await json('consumer', 'info', 'ORDERS', 'shipping');
+    expect(restoredConsumer.config).toEqual(consumer.config);
+    expect(restoredConsumer).toMatchObject({
+      delivered: { stream_seq: 1 },
+      ack_floor: { stream_seq: 1 },
+      num_pending: 3,
+    });
+    const next = await run('consumer', 'next', 'ORDERS', 'shipping', '--raw');
+    expect(next.stdout).toBe('order 2\n');
+  });
+
+  it('--no-consumers leaves the consumers out of the backup', async () => {
+    const dir = join(home.dir, 'no-consumers');
+    expect((await run('stream', 'backup', 'ORDERS', dir, '--no-consumers')).code).toBe(0);
+    expect((await run('stream', 'rm', 'ORDERS', '-f')).code).toBe(0);
+    const restored = await run('stream', 'restore', dir);
+    expect(restored.code).toBe(0);
+    expect(restored.stderr).toMatch(/^Restored stream ORDERS in \S+\n/);
+    expect(restored.stdout).toMatch(/^Information for Stream ORDERS created /);
+    expect((await json('stream', 'info', 'ORDERS')).state).toMatchObject({
+      messages: 5,
+      consumer_count: 0,
+    });
+  });
+
+  it('a missing stream, or restoring over an existing one, is one line with the err_code', async () => {
+    const missing = await run('stream', 'backup', 'NOPE', join(home.dir, 'nope'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'slip: error: stream not found (status 404, err_code 10059)\n',
+    );
+    await expect(stat(join(home.dir, 'nope'))).rejects.toThrow(/ENOENT/);
+
+    const dir = join(home.dir, 'existing');
+    expect((await run('stream', 'backup', 'ORDERS', dir)).code).toBe(0);
+    const over = await run('stream', 'restore', dir);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toMatch(/^slip: error: [^\n]+ \(status 400, err_code 10130\)\n$/);
+    expect(over.stdout).toBe('');
+  });
+});
