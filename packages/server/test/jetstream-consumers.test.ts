@@ -486,6 +486,19 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     }
   });
 
+  it('a purge moves consumers past what it removed', async () => {
+    await sideBySide(async (wire) => {
+      await stream(wire, { name: 'PG', subjects: ['pg.*'] }, ['pg.a', 'pg.b', 'pg.a', 'pg.b']);
+      await consumer(wire, 'PG', { durable_name: 'C', ack_policy: 'explicit' });
+      await pull(wire, 'PG', 'C', { batch: 2, no_wait: true }, 2);
+      await wire.request('$JS.API.STREAM.PURGE.PG');
+      const afterPurge = await info(wire, 'PG', 'C');
+      await wire.request('pg.a', 'after');
+      const next = await pull(wire, 'PG', 'C', { batch: 2, no_wait: true }, 2, 500);
+      return { afterPurge, next: next.map(seen) };
+    });
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);

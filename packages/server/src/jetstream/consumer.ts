@@ -187,7 +187,11 @@ export class Consumer {
       if (seq < firstSeq) this.#state.forget(seq);
     }
     if (this.#state.nextStreamSeq < firstSeq) this.#state.nextStreamSeq = firstSeq;
-    if (this.#state.ackFloor.stream < firstSeq - 1) this.#state.ackFloor.stream = firstSeq - 1;
+    const floor = this.#state.ackFloor;
+    if (floor.stream < firstSeq) {
+      floor.stream = firstSeq - 1;
+      floor.consumer = this.#state.nextDeliverySeq - 1;
+    }
     this.#skip = this.#skip.filter((seq) => seq >= firstSeq);
     this.#pendingCount = undefined;
     this.#saveState();
