@@ -2,7 +2,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStreamServers, slipHome } from './slip.js';
+import { jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
+import { Terminal } from './tmux.js';
 
 describe.each(jetStreamServers)('stream backup and restore against $name', ({ start }) => {
   let server: RunningNatsServer;
@@ -14,11 +15,14 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
     expect(result.code).toBe(0);
     return JSON.parse(result.stdout);
   };
-  /** Every message of the stream as `stream get --json` shows it, by sequence. */
-  const messages = async (stream: string, lastSeq: number) => {
-    const shown = [];
-    for (let seq = 1; seq <= lastSeq; seq++) shown.push(await json('stream', 'get', stream, `${seq}`));
-    return shown;
+  /** Every message of the stream, one object each, as `stream view --json` shows them. */
+  const messages = async (stream: string) => {
+    const result = await run('--json', 'stream', 'view', stream);
+    expect(result.code).toBe(0);
+    return result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
   };
 
   beforeAll(async () => {
@@ -39,7 +43,7 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
 
   it('backs a stream up with its consumer, and restores it after it was deleted', async () => {
     const before = await json('stream', 'info', 'ORDERS');
-    const stored = await messages('ORDERS', 5);
+    const stored = await messages('ORDERS');
     const consumer = await json('consumer', 'info', 'ORDERS', 'shipping');
     const dir = join(home.dir, 'orders-backup');
 
@@ -65,8 +69,9 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
       last_seq: 5,
       consumer_count: 1,
     });
-    expect(await messages('ORDERS', 5)).toEqual(stored);
+    expect(stored).toHaveLength(5);
     expect(stored[4]).toMatchObject({ data: 'order 4', headers: { Source: ['web'] } });
+    expect(await messages('ORDERS')).toEqual(stored);
     // The consumer comes back where it was: message 1 acknowledged, orders 2 to 4 pending.
     const restoredConsumer = await json('consumer', 'info', 'ORDERS', 'shipping');
     expect(restoredConsumer.config).toEqual(consumer.config);
@@ -96,9 +101,7 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
   it('a missing stream, or restoring over an existing one, is one line with the err_code', async () => {
     const missing = await run('stream', 'backup', 'NOPE', join(home.dir, 'nope'));
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toBe(
-      'slip: error: stream not found (status 404, err_code 10059)\n',
-    );
+    expect(missing.stderr).toBe('slip: error: stream not found (status 404, err_code 10059)\n');
     await expect(stat(join(home.dir, 'nope'))).rejects.toThrow(/ENOENT/);
 
     const dir = join(home.dir, 'existing');
@@ -107,5 +110,44 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
     expect(over.code).toBe(1);
     expect(over.stderr).toMatch(/^slip: error: [^\n]+ \(status 400, err_code 10130\)\n$/);
     expect(over.stdout).toBe('');
+  });
+});
+
+describe('stream backup and restore at a terminal (tmux)', () => {
+  let server: RunningNatsServer;
+  let home: Awaited<ReturnType<typeof slipHome>>;
+  let terminal: Terminal | undefined;
+  const slip = () => `node ${join(import.meta.dirname, '..', 'bin', 'slip.js')} -s ${server.url}`;
+
+  beforeAll(async () => {
+    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
+  });
+  afterAll(async () => {
+    await terminal?.close();
+    await Promise.all([server?.stop(), home?.remove()]);
+  });
+
+  it('backup and restore draw a progress bar, then say what they did', async () => {
+    for (const args of [
+      ['stream', 'add', 'BIG', '--subjects', 'big', '--defaults'],
+      ['pub', 'big', 'payload {{Count}} '.repeat(200), '--count', '200'],
+    ]) {
+      expect((await home.run(['-s', server.url, ...args])).code).toBe(0);
+    }
+    const dir = join(home.dir, 'big-backup');
+    terminal = await Terminal.open(home.env());
+    await terminal.type(`${slip()} stream backup BIG ${dir}`);
+    await terminal.keys('Enter');
+    const backedUp = await terminal.shows(/Received \S+ KiB in \d+ chunks for stream BIG/);
+    expect(backedUp).toMatch(/Received \[█{40}\] 100% \| (\d+)\/\1 \|/);
+    expect(backedUp).toContain('200 messages');
+
+    expect((await home.run(['-s', server.url, 'stream', 'rm', 'BIG', '-f'])).code).toBe(0);
+    const { size } = await stat(join(dir, 'stream.tar.s2'));
+    await terminal.type(`clear; ${slip()} stream restore ${dir}`);
+    await terminal.keys('Enter');
+    const restored = await terminal.shows('Information for Stream BIG');
+    expect(restored).toContain(`Sent [${'█'.repeat(40)}] 100% | ${size}/${size} |`);
+    expect(restored).toMatch(/Restored stream BIG in \S+/);
   });
 });

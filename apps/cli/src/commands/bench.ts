@@ -9,7 +9,7 @@ import {
 import { type ClientRun, formatResult, summarise } from '../bench/results.js';
 import { type Act, example } from '../command-kit.js';
 import { aborted } from '../interrupt.js';
-import { type Progress, progressBar } from '../progress.js';
+import { type Progress, progressBar, silentProgress } from '../progress.js';
 import type { Session } from '../session.js';
 import { parseInteger, parseSize } from '../units.js';
 
@@ -40,7 +40,7 @@ async function prepare(session: Session, options: BenchOptions, label: string, t
     (_, i) => Math.floor(msgs / clients) + (i === 0 ? msgs % clients : 0),
   );
   const bar = (): Progress =>
-    session.json ? { increment() {}, stop() {} } : progressBar(label, msgs * totalFactor);
+    session.json ? silentProgress : progressBar(label, msgs * totalFactor);
   return { msgs, payload, connections, shares, bar };
 }
 

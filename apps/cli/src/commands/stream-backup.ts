@@ -149,6 +149,9 @@ async function backup(session: Session, name: string, dir: string, flags: Backup
     if (flags.progress && !session.json) progress = progressBar('Received', metadata.state.bytes);
     watchForStall();
     await finished;
+    // The bar measured against the stream's size, an estimate: nats-server's archive is
+    // compressed, slipstream-server's adds its framing.
+    progress?.complete();
     const { config, state } = metadata;
     await writeFile(join(dir, METADATA_FILE), `${JSON.stringify({ config, state }, null, 2)}\n`);
     return { bytes, chunks, config, state };
