@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,18 +84,20 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
     expect(next.stdout).toBe('order 2\n');
   });
 
-  it('--no-consumers leaves the consumers out of the backup', async () => {
+  it('--no-consumers leaves the consumers out; restore --config restores with other settings', async () => {
     const dir = join(home.dir, 'no-consumers');
     expect((await run('stream', 'backup', 'ORDERS', dir, '--no-consumers')).code).toBe(0);
     expect((await run('stream', 'rm', 'ORDERS', '-f')).code).toBe(0);
-    const restored = await run('stream', 'restore', dir);
+    const { config } = JSON.parse(await readFile(join(dir, 'backup.json'), 'utf8'));
+    const configFile = join(home.dir, 'restored-config.json');
+    await writeFile(configFile, JSON.stringify({ ...config, description: 'restored' }));
+    const restored = await run('stream', 'restore', dir, '--config', configFile);
     expect(restored.code).toBe(0);
     expect(restored.stderr).toMatch(/^Restored stream ORDERS in \S+\n/);
     expect(restored.stdout).toMatch(/^Information for Stream ORDERS created /);
-    expect((await json('stream', 'info', 'ORDERS')).state).toMatchObject({
-      messages: 5,
-      consumer_count: 0,
-    });
+    const info = await json('stream', 'info', 'ORDERS');
+    expect(info.config.description).toBe('restored');
+    expect(info.state).toMatchObject({ messages: 5, consumer_count: 0 });
   });
 
   it('a missing stream, or restoring over an existing one, is one line with the err_code', async () => {

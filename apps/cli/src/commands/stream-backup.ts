@@ -12,7 +12,7 @@ import { createInbox, type Msg, type NatsConnection } from '@slipstream/client';
 import type { StreamConfig, StreamInfo, StreamState } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
-import { progressBar } from '../progress.js';
+import { progressBar, silentProgress } from '../progress.js';
 import type { Session } from '../session.js';
 import { formatStreamInfo } from '../stream-info-view.js';
 import { formatBytes, formatCount, formatDuration, parseSize } from '../units.js';
@@ -90,23 +90,22 @@ export function registerStreamBackup(stream: Command, act: Act): void {
 
 /** Receives the snapshot of `name` into `dir`: the archive's chunks as they come, then backup.json. */
 async function backup(session: Session, name: string, dir: string, flags: BackupFlags) {
-  // A missing stream is reported before anything is written.
-  await (await session.jsm()).streams.info(name);
+  // A missing stream is reported before anything is written; its size sizes the progress bar.
+  const { state: current } = await (await session.jsm()).streams.info(name);
   const nc = await session.connect();
   await mkdir(dir, { recursive: true });
   const file = createWriteStream(join(dir, DATA_FILE));
-  const fileClosed = new Promise<void>((resolve, reject) => {
-    file.once('close', resolve);
-    file.once('error', reject);
-  });
+  const fileClosed = new Promise<void>((resolve) => file.once('close', resolve));
   let bytes = 0;
   let chunks = 0;
-  let progress: ReturnType<typeof progressBar> | undefined;
   let stalled: NodeJS.Timeout | undefined;
   let finish: (error?: Error) => void = () => {};
   const finished = new Promise<void>((resolve, reject) => {
     finish = (error) => (error ? reject(error) : resolve());
   });
+  // It may fail (Ctrl-C, a disk error) while the snapshot request is still out: handled there.
+  finished.catch(() => {});
+  file.once('error', finish);
   const watchForStall = () => {
     clearTimeout(stalled);
     stalled = setTimeout(
@@ -116,6 +115,10 @@ async function backup(session: Session, name: string, dir: string, flags: Backup
   };
   const onAbort = () => finish(session.signal.reason as Error);
   session.signal.addEventListener('abort', onAbort, { once: true });
+  // Measured against the stream's size, an estimate: nats-server's archive is compressed,
+  // slipstream-server's adds its framing.
+  const progress =
+    flags.progress && !session.json ? progressBar('Received', current.bytes) : silentProgress;
 
   // Subscribed before the request, so that no chunk can arrive before anyone listens.
   const inbox = createInbox();
@@ -130,7 +133,7 @@ async function backup(session: Session, name: string, dir: string, flags: Backup
       file.write(msg.data);
       bytes += msg.data.length;
       chunks++;
-      progress?.increment(msg.data.length);
+      progress.increment(msg.data.length);
     },
   });
   try {
@@ -140,25 +143,21 @@ async function backup(session: Session, name: string, dir: string, flags: Backup
       jsck: flags.check === true,
     };
     if (flags.chunkSize !== undefined) request.chunk_size = parseSize(flags.chunkSize);
-    const metadata = await apiCall<BackupMetadata>(
+    const { config, state } = await apiCall<BackupMetadata>(
       nc,
       `$JS.API.STREAM.SNAPSHOT.${name}`,
       request,
       session.timeout,
     );
-    if (flags.progress && !session.json) progress = progressBar('Received', metadata.state.bytes);
     watchForStall();
     await finished;
-    // The bar measured against the stream's size, an estimate: nats-server's archive is
-    // compressed, slipstream-server's adds its framing.
-    progress?.complete();
-    const { config, state } = metadata;
+    progress.complete();
     await writeFile(join(dir, METADATA_FILE), `${JSON.stringify({ config, state }, null, 2)}\n`);
     return { bytes, chunks, config, state };
   } finally {
     clearTimeout(stalled);
     session.signal.removeEventListener('abort', onAbort);
-    progress?.stop();
+    progress.stop();
     sub.unsubscribe();
     file.end();
     await fileClosed;
@@ -184,7 +183,7 @@ async function restore(session: Session, dir: string, flags: RestoreFlags): Prom
     { config, state: metadata.state },
     session.timeout,
   );
-  const progress = flags.progress && !session.json ? progressBar('Sent', size) : undefined;
+  const progress = flags.progress && !session.json ? progressBar('Sent', size) : silentProgress;
   const file = await open(dataFile);
   try {
     const buffer = Buffer.alloc(UPLOAD_CHUNK_SIZE);
@@ -197,10 +196,10 @@ async function restore(session: Session, dir: string, flags: RestoreFlags): Prom
         timeout: session.timeout,
       });
       if (ack.data.length > 0) await apiReply(ack);
-      progress?.increment(bytesRead);
+      progress.increment(bytesRead);
     }
   } finally {
-    progress?.stop();
+    progress.stop();
     await file.close();
   }
   const timeout = Math.max(session.timeout, RESTORE_FINISH_MS);
