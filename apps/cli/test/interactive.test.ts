@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -165,5 +165,29 @@ describe('slip at a terminal', () => {
     await terminal.keys('Enter');
     await terminal.shows('│ COLOURS');
     expect(await terminal.screen(true)).not.toMatch(/\x1b\[1m/);
+  });
+
+  it('stream backup and restore draw a progress bar, then say what they did', async () => {
+    for (const args of [
+      ['stream', 'add', 'BIG', '--subjects', 'big', '--defaults'],
+      ['pub', 'big', 'payload {{Count}} '.repeat(200), '--count', '200'],
+    ]) {
+      expect((await home.run(['-s', server.url, ...args])).code).toBe(0);
+    }
+    const dir = join(home.dir, 'big-backup');
+    terminal = await Terminal.open(home.env());
+    await terminal.type(`${slip()} stream backup BIG ${dir}`);
+    await terminal.keys('Enter');
+    const backedUp = await terminal.shows(/Received \S+ KiB in \d+ chunks for stream BIG/);
+    expect(backedUp).toMatch(/Received \[█{40}\] 100% \| (\d+)\/\1 \|/);
+    expect(backedUp).toContain('200 messages');
+
+    expect((await home.run(['-s', server.url, 'stream', 'rm', 'BIG', '-f'])).code).toBe(0);
+    const { size } = await stat(join(dir, 'stream.tar.s2'));
+    await terminal.type(`clear; ${slip()} stream restore ${dir}`);
+    await terminal.keys('Enter');
+    const restored = await terminal.shows('Information for Stream BIG');
+    expect(restored).toContain(`Sent [${'█'.repeat(40)}] 100% | ${size}/${size} |`);
+    expect(restored).toMatch(/Restored stream BIG in \S+/);
   });
 });

@@ -101,6 +101,21 @@ export async function slipHome() {
   };
 }
 
+/**
+ * Runners of `slip -s <url> ...` for one server (its URL read at each run, as servers start in
+ * beforeAll): `run` gives the result, `json` runs with `--json` and parses what a success printed.
+ */
+export function slipAgainst(home: Awaited<ReturnType<typeof slipHome>>, url: () => string) {
+  const run = (...args: string[]) => home.run(['-s', url(), ...args]);
+  const json = async (...args: string[]) => {
+    const result = await run('--json', ...args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+  return { run, json };
+}
+
 // The slipstream-server command, as its package declares it; it reads nats-server's config file.
 const slipstreamServerBin = (() => {
   const require = createRequire(import.meta.url);

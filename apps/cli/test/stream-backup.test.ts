@@ -2,19 +2,13 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
-import { Terminal } from './tmux.js';
+import { jetStreamServers, slipAgainst, slipHome } from './slip.js';
 
 describe.each(jetStreamServers)('stream backup and restore against $name', ({ start }) => {
   let server: RunningNatsServer;
   let home: Awaited<ReturnType<typeof slipHome>>;
-  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
-  const json = async (...args: string[]) => {
-    const result = await run('--json', ...args);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    return JSON.parse(result.stdout);
-  };
+  let run: ReturnType<typeof slipAgainst>['run'];
+  let json: ReturnType<typeof slipAgainst>['json'];
   /** Every message of the stream, one object each, as `stream view --json` shows them. */
   const messages = async (stream: string) => {
     const result = await run('--json', 'stream', 'view', stream);
@@ -27,6 +21,7 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
 
   beforeAll(async () => {
     [server, home] = await Promise.all([start(), slipHome()]);
+    ({ run, json } = slipAgainst(home, () => server.url));
     const setup = [
       ['stream', 'add', 'ORDERS', '--subjects', 'orders.>', '--storage', 'file', '--defaults'],
       ['pub', 'orders.new', 'order {{Count}}', '--count', '3', '-H', 'Source:cli', '-J'],
@@ -112,44 +107,5 @@ describe.each(jetStreamServers)('stream backup and restore against $name', ({ st
     expect(over.code).toBe(1);
     expect(over.stderr).toMatch(/^slip: error: [^\n]+ \(status 400, err_code 10130\)\n$/);
     expect(over.stdout).toBe('');
-  });
-});
-
-describe('stream backup and restore at a terminal (tmux)', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  let terminal: Terminal | undefined;
-  const slip = () => `node ${join(import.meta.dirname, '..', 'bin', 'slip.js')} -s ${server.url}`;
-
-  beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
-  });
-  afterAll(async () => {
-    await terminal?.close();
-    await Promise.all([server?.stop(), home?.remove()]);
-  });
-
-  it('backup and restore draw a progress bar, then say what they did', async () => {
-    for (const args of [
-      ['stream', 'add', 'BIG', '--subjects', 'big', '--defaults'],
-      ['pub', 'big', 'payload {{Count}} '.repeat(200), '--count', '200'],
-    ]) {
-      expect((await home.run(['-s', server.url, ...args])).code).toBe(0);
-    }
-    const dir = join(home.dir, 'big-backup');
-    terminal = await Terminal.open(home.env());
-    await terminal.type(`${slip()} stream backup BIG ${dir}`);
-    await terminal.keys('Enter');
-    const backedUp = await terminal.shows(/Received \S+ KiB in \d+ chunks for stream BIG/);
-    expect(backedUp).toMatch(/Received \[█{40}\] 100% \| (\d+)\/\1 \|/);
-    expect(backedUp).toContain('200 messages');
-
-    expect((await home.run(['-s', server.url, 'stream', 'rm', 'BIG', '-f'])).code).toBe(0);
-    const { size } = await stat(join(dir, 'stream.tar.s2'));
-    await terminal.type(`clear; ${slip()} stream restore ${dir}`);
-    await terminal.keys('Enter');
-    const restored = await terminal.shows('Information for Stream BIG');
-    expect(restored).toContain(`Sent [${'█'.repeat(40)}] 100% | ${size}/${size} |`);
-    expect(restored).toMatch(/Restored stream BIG in \S+/);
   });
 });
