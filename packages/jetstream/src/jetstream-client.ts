@@ -2,6 +2,7 @@ import type { NatsConnection, Payload } from '@slipstream/client';
 import type { MsgHdrs } from '@slipstream/protocol';
 import { ApiClient } from './api-client.js';
 import { ConsumerAPIImpl } from './consumer-api.js';
+import { type Consumers, ConsumersImpl } from './consumers.js';
 import type { JetStreamManager } from './manager.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
 import { decodePubAck, type PubAck } from './pub-ack.js';
@@ -13,7 +14,6 @@ import {
   type PublishAsyncOptions,
 } from './publish-async.js';
 import { publishHeaders, type StreamExpectations } from './publish-headers.js';
-import { type Consumers, ConsumersImpl } from './pull-consumer.js';
 import { retryingRequest } from './request.js';
 
 export type { PubAck };

@@ -11,6 +11,7 @@ export type {
 export { type Advisory, AdvisoryKind } from './advisories.js';
 export type { ConsumerAPI, ConsumerCreateOptions } from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
+export type { Consumers } from './consumers.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
 export { jetstream, jetstreamManager } from './entry-points.js';
 export {
@@ -50,7 +51,6 @@ export type { ConsumerMessages } from './pull-batch.js';
 export type {
   ConsumeOptions,
   Consumer,
-  Consumers,
   Expires,
   FetchOptions,
   NextOptions,

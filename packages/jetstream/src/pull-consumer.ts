@@ -3,14 +3,9 @@ import type { ConsumerInfo } from '@slipstream/jsapi';
 import { nanos } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
-import { JetStreamError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
-import { OrderedConsumerImpl } from './ordered-consumer.js';
-import type { OrderedConsumerOptions } from './ordered-consumer-cursor.js';
-import type { OrderedPushConsumerOptions } from './ordered-consumer-push.js';
 import { type ConsumerMessages, PullBatch } from './pull-batch.js';
 import { PullConsume } from './pull-consume.js';
-import { getPushConsumer, type PushConsumer } from './push-consumer.js';
 
 /** How long a pull may wait for messages, in milliseconds (default 30000). */
 export interface Expires {
@@ -143,47 +138,5 @@ export class PullConsumerImpl implements Consumer {
 
   delete(): Promise<boolean> {
     return this.#consumers.delete(this.#info.stream_name, this.#info.name);
-  }
-}
-
-/** Access to existing consumers, as nats.js's `js.consumers`. */
-export interface Consumers {
-  /**
-   * A pull consumer that exists on the server (its info is read first); without a name, or
-   * with ordered consumer options, an ordered consumer of the stream.
-   */
-  get(stream: string, name?: string | Partial<OrderedConsumerOptions>): Promise<Consumer>;
-  /** A push consumer that exists; without a name, an ordered push consumer of the stream. */
-  getPushConsumer(
-    stream: string,
-    name?: string | Partial<OrderedPushConsumerOptions>,
-  ): Promise<PushConsumer>;
-}
-
-export class ConsumersImpl implements Consumers {
-  readonly #api: ApiClient;
-  readonly #consumers: ConsumerAPI;
-
-  constructor(api: ApiClient, consumers: ConsumerAPI) {
-    this.#api = api;
-    this.#consumers = consumers;
-  }
-
-  async get(stream: string, name?: string | Partial<OrderedConsumerOptions>): Promise<Consumer> {
-    if (typeof name !== 'string') {
-      return new OrderedConsumerImpl(this.#api, this.#consumers, stream, name);
-    }
-    const info = await this.#consumers.info(stream, name);
-    if (info.config.deliver_subject) {
-      throw new JetStreamError(`consumer '${name}' is a push consumer: it cannot be pulled`);
-    }
-    return new PullConsumerImpl(this.#api, this.#consumers, info);
-  }
-
-  getPushConsumer(
-    stream: string,
-    name?: string | Partial<OrderedPushConsumerOptions>,
-  ): Promise<PushConsumer> {
-    return getPushConsumer(this.#api, this.#consumers, stream, name);
   }
 }

@@ -4,10 +4,6 @@ import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
 import { ConsumerNotFoundError, JetStreamError, StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
-import {
-  OrderedPushConsumerImpl,
-  type OrderedPushConsumerOptions,
-} from './ordered-consumer-push.js';
 import type { ConsumerMessages } from './pull-batch.js';
 import { PushConsumerMessages } from './push-consumer-messages.js';
 
@@ -104,18 +100,4 @@ export class PushConsumerImpl implements PushConsumer {
       return undefined;
     }
   }
-}
-
-/**
- * `js.consumers.getPushConsumer(stream, name)`: a push consumer that exists; without a name,
- * or with ordered consumer options, an ordered push consumer of the stream.
- */
-export async function getPushConsumer(
-  api: ApiClient,
-  consumers: ConsumerAPI,
-  stream: string,
-  name?: string | Partial<OrderedPushConsumerOptions>,
-): Promise<PushConsumer> {
-  if (typeof name !== 'string') return new OrderedPushConsumerImpl(api, consumers, stream, name);
-  return new PushConsumerImpl(api, consumers, await consumers.info(stream, name));
 }
