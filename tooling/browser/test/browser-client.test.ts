@@ -1,8 +1,12 @@
 // @slipstream/client bundled by Vite for the browser (the `browser` export condition picks the
-// native WebSocket transport) and driven in real Chromium against nats-server's WebSocket
-// listener.
+// native WebSocket transport) and driven in real Chromium against the WebSocket listeners of
+// nats-server 2.9.10 and slipstream-server.
 import { join } from 'node:path';
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import {
+  type RunningNatsServer,
+  startNatsServer,
+  startSlipstreamServer,
+} from '@slipstream/test-servers';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundledPage, openBundledPage } from './bundled-page.js';
@@ -15,15 +19,25 @@ beforeAll(async () => {
   // Skips this file (fails it under CI) when Chromium or nats-server is not installed.
   bundled = await openBundledPage(join(import.meta.dirname, '../page'));
   page = bundled.page;
-  server = await startNatsServer({ websocket: true });
 });
 
 afterAll(async () => {
   await bundled?.close();
-  await server?.stop();
 });
 
-describe('@slipstream/client in Chromium over ws://', () => {
+const servers = [
+  { name: 'nats-server 2.9.10', start: () => startNatsServer({ websocket: true }) },
+  { name: 'slipstream-server', start: () => startSlipstreamServer({ websocket: true }) },
+];
+
+describe.each(servers)('@slipstream/client in Chromium over ws:// to $name', ({ start }) => {
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
   it('connects, publishes and subscribes', async () => {
     const received = await page.evaluate(async (url) => {
       const nc = await window.slipstream.connect({ servers: url });

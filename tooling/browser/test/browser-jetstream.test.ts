@@ -1,7 +1,11 @@
 // @slipstream/jetstream (and its KV entry point) bundled by Vite for the browser and driven in
-// real Chromium against the WebSocket listener of nats-server 2.9.10 with JetStream.
+// real Chromium against the WebSocket listeners of nats-server 2.9.10 and slipstream-server.
 import { join } from 'node:path';
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
+import {
+  type RunningNatsServer,
+  startNatsServer,
+  startSlipstreamServer,
+} from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BundledPage, openBundledPage } from './bundled-page.js';
 
@@ -11,15 +15,31 @@ let bundled: BundledPage;
 beforeAll(async () => {
   // Skips this file (fails it under CI) when Chromium or nats-server is not installed.
   bundled = await openBundledPage(join(import.meta.dirname, '../page-jetstream'));
-  server = await startNatsServer({ websocket: true, jetstream: true });
 });
 
 afterAll(async () => {
   await bundled?.close();
-  await server?.stop();
 });
 
-describe('@slipstream/jetstream in Chromium over ws://', () => {
+const servers = [
+  {
+    name: 'nats-server 2.9.10',
+    start: () => startNatsServer({ websocket: true, jetstream: true }),
+  },
+  {
+    name: 'slipstream-server',
+    start: () => startSlipstreamServer({ websocket: true, jetstream: true }),
+  },
+];
+
+describe.each(servers)('@slipstream/jetstream in Chromium over ws:// to $name', ({ start }) => {
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
   it('publishes, reads stream info, fetches, and puts and gets a KV entry', async () => {
     const result = await bundled.page.evaluate(async (url) => {
       const { client, jetstream, kv } = window.slipstreamJetStream;
