@@ -63,7 +63,7 @@ export function registerStreamBackup(stream: Command, act: Act): void {
       const result = await backup(session, name, dir, flags);
       if (session.json) return session.printJson({ stream: name, directory: dir, ...result });
       session.out(
-        `Received ${formatBytes(result.bytes)} in ${formatCount(result.chunks)} chunks for stream ${name} in ${formatDuration(performance.now() - started)}, ${formatCount(result.state.messages)} messages (${formatBytes(result.state.bytes)}) written to ${dir}`,
+        `Received ${formatBytes(result.bytes)} in ${formatCount(result.chunks)} chunk${result.chunks === 1 ? '' : 's'} for stream ${name} in ${formatDuration(performance.now() - started)}, ${formatCount(result.state.messages)} messages (${formatBytes(result.state.bytes)}) written to ${dir}`,
       );
     }),
   );
