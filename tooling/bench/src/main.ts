@@ -1,5 +1,6 @@
 /**
- * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream; all by default) and prints
+ * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream,
+ * jetstream-client, jetstream-consume; all by default) and prints
  * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
  *
  *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [--rounds N] [--messages N]
@@ -11,6 +12,7 @@ import { codecBenchmark } from './codec.js';
 import { fairnessBenchmark } from './fairness.js';
 import { jetstreamBenchmark } from './jetstream.js';
 import { jetstreamClientBenchmark } from './jetstream-client-bench.js';
+import { jetstreamConsumeBenchmark } from './jetstream-consume.js';
 import { serverBenchmark } from './server.js';
 
 const benchmarks: Record<
@@ -23,6 +25,7 @@ const benchmarks: Record<
   fairness: fairnessBenchmark,
   jetstream: jetstreamBenchmark,
   'jetstream-client': jetstreamClientBenchmark,
+  'jetstream-consume': jetstreamConsumeBenchmark,
 };
 
 const { values, positionals } = parseArgs({
