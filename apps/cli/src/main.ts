@@ -5,6 +5,11 @@ import { buildProgram } from './program.js';
 
 // The bin: runs one command; a failure is one line on stderr and exit status 1.
 const interrupt = interruptSignal();
+// A reader that stopped early (`slip ... | head`) is not an error: stop quietly, as Unix tools do.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(0);
+});
 try {
   await buildProgram(interrupt.signal).parseAsync(process.argv);
 } catch (error) {

@@ -8,7 +8,7 @@ import { expect, vi } from 'vitest';
 
 // Runs the built bin (bin/slip.js, which imports dist/) as a person or a script would.
 
-const bin = join(import.meta.dirname, '..', 'bin', 'slip.js');
+export const bin = join(import.meta.dirname, '..', 'bin', 'slip.js');
 
 export interface SlipResult {
   code: number | null;

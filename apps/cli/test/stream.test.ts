@@ -1,8 +1,9 @@
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
+import { bin, jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
 
 // nats-server 2.9.10 with JetStream: our server's JetStream is not there yet.
 describe('stream commands against slipstream-server with JetStream', () => {
@@ -20,6 +21,23 @@ describe('stream commands against slipstream-server with JetStream', () => {
   });
   afterAll(async () => {
     await Promise.all([server?.stop(), home?.remove()]);
+  });
+
+  it('stops quietly when its reader goes away early (slip ... | head)', async () => {
+    await run('stream', 'add', 'PIPED', '--subjects', 'piped.>', '--defaults');
+    await run('pub', 'piped.a', 'line {{Count}}', '--count', '2000', '-J');
+    const command = `"${process.execPath}" "${bin}" -s ${server.url} --json stream view PIPED | head -n 1`;
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        'bash',
+        ['-o', 'pipefail', '-c', command],
+        { env: home.env() },
+        (error, stdout, stderr) =>
+          resolve({ code: (error?.code as number | undefined) ?? 0, stdout, stderr }),
+      ),
+    );
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout)).toMatchObject({ seq: 1, data: 'line 1' });
   });
 
   it('stream add with the nats CLI flags creates the stream and prints its info', async () => {
