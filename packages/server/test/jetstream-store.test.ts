@@ -39,6 +39,38 @@ describe.each(storeKinds)('$kind store', (kind: StoreKind) => {
     dir.remove();
   });
 
+  it('reads forward one message at a time through removals, purges and new messages', () => {
+    open();
+    fill(
+      store,
+      Array.from({ length: 600 }, (_, i) => (i % 3 === 0 ? 'a' : 'b')),
+    );
+    // A consumer's walk: the next message after the last one read, again and again.
+    const walk = (from: number, count: number) => {
+      const seen: number[] = [];
+      for (let next = from; seen.length < count; ) {
+        const message = store.loadNext('', next);
+        if (!message) break;
+        seen.push(message.seq);
+        next = message.seq + 1;
+      }
+      return seen;
+    };
+    expect(walk(1, 10)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    store.remove(12);
+    store.erase(13);
+    expect(walk(11, 3)).toEqual([11, 14, 15]);
+    expect(codeOf(() => store.load(13))).toBe('not-found');
+    store.purge({ subject: 'b', seq: 300 });
+    expect(walk(16, 3)).toEqual([16, 19, 22]);
+    store.compact(400);
+    expect(walk(22, 2)).toEqual([400, 401]);
+    expect(walk(598, 5)).toEqual([598, 599, 600]);
+    fill(store, ['c', 'c']);
+    expect(walk(600, 5)).toEqual([600, 601, 602]);
+    expect(text(store.load(602).payload)).toBe('m602');
+  });
+
   it("keeps its own copy of what it stores, not a view of the caller's buffer", () => {
     open();
     // A parsed message is a view into the socket's chunk.

@@ -80,6 +80,21 @@ const SCHEMA = `
 /** How many rows a scan reads per query: no statement stays open between yields. */
 const SCAN_BATCH = 512;
 
+/** Rows read ahead for a sequential reader: at most this many, or this many payload bytes. */
+const READ_AHEAD_ROWS = 256;
+const READ_AHEAD_BYTES = 1024 * 1024;
+
+/**
+ * Every message with a sequence in [from, to], read in one query: a consumer or a mirror reads
+ * forward one message at a time, and a point query per message (plus one to find the next)
+ * was most of a consumer's delivery cost. A sequence in the range without a row has no message.
+ */
+interface ReadAhead {
+  from: number;
+  to: number;
+  rows: Map<number, MessageRow>;
+}
+
 interface MessageRow {
   time: bigint;
   subject: string;
@@ -119,6 +134,7 @@ class SqliteLog implements MessageLog {
   readonly kind = 'file';
   /** Set by the store: the open transaction was rolled back, so recount from the file. */
   lostWrites: () => void = () => {};
+  private ahead: ReadAhead | undefined;
   private readonly name: string;
   private readonly path: string;
   private readonly db: Database.Database;
@@ -134,10 +150,10 @@ class SqliteLog implements MessageLog {
   private readonly insert: Database.Statement;
   private readonly selectMessage: Database.Statement;
   private readonly selectEntry: Database.Statement;
+  private readonly selectAhead: Database.Statement;
   private readonly deleteOne: Database.Statement;
   private readonly tallyRange: Database.Statement;
   private readonly deleteRange: Database.Statement;
-  private readonly selectNext: Database.Statement;
   private readonly selectPrev: Database.Statement;
   private readonly selectNextOfSubject: Database.Statement;
   private readonly selectPrevOfSubject: Database.Statement;
@@ -159,6 +175,11 @@ class SqliteLog implements MessageLog {
     this.selectMessage = db
       .prepare('SELECT time, subject, headers, payload, checksum FROM messages WHERE seq = ?')
       .safeIntegers(true);
+    this.selectAhead = db
+      .prepare(
+        'SELECT seq, time, subject, headers, payload, checksum FROM messages WHERE seq >= ? ORDER BY seq',
+      )
+      .safeIntegers(true);
     this.selectEntry = db
       .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
       .safeIntegers(true);
@@ -167,9 +188,6 @@ class SqliteLog implements MessageLog {
       'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
     );
     this.deleteRange = db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
-    this.selectNext = db
-      .prepare('SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT 1')
-      .pluck();
     this.selectPrev = db
       .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
       .pluck();
@@ -200,7 +218,10 @@ class SqliteLog implements MessageLog {
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
       },
-      lostWrites: () => this.lostWrites(),
+      lostWrites: () => {
+        this.ahead = undefined;
+        this.lostWrites();
+      },
       translate: (error) => this.translate(error),
       ...(typeof options.sync === 'number' ? {} : { sync: () => this.syncWal() }),
     });
@@ -250,7 +271,11 @@ class SqliteLog implements MessageLog {
   }
 
   read(seq: number): StoredMessage | undefined {
-    const row = this.query(() => this.selectMessage.get(seq) as MessageRow | undefined, seq);
+    const ahead = this.ahead;
+    const row =
+      ahead && seq >= ahead.from && seq <= ahead.to
+        ? ahead.rows.get(seq)
+        : this.query(() => this.selectMessage.get(seq) as MessageRow | undefined, seq);
     if (!row) return undefined;
     const message: StoredMessage = {
       subject: row.subject,
@@ -281,6 +306,7 @@ class SqliteLog implements MessageLog {
   }
 
   remove(seq: number, erase: boolean): void {
+    this.ahead?.rows.delete(seq);
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);
@@ -299,6 +325,7 @@ class SqliteLog implements MessageLog {
   }
 
   removeRange(from: number, to: number): RemovedSubject[] {
+    this.ahead = undefined;
     return this.group.write(() => {
       const removed = (
         this.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
@@ -309,11 +336,35 @@ class SqliteLog implements MessageLog {
   }
 
   removeAll(): void {
+    this.ahead = undefined;
     this.group.write(() => this.db.exec('DELETE FROM messages'));
   }
 
+  /** Answered from the rows read ahead when they cover it; reading ahead again past them. */
   nextSeq(after: number): number | undefined {
-    return this.query(() => this.selectNext.get(after) as number | undefined);
+    const ahead = this.ahead;
+    if (ahead && after >= ahead.from - 1 && after < ahead.to) {
+      for (let seq = after + 1; seq <= ahead.to; seq++) if (ahead.rows.has(seq)) return seq;
+    }
+    return this.readAhead(after + 1);
+  }
+
+  /** Reads the rows from `from` on into the read-ahead; the first one's sequence, if any. */
+  private readAhead(from: number): number | undefined {
+    const rows = new Map<number, MessageRow>();
+    let bytes = 0;
+    let to = from - 1;
+    this.query(() => {
+      for (const row of this.selectAhead.iterate(from) as Iterable<MessageRow & { seq: bigint }>) {
+        to = Number(row.seq);
+        rows.set(to, row);
+        bytes += row.payload.length;
+        if (rows.size >= READ_AHEAD_ROWS || bytes >= READ_AHEAD_BYTES) break;
+      }
+    });
+    if (rows.size === 0) return undefined;
+    this.ahead = { from, to, rows };
+    return rows.keys().next().value;
   }
 
   prevSeq(before: number): number | undefined {
