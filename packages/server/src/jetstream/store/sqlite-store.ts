@@ -7,12 +7,12 @@
  *
  * Writes of one event-loop turn share one transaction (commit-group.ts). COMMIT only writes the
  * WAL (synchronous=NORMAL), which survives a killed process. With `sync: 'always'` (the
- * default) each COMMIT is then followed by an fsync of the WAL on libuv's thread pool, so the
+ * default) each COMMIT is then followed by an fdatasync of the WAL on libuv's thread pool, so the
  * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk.
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
  */
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -452,9 +452,10 @@ class SqliteLog implements MessageLog {
   }
 
   /**
-   * fsync of the WAL file on the thread pool. Any descriptor of the file will do: the kernel
-   * writes out the file's pages, whoever wrote them. The directory is synced once, for the
-   * WAL file's own entry.
+   * fdatasync of the WAL file on the thread pool (as SQLite's own FULL sync: the data and the
+   * size that finds it, without the other metadata). Any descriptor of the file will do: the
+   * kernel writes out the file's pages, whoever wrote them. The directory is synced once, for
+   * the WAL file's own entry.
    */
   private syncWal(): Promise<void> {
     if (this.walFd === undefined) {
@@ -468,7 +469,7 @@ class SqliteLog implements MessageLog {
     }
     const fd = this.walFd;
     return new Promise((resolve, reject) =>
-      fsync(fd, (error) => (error ? reject(error) : resolve())),
+      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
     );
   }
 
