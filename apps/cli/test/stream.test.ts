@@ -38,6 +38,8 @@ describe('stream commands against slipstream-server with JetStream', () => {
     );
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(result.stdout)).toMatchObject({ seq: 1, data: 'line 1' });
+    // The other tests of this server count its streams.
+    expect((await run('stream', 'rm', 'PIPED', '-f')).code).toBe(0);
   });
 
   it('stream add with the nats CLI flags creates the stream and prints its info', async () => {
