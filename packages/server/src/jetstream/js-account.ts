@@ -88,8 +88,10 @@ export class JsAccount {
     const meta = readStreamMeta(dir);
     const store = this.#openStore(meta.config, dir);
     let damaged: number[];
+    let structure: string | undefined;
     try {
       damaged = store.findDamaged();
+      structure = store.checkStructure?.();
     } catch (error) {
       void store.close();
       throw error;
@@ -106,6 +108,13 @@ export class JsAccount {
       const shown = damaged.slice(0, 20).join(', ') + (damaged.length > 20 ? ', ...' : '');
       this.logger.error(
         `JetStream stream '${this.name} > ${name}' has ${damaged.length} damaged messages (checksum mismatch), which are not served: sequences ${shown}`,
+      );
+    }
+    if (structure) {
+      // Served as far as it can be read; messages behind the damage may be missing.
+      this.damaged.push({ stream: name, error: `its file is damaged: ${structure}` });
+      this.logger.error(
+        `JetStream stream '${this.name} > ${name}' has a damaged file (${structure}): messages may be missing from it`,
       );
     }
   }

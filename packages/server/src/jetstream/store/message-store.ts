@@ -191,6 +191,11 @@ export interface MessageStore {
    * stores only): what a snapshot reads from, so later writes do not change it.
    */
   backup?(path: string): Promise<void>;
+  /**
+   * Checks the file's own structure (file stores only): the first problem found, or undefined.
+   * Damage there can hide messages from every read, which no checksum of a message can tell.
+   */
+  checkStructure?(): string | undefined;
 }
 
 export type StoreErrorCode =
