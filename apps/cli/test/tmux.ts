@@ -80,7 +80,7 @@ export class Terminal {
         else expect(screen).toMatch(text);
         return screen;
       },
-      { timeout: 10_000, interval: 50 },
+      { timeout: 20_000, interval: 50 },
     );
   }
 

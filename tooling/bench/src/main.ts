@@ -35,7 +35,9 @@ const { values, positionals } = parseArgs({
 const rounds = Number(values.rounds);
 const messages = values.messages === undefined ? undefined : Number(values.messages);
 if (messages !== undefined && !(Number.isInteger(messages) && messages > 0)) {
-  console.error('--messages must be a positive integer (messages per round, for the jetstream benchmarks)');
+  console.error(
+    '--messages must be a positive integer (messages per round, for the jetstream benchmarks)',
+  );
   process.exit(1);
 }
 if (!Number.isInteger(rounds) || rounds < 5) {
