@@ -5,7 +5,13 @@
 import { connect } from '@nats-io/transport-node';
 import { startServerProcess } from '@slipstream/test-servers';
 import { importIfBuilt, sideOf } from './harness/optional.js';
-import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import {
+  addThroughputRows,
+  alternateRounds,
+  pick,
+  type Sample,
+  type Side,
+} from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
 import {
   type BenchConnection,
@@ -65,25 +71,7 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
         { rounds: options.rounds, label, warmup: true },
         ...sides(workload),
       );
-      table.add({
-        name: label,
-        unit: 'msgs/s',
-        better: 'higher',
-        target,
-        ...pick(result, 'msgsPerSecond'),
-      });
-      table.add({
-        name: `client CPU, ${label}`,
-        unit: 'µs per msg',
-        better: 'lower',
-        ...pick(result, 'clientCpuMicrosPerMsg'),
-      });
-      table.add({
-        name: `nats-server CPU, ${label}`,
-        unit: 'µs per msg',
-        better: 'lower',
-        ...pick(result, 'serverCpuSecondsPerMillion'),
-      });
+      addThroughputRows(table, label, target, result, 'serverCpuSecondsPerMillion');
     };
 
     await throughput('publish-only 16 B', 1.5, (t) => publishOnly(t, COUNTS.publishOnly, 16));

@@ -10,7 +10,13 @@ import * as officialObj from '@nats-io/obj';
 import { connect as officialConnect } from '@nats-io/transport-node';
 import { cpuSeconds } from '@slipstream/test-servers';
 import { importIfBuilt, type Loaded, sideOf } from './harness/optional.js';
-import { alternateRounds, pick, type Sample, type Side } from './harness/rounds.js';
+import {
+  addThroughputRows,
+  alternateRounds,
+  pick,
+  type Sample,
+  type Side,
+} from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
 import { startJetStreamServer } from './jetstream-servers.js';
 
@@ -335,25 +341,7 @@ export async function jetstreamClientBenchmark(options: {
       workload: (client: JsClient) => Promise<Sample>,
     ) => {
       const result = await compare(label, workload);
-      table.add({
-        name: label,
-        unit: 'msgs/s',
-        better: 'higher',
-        target,
-        ...pick(result, 'msgsPerSecond'),
-      });
-      table.add({
-        name: `client CPU, ${label}`,
-        unit: 'µs per msg',
-        better: 'lower',
-        ...pick(result, 'clientCpuMicrosPerMsg'),
-      });
-      table.add({
-        name: `nats-server CPU, ${label}`,
-        unit: 'µs per msg',
-        better: 'lower',
-        ...pick(result, 'serverCpuMicrosPerMsg'),
-      });
+      addThroughputRows(table, label, target, result, 'serverCpuMicrosPerMsg');
     };
     await throughputRows(`async publish ${PAYLOAD} B, ${WINDOW} in flight`, 3, (c) =>
       asyncPublish(c, target, count),

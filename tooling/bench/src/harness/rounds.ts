@@ -1,4 +1,5 @@
 import { median } from './stats.js';
+import type { RatioTable } from './table.js';
 
 /** One measurement: named figures (msgs/s, CPU seconds, bytes...) taken in a single run of a workload. */
 export type Sample = Record<string, number>;
@@ -77,4 +78,36 @@ export function pick(
     ours: result.ours?.[key],
     roundRatios: result.roundRatios[key],
   };
+}
+
+/**
+ * The three rows of a client throughput workload: messages a second (against `target`), the
+ * client's CPU per message and the server's, the last read from `serverCpuKey` of the samples.
+ */
+export function addThroughputRows(
+  table: RatioTable,
+  label: string,
+  target: number,
+  result: RoundsResult,
+  serverCpuKey: string,
+): void {
+  table.add({
+    name: label,
+    unit: 'msgs/s',
+    better: 'higher',
+    target,
+    ...pick(result, 'msgsPerSecond'),
+  });
+  table.add({
+    name: `client CPU, ${label}`,
+    unit: 'µs per msg',
+    better: 'lower',
+    ...pick(result, 'clientCpuMicrosPerMsg'),
+  });
+  table.add({
+    name: `nats-server CPU, ${label}`,
+    unit: 'µs per msg',
+    better: 'lower',
+    ...pick(result, serverCpuKey),
+  });
 }
