@@ -1,4 +1,3 @@
-import type { NatsConnection } from '@slipstream/client';
 import { jsErrors } from '@slipstream/jsapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,59 +5,57 @@ import {
   ConsumerNotFoundError,
   DeliverPolicy,
   InvalidNameError,
-  type JetStreamManager,
-  jetstreamManager,
   StorageType,
   StreamNotFoundError,
 } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('consumers against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
+  const { clients } = useJetStreamClients(kind);
   let stream: string;
   beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
     stream = uniqueStream();
-    await jsm.streams.add({ name: stream, subjects: [`${stream}.>`], storage: StorageType.Memory });
-    for (const s of ['a', 'b', 'a']) nc.publish(`${stream}.${s}`, s);
-    await nc.flush();
+    await clients.jsm.streams.add({
+      name: stream,
+      subjects: [`${stream}.>`],
+      storage: StorageType.Memory,
+    });
+    for (const s of ['a', 'b', 'a']) clients.nc.publish(`${stream}.${s}`, s);
+    await clients.nc.flush();
   });
 
   it('adds a durable consumer and reads its info', async () => {
-    const added = await jsm.consumers.add(stream, {
+    const added = await clients.jsm.consumers.add(stream, {
       durable_name: 'D1',
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
     });
     expect(added).toMatchObject({ stream_name: stream, name: 'D1', num_pending: 3 });
     expect(added.config).toMatchObject({ durable_name: 'D1', ack_policy: 'explicit' });
-    const info = await jsm.consumers.info(stream, 'D1');
+    const info = await clients.jsm.consumers.info(stream, 'D1');
     expect(info).toMatchObject({ name: 'D1', num_pending: 3, num_ack_pending: 0 });
     expect(info.delivered).toMatchObject({ consumer_seq: 0, stream_seq: 0 });
   });
 
   it('adds a filtered consumer (the filter travels in the create subject)', async () => {
     const subjects: string[] = [];
-    const spy = nc.subscribe(`$JS.API.CONSUMER.CREATE.${stream}.>`, {
+    const spy = clients.nc.subscribe(`$JS.API.CONSUMER.CREATE.${stream}.>`, {
       callback: (_e, m) => {
         subjects.push(m.subject);
       },
     });
-    const info = await jsm.consumers.add(stream, {
+    const info = await clients.jsm.consumers.add(stream, {
       durable_name: 'ONLY_A',
       filter_subject: `${stream}.a`,
       ack_policy: AckPolicy.Explicit,
     });
     // the spy's copy of the request can arrive after the reply; a PING round trip brings it
-    await nc.flush();
+    await clients.nc.flush();
     spy.unsubscribe();
     expect(info.num_pending).toBe(2);
     expect(subjects).toEqual([`$JS.API.CONSUMER.CREATE.${stream}.ONLY_A.${stream}.a`]);
-    const wild = await jsm.consumers.add(stream, {
+    const wild = await clients.jsm.consumers.add(stream, {
       durable_name: 'WILD',
       filter_subject: `${stream}.*`,
       ack_policy: AckPolicy.Explicit,
@@ -67,19 +64,19 @@ describe.each(streamServers)('consumers against $name', (kind) => {
   });
 
   it('adds an ephemeral consumer with a server-chosen name', async () => {
-    const info = await jsm.consumers.add(stream, { ack_policy: AckPolicy.None });
+    const info = await clients.jsm.consumers.add(stream, { ack_policy: AckPolicy.None });
     expect(info.name).toMatch(/^[0-9A-Za-z]{8}$/);
     expect(info.config.durable_name).toBeUndefined();
-    expect((await jsm.consumers.info(stream, info.name)).name).toBe(info.name);
+    expect((await clients.jsm.consumers.info(stream, info.name)).name).toBe(info.name);
   });
 
   it('updates the given fields and keeps the rest', async () => {
-    await jsm.consumers.add(stream, {
+    await clients.jsm.consumers.add(stream, {
       durable_name: 'UPD',
       ack_policy: AckPolicy.Explicit,
       max_deliver: 5,
     });
-    const info = await jsm.consumers.update(stream, 'UPD', {
+    const info = await clients.jsm.consumers.update(stream, 'UPD', {
       description: 'orders',
       max_deliver: 7,
     });
@@ -89,18 +86,21 @@ describe.each(streamServers)('consumers against $name', (kind) => {
       max_deliver: 7,
       ack_policy: 'explicit',
     });
-    const changed = jsm.consumers.update(stream, 'UPD', { ack_policy: AckPolicy.None });
+    const changed = clients.jsm.consumers.update(stream, 'UPD', { ack_policy: AckPolicy.None });
     const error = await expectApiError(changed, 500, 10012);
     expect(error.message).toContain('ack policy can not be updated');
   });
 
   it('deletes a consumer; a missing one is ConsumerNotFoundError 404/10014', async () => {
-    await jsm.consumers.add(stream, { durable_name: 'GONE', ack_policy: AckPolicy.Explicit });
-    expect(await jsm.consumers.delete(stream, 'GONE')).toBe(true);
+    await clients.jsm.consumers.add(stream, {
+      durable_name: 'GONE',
+      ack_policy: AckPolicy.Explicit,
+    });
+    expect(await clients.jsm.consumers.delete(stream, 'GONE')).toBe(true);
     for (const call of [
-      jsm.consumers.info(stream, 'GONE'),
-      jsm.consumers.delete(stream, 'GONE'),
-      jsm.consumers.update(stream, 'GONE', { description: 'x' }),
+      clients.jsm.consumers.info(stream, 'GONE'),
+      clients.jsm.consumers.delete(stream, 'GONE'),
+      clients.jsm.consumers.update(stream, 'GONE', { description: 'x' }),
     ]) {
       const error = await expectApiError(call, 404, 10014, ConsumerNotFoundError);
       expect(error.is(jsErrors.JSConsumerNotFoundErr)).toBe(true);
@@ -110,24 +110,26 @@ describe.each(streamServers)('consumers against $name', (kind) => {
   it('reports a missing stream as StreamNotFoundError 404/10059', async () => {
     const missing = uniqueStream('MISSING');
     const calls = [
-      jsm.consumers.add(missing, { durable_name: 'X', ack_policy: AckPolicy.Explicit }),
-      jsm.consumers.info(missing, 'X'),
-      jsm.consumers.delete(missing, 'X'),
-      jsm.consumers.list(missing).next(),
+      clients.jsm.consumers.add(missing, { durable_name: 'X', ack_policy: AckPolicy.Explicit }),
+      clients.jsm.consumers.info(missing, 'X'),
+      clients.jsm.consumers.delete(missing, 'X'),
+      clients.jsm.consumers.list(missing).next(),
     ];
     for (const call of calls) await expectApiError(call, 404, 10059, StreamNotFoundError);
   });
 
   it('refuses names the server could not address', async () => {
-    await expect(jsm.consumers.info(stream, 'a.b')).rejects.toBeInstanceOf(InvalidNameError);
+    await expect(clients.jsm.consumers.info(stream, 'a.b')).rejects.toBeInstanceOf(
+      InvalidNameError,
+    );
     await expect(
-      jsm.consumers.add(stream, { durable_name: 'a*', ack_policy: AckPolicy.Explicit }),
+      clients.jsm.consumers.add(stream, { durable_name: 'a*', ack_policy: AckPolicy.Explicit }),
     ).rejects.toBeInstanceOf(InvalidNameError);
   });
 
   it('lists the consumers of a stream', async () => {
     const listed = new Set<string>();
-    for await (const info of jsm.consumers.list(stream)) listed.add(info.name);
+    for await (const info of clients.jsm.consumers.list(stream)) listed.add(info.name);
     for (const name of ['D1', 'ONLY_A', 'WILD', 'UPD']) expect(listed.has(name)).toBe(true);
     expect(listed.has('GONE')).toBe(false);
   });

@@ -1,27 +1,19 @@
 import { jetstreamManager as officialJetstreamManager } from '@nats-io/jetstream';
 import { Kvm as OfficialKvm } from '@nats-io/kv';
-import { connect as officialConnect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@slipstream/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Kvm } from '../src/kv/mod.js';
-import { jetstream } from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
-
-type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
+import { useOfficialConnection } from './official.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('KV interop with @nats-io/kv against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let official: OfficialConnection;
+  const { server, clients } = useJetStreamClients(kind);
+  const official = useOfficialConnection(server);
   let ours: Kvm;
   let theirs: OfficialKvm;
   beforeAll(async () => {
-    nc = await server.connect();
-    official = await officialConnect({ servers: server.url() });
-    ours = new Kvm(jetstream(nc));
-    theirs = new OfficialKvm(official);
+    ours = new Kvm(clients.js);
+    theirs = new OfficialKvm(official.nc);
   });
-  afterAll(() => official?.close());
 
   it('creates the same stream as the official client for the same options', async () => {
     const options = { history: 7, ttl: 90_000, max_bytes: 4096, maxValueSize: 512 };
@@ -29,7 +21,7 @@ describe.each(streamServers)('KV interop with @nats-io/kv against $name', (kind)
     const b = uniqueStream('KB');
     await ours.create(a, { ...options, description: 'd' });
     await theirs.create(b, { ...options, description: 'd' });
-    const jsm = await officialJetstreamManager(official);
+    const jsm = await officialJetstreamManager(official.nc);
     const { config: mine } = await jsm.streams.info(`KV_${a}`);
     const { config: theirConfig } = await jsm.streams.info(`KV_${b}`);
     // deny_delete: nats.go sets it (jsapi's kvStreamConfig follows nats.go), @nats-io/kv 3.4

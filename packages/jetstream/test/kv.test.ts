@@ -1,16 +1,13 @@
-import type { NatsConnection } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type KV, Kvm, type KvWatchEntry, type KvWatcher, KvWatchInclude } from '../src/kv/mod.js';
 import {
   InvalidNameError,
   JetStreamApiError,
-  type JetStreamManager,
-  jetstream,
-  jetstreamManager,
   StorageType,
   StreamNotFoundError,
 } from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { all } from './all.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 /** Reads `count` entries of a watch, then stops it. */
 async function take(watcher: KvWatcher<KvWatchEntry>, count: number) {
@@ -22,21 +19,11 @@ async function take(watcher: KvWatcher<KvWatchEntry>, count: number) {
   return got;
 }
 
-async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
 describe.each(streamServers)('KV against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
+  const { clients } = useJetStreamClients(kind);
   let kvm: Kvm;
   beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    kvm = new Kvm(jetstream(nc));
+    kvm = new Kvm(clients.js);
   });
 
   const newBucket = (options = {}) => kvm.create(uniqueStream('B'), options);
@@ -51,7 +38,7 @@ describe.each(streamServers)('KV against $name', (kind) => {
       storage: StorageType.Memory,
       description: 'settings',
     });
-    const { config } = await jsm.streams.info(`KV_${name}`);
+    const { config } = await clients.jsm.streams.info(`KV_${name}`);
     expect(config).toMatchObject({
       subjects: [`$KV.${name}.>`],
       max_msgs_per_subject: 5,
@@ -92,7 +79,7 @@ describe.each(streamServers)('KV against $name', (kind) => {
   it('lists the buckets and only them', async () => {
     const kv = await newBucket();
     const { bucket } = await kv.status();
-    await jsm.streams.add({ name: uniqueStream('NOT_KV'), subjects: ['notkv.>'] });
+    await clients.jsm.streams.add({ name: uniqueStream('NOT_KV'), subjects: ['notkv.>'] });
     const listed = await all(kvm.list());
     expect(listed.map((s) => s.bucket)).toContain(bucket);
     expect(listed.every((s) => s.streamInfo.config.name === `KV_${s.bucket}`)).toBe(true);
@@ -204,7 +191,7 @@ describe.each(streamServers)('KV against $name', (kind) => {
     await origin.put('k', 'from origin');
     const mirrorName = uniqueStream('M');
     const mirror = await kvm.create(mirrorName, { mirror: { name: originName } });
-    const { config } = await jsm.streams.info(`KV_${mirrorName}`);
+    const { config } = await clients.jsm.streams.info(`KV_${mirrorName}`);
     expect(config).toMatchObject({ mirror: { name: `KV_${originName}` }, mirror_direct: true });
     expect(config.subjects ?? []).toEqual([]);
     const synced = async (key: string, value: string) => {

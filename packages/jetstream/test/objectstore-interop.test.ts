@@ -1,13 +1,9 @@
 import { jetstreamManager as officialJetstreamManager } from '@nats-io/jetstream';
 import { Objm as OfficialObjm } from '@nats-io/obj';
-import { connect as officialConnect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@slipstream/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetstream } from '../src/mod.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Objm } from '../src/objectstore/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
-
-type OfficialConnection = Awaited<ReturnType<typeof officialConnect>>;
+import { useOfficialConnection } from './official.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 const bytes = (n: number, seed = 1) => {
   const out = new Uint8Array(n);
@@ -17,25 +13,21 @@ const bytes = (n: number, seed = 1) => {
 const same = (a: Uint8Array | null, b: Uint8Array) => a !== null && Buffer.compare(a, b) === 0;
 
 describe.each(streamServers)('object store interop with @nats-io/obj against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let official: OfficialConnection;
+  const { server, clients } = useJetStreamClients(kind);
+  const official = useOfficialConnection(server);
   let ours: Objm;
   let theirs: OfficialObjm;
   beforeAll(async () => {
-    nc = await server.connect();
-    official = await officialConnect({ servers: server.url() });
-    ours = new Objm(jetstream(nc));
-    theirs = new OfficialObjm(official);
+    ours = new Objm(clients.js);
+    theirs = new OfficialObjm(official.nc);
   });
-  afterAll(() => official?.close());
 
   it('creates the same stream as the official client', async () => {
     const a = uniqueStream('OA');
     const b = uniqueStream('OB');
     await ours.create(a, { description: 'd', max_bytes: 1 << 20 });
     await theirs.create(b, { description: 'd', max_bytes: 1 << 20 });
-    const jsm = await officialJetstreamManager(official);
+    const jsm = await officialJetstreamManager(official.nc);
     const comparable = async (bucket: string) =>
       JSON.parse(
         JSON.stringify((await jsm.streams.info(`OBJ_${bucket}`)).config).replaceAll(bucket, '<b>'),

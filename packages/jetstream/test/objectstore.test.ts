@@ -2,20 +2,12 @@ import { openAsBlob } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NatsConnection } from '@slipstream/client';
 import { headers } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  JetStreamApiError,
-  JetStreamError,
-  type JetStreamManager,
-  jetstream,
-  jetstreamManager,
-  StorageType,
-  StreamNotFoundError,
-} from '../src/mod.js';
+import { JetStreamApiError, JetStreamError, StorageType, StreamNotFoundError } from '../src/mod.js';
 import { type ObjectStore, type ObjectWatchInfo, Objm } from '../src/objectstore/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { all } from './all.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * seed) % 251);
 
@@ -37,31 +29,21 @@ function expectBytes(actual: Uint8Array | null, expected: Uint8Array) {
   expect(Buffer.compare(actual!, expected)).toBe(0);
 }
 
-async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
 describe.each(streamServers)('object store against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
+  const { clients } = useJetStreamClients(kind);
   let objm: Objm;
   beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    objm = new Objm(jetstream(nc));
+    objm = new Objm(clients.js);
   });
 
   const newStore = (options = {}) => objm.create(uniqueStream('O'), options);
   const messagesOf = async (store: ObjectStore) =>
-    (await jsm.streams.info(`OBJ_${(await store.status()).bucket}`)).state.messages;
+    (await clients.jsm.streams.info(`OBJ_${(await store.status()).bucket}`)).state.messages;
 
   it('creates a bucket laid out as the official clients lay it out', async () => {
     const name = uniqueStream('O');
     const store = await objm.create(name, { description: 'files', storage: StorageType.Memory });
-    const { config } = await jsm.streams.info(`OBJ_${name}`);
+    const { config } = await clients.jsm.streams.info(`OBJ_${name}`);
     expect(config).toMatchObject({
       subjects: [`$O.${name}.C.>`, `$O.${name}.M.>`],
       allow_rollup_hdrs: true,
@@ -151,7 +133,7 @@ describe.each(streamServers)('object store against $name', (kind) => {
     const h = headers();
     h.set('Nats-Rollup', 'sub');
     const metaSubject = `$O.${bucket}.M.${btoa('o').replace(/\+/g, '-').replace(/\//g, '_')}`;
-    await jetstream(nc).publish(metaSubject, JSON.stringify(forged), { headers: h });
+    await clients.js.publish(metaSubject, JSON.stringify(forged), { headers: h });
     const result = await store.get('o');
     await expect(new Response(result!.data).arrayBuffer()).rejects.toThrow(/digest/);
     expect(await result!.error).toBeInstanceOf(JetStreamError);

@@ -1,51 +1,37 @@
-import {
-  ClosedConnectionError,
-  connect,
-  createInbox,
-  type NatsConnection,
-} from '@slipstream/client';
+import { ClosedConnectionError, connect, createInbox } from '@slipstream/client';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kvm } from '../src/kv/mod.js';
 import {
   type Consumer,
   DeliverPolicy,
-  type JetStreamClient,
-  type JetStreamManager,
   jetstream,
   jetstreamManager,
   StorageType,
   StreamNotFoundError,
 } from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('ordered consumers against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let js: JetStreamClient;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    js = jetstream(nc);
-  });
+  const { server, clients } = useJetStreamClients(kind);
 
   async function streamWith(count: number) {
     const name = uniqueStream('O');
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
-    for (let i = 1; i <= count; i++) nc.publish(`${name}.${i % 2 ? 'odd' : 'even'}`, `m${i}`);
-    await nc.flush();
+    await clients.jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+    for (let i = 1; i <= count; i++)
+      clients.nc.publish(`${name}.${i % 2 ? 'odd' : 'even'}`, `m${i}`);
+    await clients.nc.flush();
     return name;
   }
 
   it('consume() reads the stream in order, then what comes later, with no acks', async () => {
     const name = await streamWith(30);
-    const consumer = await js.consumers.get(name);
+    const consumer = await clients.js.consumers.get(name);
     const messages = await consumer.consume({ max_messages: 7, expires: 2000 });
     const seqs: number[] = [];
     for await (const m of messages) {
       seqs.push(m.seq);
-      if (m.seq === 30) await js.publish(`${name}.late`, 'late');
+      if (m.seq === 30) await clients.js.publish(`${name}.late`, 'late');
       if (m.seq === 31) break;
     }
     expect(seqs).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
@@ -56,14 +42,14 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
 
   it('recreates its consumer when it is deleted mid-consume: no loss, no duplicate', async () => {
     const name = await streamWith(100);
-    const consumer = await js.consumers.get(name, { name_prefix: 'ord' });
+    const consumer = await clients.js.consumers.get(name, { name_prefix: 'ord' });
     const messages = await consumer.consume({ max_messages: 10, expires: 5000 });
     const seqs: number[] = [];
     const consumersUsed = new Set<string>();
     for await (const m of messages) {
       seqs.push(m.seq);
       consumersUsed.add(m.info.consumer);
-      if (m.seq === 25 || m.seq === 60) await jsm.consumers.delete(name, m.info.consumer);
+      if (m.seq === 25 || m.seq === 60) await clients.jsm.consumers.delete(name, m.info.consumer);
       if (m.seq === 100) break;
     }
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
@@ -73,7 +59,7 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
 
   it('recreates its consumer on a sequence gap and delivers what it missed', async () => {
     const name = await streamWith(6);
-    const consumer = await js.consumers.get(name, { name_prefix: 'gap' });
+    const consumer = await clients.js.consumers.get(name, { name_prefix: 'gap' });
     const messages = await consumer.consume({ max_messages: 1, threshold_messages: 0 });
     const seqs: number[] = [];
     const used = new Set<string>();
@@ -84,8 +70,8 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
         // another reader takes a message from the same consumer: the next delivery skips one
         // (on an inbox of its own: a pulled message keeps its subject, no request mux routes it)
         const inbox = createInbox();
-        const thief = nc.subscribe(inbox, { max: 1 });
-        nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${name}.${m.info.consumer}`, '{"batch":1}', {
+        const thief = clients.nc.subscribe(inbox, { max: 1 });
+        clients.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${name}.${m.info.consumer}`, '{"batch":1}', {
           reply: inbox,
         });
         for await (const stolen of thief) expect(stolen.string()).toBe('m3');
@@ -98,7 +84,7 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
 
   it('next() and fetch() go on where the last one stopped, also after a deletion', async () => {
     const name = await streamWith(10);
-    const consumer = await js.consumers.get(name, {});
+    const consumer = await clients.js.consumers.get(name, {});
     expect((await consumer.next({ expires: 1000 }))?.seq).toBe(1);
     const read = async (c: Consumer, max: number) => {
       const seqs: number[] = [];
@@ -109,7 +95,7 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
     await consumer.delete();
     expect(await read(consumer, 3)).toEqual([6, 7, 8]);
     const { name: inUse } = await consumer.info(true);
-    await jsm.consumers.delete(name, inUse);
+    await clients.jsm.consumers.delete(name, inUse);
     // this fetch finds nothing on a consumer that is gone, and the next one replaces it
     expect(await read(consumer, 5)).toEqual([]);
     expect(await read(consumer, 5)).toEqual([9, 10]);
@@ -118,7 +104,7 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
 
   it('reads from the start point and the filter it was given', async () => {
     const name = await streamWith(10);
-    const consumer = await js.consumers.get(name, {
+    const consumer = await clients.js.consumers.get(name, {
       filter_subjects: `${name}.even`,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: 5,
@@ -147,7 +133,7 @@ describe.each(streamServers)('ordered consumers against $name', (kind) => {
   });
 
   it('fails to consume a stream that does not exist', async () => {
-    const consumer = await js.consumers.get('NO_SUCH_STREAM');
+    const consumer = await clients.js.consumers.get('NO_SUCH_STREAM');
     await expect(consumer.consume()).rejects.toBeInstanceOf(StreamNotFoundError);
   });
 });

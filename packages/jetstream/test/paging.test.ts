@@ -1,7 +1,6 @@
-import type { NatsConnection } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AckPolicy, type JetStreamManager, jetstreamManager, StorageType } from '../src/mod.js';
-import { streamServers, useJetStreamServer } from './servers.js';
+import { AckPolicy, StorageType } from '../src/mod.js';
+import { streamServers, useJetStreamClients } from './servers.js';
 
 /**
  * Listings come in pages (nats-server: 256 infos or 1024 names a page). Each test makes one
@@ -28,29 +27,25 @@ async function pages<T>(lister: { next(): Promise<T[]> }) {
 }
 
 describe.each(streamServers)('paged listings against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
+  const { clients } = useJetStreamClients(kind);
   const streamCount = NAMES_PAGE + 1;
   beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
     await inBatches(streamCount, (i) =>
-      jsm.streams.add({ name: `P${i}`, subjects: [`p.${i}`], storage: StorageType.Memory }),
+      clients.jsm.streams.add({ name: `P${i}`, subjects: [`p.${i}`], storage: StorageType.Memory }),
     );
   }, 120_000);
 
   it('walks every page of stream names', async () => {
-    const { sizes, items } = await pages(jsm.streams.names());
+    const { sizes, items } = await pages(clients.jsm.streams.names());
     expect(sizes).toEqual([NAMES_PAGE, 1]);
     expect(new Set(items).size).toBe(streamCount);
   });
 
   it('walks every page of stream infos, and iterates them', async () => {
-    const { sizes } = await pages(jsm.streams.list());
+    const { sizes } = await pages(clients.jsm.streams.list());
     expect(sizes).toEqual([LIST_PAGE, LIST_PAGE, LIST_PAGE, LIST_PAGE, 1]);
     let seen = 0;
-    for await (const info of jsm.streams.list()) {
+    for await (const info of clients.jsm.streams.list()) {
       expect(info.config.name).toMatch(/^P\d+$/);
       seen++;
     }
@@ -59,9 +54,9 @@ describe.each(streamServers)('paged listings against $name', (kind) => {
 
   it('walks every page of consumer infos', async () => {
     await inBatches(LIST_PAGE + 1, (i) =>
-      jsm.consumers.add('P0', { durable_name: `C${i}`, ack_policy: AckPolicy.Explicit }),
+      clients.jsm.consumers.add('P0', { durable_name: `C${i}`, ack_policy: AckPolicy.Explicit }),
     );
-    const { sizes, items } = await pages(jsm.consumers.list('P0'));
+    const { sizes, items } = await pages(clients.jsm.consumers.list('P0'));
     expect(sizes).toEqual([LIST_PAGE, 1]);
     expect(new Set(items.map((c) => c.name)).size).toBe(LIST_PAGE + 1);
   });

@@ -1,42 +1,24 @@
-import type { NatsConnection } from '@slipstream/client';
 import { InvalidArgumentError } from '@slipstream/client';
-import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  AckPolicy,
-  type JetStreamClient,
-  type JetStreamManager,
-  JetStreamStatusError,
-  type JsMsg,
-  jetstream,
-  jetstreamManager,
-  StorageType,
-} from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { describe, expect, it } from 'vitest';
+import { AckPolicy, JetStreamStatusError, type JsMsg, StorageType } from '../src/mod.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('consume() against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let js: JetStreamClient;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    js = jetstream(nc);
-  });
+  const { clients } = useJetStreamClients(kind);
 
   async function streamWithConsumer(count: number) {
     const name = uniqueStream();
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
-    for (let i = 1; i <= count; i++) nc.publish(`${name}.${i}`, `m${i}`);
-    await nc.flush();
-    await jsm.consumers.add(name, { durable_name: 'C', ack_policy: AckPolicy.Explicit });
-    return { name, consumer: await js.consumers.get(name, 'C') };
+    await clients.jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+    for (let i = 1; i <= count; i++) clients.nc.publish(`${name}.${i}`, `m${i}`);
+    await clients.nc.flush();
+    await clients.jsm.consumers.add(name, { durable_name: 'C', ack_policy: AckPolicy.Explicit });
+    return { name, consumer: await clients.js.consumers.get(name, 'C') };
   }
 
   it('delivers everything in order, topping up its pulls, and what is published later', async () => {
     const { name, consumer } = await streamWithConsumer(250);
     let pulls = 0;
-    const spy = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${name}.C`, {
+    const spy = clients.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${name}.C`, {
       callback: () => {
         pulls++;
       },
@@ -46,24 +28,24 @@ describe.each(streamServers)('consume() against $name', (kind) => {
     for await (const m of messages) {
       seqs.push(m.seq);
       m.ack();
-      if (m.seq === 250) nc.publish(`${name}.late`, 'late');
+      if (m.seq === 250) clients.nc.publish(`${name}.late`, 'late');
       if (m.seq === 251) break;
     }
     // the spy's copy of the request can arrive after the reply; a PING round trip brings it
-    await nc.flush();
+    await clients.nc.flush();
     spy.unsubscribe();
     expect(seqs).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));
     // 250 messages at 50 a time: the first pull and many top-ups
     expect(pulls).toBeGreaterThanOrEqual(5);
     expect(await messages.closed()).toBeUndefined();
-    await nc.flush();
+    await clients.nc.flush();
     expect(await consumer.info()).toMatchObject({ num_ack_pending: 0, num_pending: 0 });
   });
 
   it('keeps asking across expired requests', async () => {
     const { name, consumer } = await streamWithConsumer(0);
     const messages = await consumer.consume({ max_messages: 10, expires: 1000 });
-    setTimeout(() => nc.publish(`${name}.x`, 'after two expiries'), 2500);
+    setTimeout(() => clients.nc.publish(`${name}.x`, 'after two expiries'), 2500);
     let got: JsMsg | undefined;
     for await (const m of messages) {
       got = m;
@@ -89,7 +71,7 @@ describe.each(streamServers)('consume() against $name', (kind) => {
     const error = await (async () => {
       for await (const m of messages) {
         m.ack();
-        await jsm.consumers.delete(name, 'C');
+        await clients.jsm.consumers.delete(name, 'C');
       }
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JetStreamStatusError);

@@ -1,60 +1,41 @@
-import type { NatsConnection } from '@slipstream/client';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AckPolicy,
   ConsumerNotFoundError,
-  type JetStreamClient,
   JetStreamError,
-  type JetStreamManager,
   JetStreamStatusError,
-  type JsMsg,
-  jetstream,
-  jetstreamManager,
   StorageType,
 } from '../src/mod.js';
+import { all } from './all.js';
 import { expectApiError } from './api-errors.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
-
-const collect = async (messages: AsyncIterable<JsMsg>) => {
-  const all: JsMsg[] = [];
-  for await (const m of messages) all.push(m);
-  return all;
-};
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('pull consumers against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let js: JetStreamClient;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    js = jetstream(nc);
-  });
+  const { clients } = useJetStreamClients(kind);
 
   /** A stream with `count` messages `<name>.<i>` (payload `m<i>`) and a durable pull consumer. */
   async function streamWithConsumer(count: number, consumer: Record<string, unknown> = {}) {
     const name = uniqueStream();
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
-    for (let i = 1; i <= count; i++) await js.publish(`${name}.${i}`, `m${i}`);
-    await jsm.consumers.add(name, {
+    await clients.jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+    for (let i = 1; i <= count; i++) await clients.js.publish(`${name}.${i}`, `m${i}`);
+    await clients.jsm.consumers.add(name, {
       durable_name: 'C',
       ack_policy: AckPolicy.Explicit,
       ...consumer,
     });
-    return { name, consumer: await js.consumers.get(name, 'C') };
+    return { name, consumer: await clients.js.consumers.get(name, 'C') };
   }
 
   it('gets only an existing pull consumer', async () => {
     const { name } = await streamWithConsumer(0);
-    await expectApiError(js.consumers.get(name, 'NOPE'), 404, 10014, ConsumerNotFoundError);
-    await jsm.consumers.add(name, {
+    await expectApiError(clients.js.consumers.get(name, 'NOPE'), 404, 10014, ConsumerNotFoundError);
+    await clients.jsm.consumers.add(name, {
       durable_name: 'PUSH',
       deliver_subject: 'push.here',
       ack_policy: AckPolicy.Explicit,
     });
-    await expect(js.consumers.get(name, 'PUSH')).rejects.toBeInstanceOf(JetStreamError);
-    const consumer = await js.consumers.get(name, 'C');
+    await expect(clients.js.consumers.get(name, 'PUSH')).rejects.toBeInstanceOf(JetStreamError);
+    const consumer = await clients.js.consumers.get(name, 'C');
     expect((await consumer.info(true)).name).toBe('C');
   });
 
@@ -95,12 +76,12 @@ describe.each(streamServers)('pull consumers against $name', (kind) => {
     const { consumer } = await streamWithConsumer(5);
     const started = Date.now();
     const batch = await consumer.fetch({ max_messages: 3, expires: 10_000 });
-    const got = await collect(batch);
+    const got = await all(batch);
     expect(got.map((m) => m.string())).toEqual(['m1', 'm2', 'm3']);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await batch.closed()).toBeUndefined();
     for (const m of got) m.ack();
-    const rest = await collect(await consumer.fetch({ max_messages: 10, expires: 1000 }));
+    const rest = await all(await consumer.fetch({ max_messages: 10, expires: 1000 }));
     expect(rest.map((m) => m.info.pending)).toEqual([1, 0]);
   });
 
@@ -121,17 +102,17 @@ describe.each(streamServers)('pull consumers against $name', (kind) => {
   it('fetch() ends at expires with what there was (408 from the server)', async () => {
     const { consumer } = await streamWithConsumer(2);
     const started = Date.now();
-    const got = await collect(await consumer.fetch({ max_messages: 10, expires: 1000 }));
+    const got = await all(await consumer.fetch({ max_messages: 10, expires: 1000 }));
     expect(got).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   });
 
   it('fetch() by max_bytes stops before the message that does not fit (409, not a timeout)', async () => {
     const { name, consumer } = await streamWithConsumer(0);
-    for (let i = 0; i < 5; i++) await js.publish(`${name}.big`, 'x'.repeat(100));
+    for (let i = 0; i < 5; i++) await clients.js.publish(`${name}.big`, 'x'.repeat(100));
     const started = Date.now();
     const batch = await consumer.fetch({ max_bytes: 300, expires: 10_000 });
-    const got = await collect(batch);
+    const got = await all(batch);
     // nats-server counts subject, ack subject and payload (~165 bytes here): 300 bytes hold one
     expect(got).toHaveLength(1);
     expect(await batch.closed()).toBeUndefined();
@@ -141,15 +122,15 @@ describe.each(streamServers)('pull consumers against $name', (kind) => {
   it('idle heartbeats keep a quiet fetch alive until it expires normally', async () => {
     const { consumer } = await streamWithConsumer(0);
     const batch = await consumer.fetch({ max_messages: 1, expires: 2000, idle_heartbeat: 250 });
-    expect(await collect(batch)).toEqual([]);
+    expect(await all(batch)).toEqual([]);
     expect(await batch.closed()).toBeUndefined();
   });
 
   it('a deleted consumer ends a waiting fetch with 409 Consumer Deleted', async () => {
     const { name, consumer } = await streamWithConsumer(0);
     const batch = await consumer.fetch({ max_messages: 1, expires: 10_000 });
-    setTimeout(() => void jsm.consumers.delete(name, 'C'), 200);
-    const error = await collect(batch).catch((e: unknown) => e);
+    setTimeout(() => void clients.jsm.consumers.delete(name, 'C'), 200);
+    const error = await all(batch).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JetStreamStatusError);
     expect(error).toMatchObject({ code: 409, message: 'Consumer Deleted' });
     expect(await batch.closed()).toBe(error);
@@ -157,7 +138,7 @@ describe.each(streamServers)('pull consumers against $name', (kind) => {
 
   it('a pull beyond the consumer limits fails with the 409 status', async () => {
     const { consumer } = await streamWithConsumer(3, { max_batch: 2 });
-    const error = await collect(await consumer.fetch({ max_messages: 5, expires: 2000 })).catch(
+    const error = await all(await consumer.fetch({ max_messages: 5, expires: 2000 })).catch(
       (e: unknown) => e,
     );
     expect(error).toMatchObject({ code: 409, message: 'Exceeded MaxRequestBatch of 2' });

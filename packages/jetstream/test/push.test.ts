@@ -1,49 +1,40 @@
-import { createInbox, type NatsConnection } from '@slipstream/client';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createInbox } from '@slipstream/client';
+import { describe, expect, it } from 'vitest';
 import {
   AckPolicy,
   ConsumerNotFoundError,
-  type JetStreamClient,
   JetStreamError,
-  type JetStreamManager,
   type JsMsg,
-  jetstream,
-  jetstreamManager,
   StorageType,
 } from '../src/mod.js';
-import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
+import { streamServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 describe.each(streamServers)('push consumers against $name', (kind) => {
-  const server = useJetStreamServer(kind);
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
-  let js: JetStreamClient;
-  beforeAll(async () => {
-    nc = await server.connect();
-    jsm = await jetstreamManager(nc);
-    js = jetstream(nc);
-  });
+  const { clients } = useJetStreamClients(kind);
 
   async function streamWith(
     count: number,
     payload: (i: number) => string | Uint8Array = (i) => `m${i}`,
   ) {
     const name = uniqueStream('P');
-    await jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
-    for (let i = 1; i <= count; i++) nc.publish(`${name}.x`, payload(i));
-    await nc.flush();
+    await clients.jsm.streams.add({ name, subjects: [`${name}.>`], storage: StorageType.Memory });
+    for (let i = 1; i <= count; i++) clients.nc.publish(`${name}.x`, payload(i));
+    await clients.nc.flush();
     return name;
   }
 
   async function pushConsumer(stream: string, config: Record<string, unknown> = {}) {
     const deliver_subject = createInbox();
-    await jsm.consumers.add(stream, {
+    await clients.jsm.consumers.add(stream, {
       durable_name: 'PUSH',
       deliver_subject,
       ack_policy: AckPolicy.Explicit,
       ...config,
     });
-    return { consumer: await js.consumers.getPushConsumer(stream, 'PUSH'), deliver_subject };
+    return {
+      consumer: await clients.js.consumers.getPushConsumer(stream, 'PUSH'),
+      deliver_subject,
+    };
   }
 
   it('delivers to an iterator, acks reach the server', async () => {
@@ -58,7 +49,7 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
       if (m.seq === 20) break;
     }
     expect(seqs).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    await nc.flush();
+    await clients.nc.flush();
     expect(await consumer.info()).toMatchObject({ num_ack_pending: 0, num_pending: 0 });
     expect(await messages.closed()).toBeUndefined();
   });
@@ -89,7 +80,7 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
       idle_heartbeat: 60_000_000_000,
     });
     let flowControlRequests = 0;
-    const spy = nc.subscribe(deliver_subject, {
+    const spy = clients.nc.subscribe(deliver_subject, {
       callback: (_, m) => {
         if (m?.headers?.description === 'FlowControl Request') flowControlRequests++;
       },
@@ -113,7 +104,7 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
     const error = await (async () => {
       for await (const m of messages) {
         m.ack();
-        await jsm.consumers.delete(stream, 'PUSH');
+        await clients.jsm.consumers.delete(stream, 'PUSH');
       }
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConsumerNotFoundError);
@@ -123,8 +114,11 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
 
   it('refuses a pull consumer, and a second consume at a time', async () => {
     const stream = await streamWith(0);
-    await jsm.consumers.add(stream, { durable_name: 'PULL', ack_policy: AckPolicy.Explicit });
-    await expect(js.consumers.getPushConsumer(stream, 'PULL')).rejects.toBeInstanceOf(
+    await clients.jsm.consumers.add(stream, {
+      durable_name: 'PULL',
+      ack_policy: AckPolicy.Explicit,
+    });
+    await expect(clients.js.consumers.getPushConsumer(stream, 'PULL')).rejects.toBeInstanceOf(
       JetStreamError,
     );
     const { consumer } = await pushConsumer(stream);
@@ -135,7 +129,7 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
 
   it('ordered: reads in order and replaces a deleted consumer with no loss or duplicate', async () => {
     const stream = await streamWith(50);
-    const consumer = await js.consumers.getPushConsumer(stream, {
+    const consumer = await clients.js.consumers.getPushConsumer(stream, {
       name_prefix: 'opush',
       idle_heartbeat: 300,
     });
@@ -145,8 +139,8 @@ describe.each(streamServers)('push consumers against $name', (kind) => {
     for await (const m of messages) {
       seqs.push(m.seq);
       used.add(m.info.consumer);
-      if (m.seq === 20) await jsm.consumers.delete(stream, m.info.consumer);
-      if (m.seq === 50) await js.publish(`${stream}.x`, 'late');
+      if (m.seq === 20) await clients.jsm.consumers.delete(stream, m.info.consumer);
+      if (m.seq === 50) await clients.js.publish(`${stream}.x`, 'late');
       if (m.seq === 51) break;
     }
     expect(seqs).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
