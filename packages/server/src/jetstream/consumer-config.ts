@@ -1,7 +1,9 @@
 /**
- * A consumer's config as nats-server 2.9.10 takes it: the defaults it fills in
- * (setConsumerConfigDefaults), the rules every create must pass (checkConsumerCfg), what an
- * update may change (checkNewConsumerConfig), and the config as it writes it back.
+ * A consumer's config as nats-server takes it: the defaults it fills in
+ * (setConsumerConfigDefaults, with the stream's consumer_limits of 2.10), the rules every create
+ * must pass (checkConsumerCfg: 2.9.10's, plus 2.10's filter_subjects and metadata and 2.11's
+ * priority groups), what an update may change (checkNewConsumerConfig), and the config as it
+ * writes it back.
  */
 import {
   ApiError,
@@ -15,16 +17,24 @@ import {
   isSubsetMatch,
   isValidPublishSubject,
   isValidSubscribeSubject,
+  subjectsCollide,
 } from '@slipstream/protocol';
+import { configuredFilters } from './consumer-filters.js';
+import { formatGoDuration } from './go-duration.js';
 import { isGoEmpty } from './go-json.js';
 
 const MAX_NAME_LENGTH = 255;
 const MAX_DESCRIPTION_LENGTH = 4096;
 const MIN_HEARTBEAT_NANOS = 100_000_000;
 const MIN_MAX_EXPIRES_NANOS = 1_000_000;
+/** JSMaxMetadataLen: the keys and values of `metadata` together, in bytes. */
+const MAX_METADATA_BYTES = 128 * 1024;
 const invalidName = /[ \t\r\n\f.*>]/;
 
-/** nats-server 2.9.10's ConsumerConfig fields in its JSON order; newer fields are dropped. */
+/**
+ * nats-server's ConsumerConfig fields in its JSON order (2.9.10's, then those 2.10 and 2.11
+ * added); fields it does not know are dropped.
+ */
 const FIELDS = [
   'durable_name',
   'name',
@@ -37,6 +47,7 @@ const FIELDS = [
   'max_deliver',
   'backoff',
   'filter_subject',
+  'filter_subjects',
   'replay_policy',
   'rate_limit_bps',
   'sample_freq',
@@ -54,12 +65,17 @@ const FIELDS = [
   'num_replicas',
   'mem_storage',
   'direct',
+  'metadata',
+  'pause_until',
+  'priority_groups',
+  'priority_policy',
+  'priority_timeout',
 ] as const satisfies readonly (keyof ConsumerConfig)[];
 
 /** Written even when empty (no `omitempty` in nats-server's struct tags). */
 const ALWAYS = new Set<string>(['deliver_policy', 'ack_policy', 'replay_policy', 'num_replicas']);
 
-/** The config as nats-server 2.9.10 writes it: its fields, its order, empty ones omitted. */
+/** The config as nats-server writes it: its fields, its order, empty ones omitted. */
 export function wireConsumerConfig(config: ConsumerConfig): ConsumerConfig {
   const out: Record<string, unknown> = {};
   for (const field of FIELDS) {
@@ -79,8 +95,15 @@ export function isPull(config: ConsumerConfig): boolean {
   return !config.deliver_subject;
 }
 
-/** A requested config with nats-server's defaults, trimmed to the fields it knows. */
-export function withConsumerDefaults(requested: ConsumerConfig): ConsumerConfig {
+/**
+ * A requested config with nats-server's defaults, trimmed to the fields it knows. The stream's
+ * consumer_limits fill in max_ack_pending and inactive_threshold before the server's own
+ * defaults do (2.11 consumer.go:560-570).
+ */
+export function withConsumerDefaults(
+  requested: ConsumerConfig,
+  stream: StreamConfig,
+): ConsumerConfig {
   const config = wireConsumerConfig(requested);
   config.deliver_policy ??= 'all';
   config.ack_policy ??= 'none';
@@ -91,6 +114,13 @@ export function withConsumerDefaults(requested: ConsumerConfig): ConsumerConfig 
   if (acks && !config.ack_wait) config.ack_wait = consumerDefaults.ackWaitNanos;
   if (!config.max_deliver) config.max_deliver = -1;
   if (config.backoff?.length) config.ack_wait = config.backoff[0];
+  const limits = stream.consumer_limits;
+  if (!config.max_ack_pending && limits?.max_ack_pending) {
+    config.max_ack_pending = limits.max_ack_pending;
+  }
+  if (!config.inactive_threshold && limits?.inactive_threshold) {
+    config.inactive_threshold = limits.inactive_threshold;
+  }
   if (acks && !config.max_ack_pending) config.max_ack_pending = consumerDefaults.maxAckPending;
   if (!config.durable_name && !(config.inactive_threshold! > 0)) {
     config.inactive_threshold = consumerDefaults.ephemeralInactiveThresholdNanos;
@@ -127,16 +157,12 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
   }
   if (isPull(config)) checkPullOptions(config, stream);
   else checkPushOptions(config, stream);
+  checkStreamLimits(config, stream);
   if (config.direct) {
     if (isPull(config)) throw ApiError.of(jsErrors.JSConsumerDirectRequiresPushErr);
     if (config.durable_name) throw ApiError.of(jsErrors.JSConsumerDirectRequiresEphemeralErr);
   }
-  // A mirror's or a sourced stream's messages come with their origin's subjects, which
-  // nats-server does not hold a filter against.
-  const external = stream.mirror !== undefined || (stream.sources?.length ?? 0) > 0;
-  if (config.filter_subject && !external && !validFilter(config.filter_subject, stream)) {
-    throw ApiError.of(jsErrors.JSConsumerFilterNotSubsetErr);
-  }
+  checkFilters(config, stream);
   checkStartPolicy(config);
   if (config.sample_freq && !/^\d+%?$/.test(config.sample_freq)) {
     throw ApiError.of(jsErrors.JSConsumerInvalidSamplingErrF, {
@@ -148,6 +174,60 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
   }
   if (config.durable_name && config.name && config.name !== config.durable_name) {
     throw ApiError.of(jsErrors.JSConsumerCreateDurableAndNameMismatch);
+  }
+  let metadataBytes = 0;
+  for (const [key, value] of Object.entries(config.metadata ?? {})) {
+    metadataBytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+  }
+  if (metadataBytes > MAX_METADATA_BYTES) {
+    throw ApiError.of(jsErrors.JSConsumerMetadataLengthErrF, {
+      limit: `${MAX_METADATA_BYTES / 1024}KB`,
+    });
+  }
+}
+
+/** The stream's consumer_limits cap what a consumer may set (2.10 consumer.go:554-559). */
+function checkStreamLimits(config: ConsumerConfig, stream: StreamConfig): void {
+  const limits = stream.consumer_limits;
+  const maxAckPending = limits?.max_ack_pending ?? 0;
+  if (maxAckPending > 0 && (config.max_ack_pending ?? 0) > maxAckPending) {
+    throw ApiError.of(jsErrors.JSConsumerMaxPendingAckExcessErrF, { limit: maxAckPending });
+  }
+  const inactive = limits?.inactive_threshold ?? 0;
+  if (inactive > 0 && (config.inactive_threshold ?? 0) > inactive) {
+    throw ApiError.of(jsErrors.JSConsumerInactiveThresholdExcess, {
+      limit: formatGoDuration(inactive),
+    });
+  }
+}
+
+/**
+ * filter_subject or filter_subjects (not both, 10136), no empty entry (10139), each a valid
+ * subject, no two overlapping (10138) (2.11 consumer.go:706-735). Each must also lie within the
+ * stream's subjects, as 2.9.10 requires (10093); a mirror's or a sourced stream's messages come
+ * with their origin's subjects, which nats-server does not hold a filter against.
+ */
+function checkFilters(config: ConsumerConfig, stream: StreamConfig): void {
+  const many = config.filter_subjects ?? [];
+  if (config.filter_subject && many.length > 0) {
+    throw ApiError.of(jsErrors.JSConsumerDuplicateFilterSubjects);
+  }
+  if (many.includes('')) throw ApiError.of(jsErrors.JSConsumerEmptyFilter);
+  const filters = configuredFilters(config);
+  if (many.length > 0) {
+    for (const [i, filter] of filters.entries()) {
+      if (!isValidSubscribeSubject(filter)) {
+        throw ApiError.of(jsErrors.JSStreamInvalidConfigF, { err: 'invalid subject' });
+      }
+      if (filters.some((other, j) => j !== i && subjectsCollide(filter, other))) {
+        throw ApiError.of(jsErrors.JSConsumerOverlappingSubjectFilters);
+      }
+    }
+  }
+  const external = stream.mirror !== undefined || (stream.sources?.length ?? 0) > 0;
+  if (external) return;
+  if (filters.some((filter) => !validFilter(filter, stream))) {
+    throw ApiError.of(jsErrors.JSConsumerFilterNotSubsetErr);
   }
 }
 
@@ -210,7 +290,7 @@ function checkStartPolicy(config: ConsumerConfig): void {
         config.deliver_policy === 'last_per_subject' ? 'last per subject' : config.deliver_policy;
       if (seq) throw startConflict(policy, 'sequence');
       if (time) throw startConflict(policy, 'time');
-      if (config.deliver_policy === 'last_per_subject' && !config.filter_subject) {
+      if (config.deliver_policy === 'last_per_subject' && configuredFilters(config).length === 0) {
         throw startMissing(policy, 'filter subject');
       }
       return;

@@ -1,9 +1,10 @@
 /**
  * Where a new consumer starts in its stream, by deliver policy (nats-server's
  * selectStartingSeqNo). `last_per_subject` starts with a skip list: the last message of each
- * matching subject, in stream order, then everything after the stream's last message.
+ * matching subject (of every filter), in stream order, then everything after the stream's last message.
  */
 import { type ConsumerConfig, parseTimestamp, timestampToEpochNanos } from '@slipstream/jsapi';
+import type { SubjectFilters } from './consumer-filters.js';
 import type { MessageStore } from './store/message-store.js';
 
 export interface StartPosition {
@@ -14,9 +15,12 @@ export interface StartPosition {
   resume: number;
 }
 
-export function startPosition(config: ConsumerConfig, store: MessageStore): StartPosition {
+export function startPosition(
+  config: ConsumerConfig,
+  filters: SubjectFilters,
+  store: MessageStore,
+): StartPosition {
   const state = store.state();
-  const filter = config.filter_subject ?? '';
   let seq: number;
   let skip: number[] = [];
   if (config.opt_start_seq) {
@@ -24,10 +28,10 @@ export function startPosition(config: ConsumerConfig, store: MessageStore): Star
   } else {
     switch (config.deliver_policy) {
       case 'last':
-        seq = filter ? store.filteredState(1, filter).last : state.lastSeq;
+        seq = filters.lastSeq(store);
         break;
       case 'last_per_subject':
-        skip = [...store.subjectsState(filter).values()].map((s) => s.last).sort((a, b) => a - b);
+        skip = filters.lastPerSubject(store);
         seq = skip[0] ?? state.lastSeq;
         break;
       case 'new':

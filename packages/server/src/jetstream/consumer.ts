@@ -7,12 +7,12 @@
  * timer queue (redelivery.ts).
  */
 import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
-import { subjectMatches } from '@slipstream/protocol';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
+import { SubjectFilters } from './consumer-filters.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
@@ -24,7 +24,7 @@ import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
 import type { StoredMessage } from './store/message-store.js';
 import type { Stream, StreamHost } from './stream.js';
-import { wireTime } from './wire-time.js';
+import { nowNanos, wireTime } from './wire-time.js';
 
 /** What a consumer needs from the stream's set of consumers. */
 export interface ConsumerOwner {
@@ -49,6 +49,7 @@ const JITTER_MS = 900;
 
 export class Consumer {
   #config: ConsumerConfig;
+  #filters: SubjectFilters;
   #state: DeliveryState;
   readonly #stream: Stream;
   readonly #host: StreamHost;
@@ -94,6 +95,7 @@ export class Consumer {
     this.#host = host;
     this.#owner = owner;
     this.#config = config;
+    this.#filters = new SubjectFilters(config);
     this.#ackPrefix = `$JS.ACK.${stream.name}.${name}.`;
     this.events = new ConsumerEvents(host.advisories, stream.name, name);
     this.#pull = isPull(config)
@@ -112,7 +114,7 @@ export class Consumer {
       for (const [seq, pending] of this.#state.pending) this.#redelivery.schedule(seq, pending.due);
     } else {
       this.#state = new DeliveryState();
-      const start = startPosition(config, stream.store);
+      const start = startPosition(config, this.#filters, stream.store);
       this.#state.startAt(start.seq);
       this.#skip = start.skip;
       this.#resume = start.resume;
@@ -124,8 +126,8 @@ export class Consumer {
     return this.#config;
   }
 
-  get filter(): string {
-    return this.#config.filter_subject ?? '';
+  get filters(): SubjectFilters {
+    return this.#filters;
   }
 
   /** Subscribes and starts delivering. */
@@ -163,6 +165,9 @@ export class Consumer {
     const deliverChanged = config.deliver_subject !== this.#config.deliver_subject;
     const rateChanged = config.rate_limit_bps !== this.#config.rate_limit_bps;
     this.#config = config;
+    // New filters keep the position; what is pending is counted again (nats-server 2.10).
+    this.#filters = new SubjectFilters(config);
+    this.#pendingCount = undefined;
     if (deliverChanged) {
       this.#redeliverAllPending();
       // Waiting for a listener of the old subject is over.
@@ -176,7 +181,7 @@ export class Consumer {
 
   /** A message was stored on the stream. */
   appended(subject: string): void {
-    if (this.filter && !subjectMatches(subject, this.filter)) return;
+    if (!this.#filters.matches(subject)) return;
     if (this.#pendingCount !== undefined) this.#pendingCount++;
     this.#signal.raise();
   }
@@ -200,7 +205,7 @@ export class Consumer {
 
   /** Whether this consumer still has to see or ack `seq` (interest retention). */
   needsAck(seq: number, subject: string): boolean {
-    if (this.filter && !subjectMatches(subject, this.filter)) return false;
+    if (!this.#filters.matches(subject)) return false;
     const state = this.#state;
     if (seq <= state.ackFloor.stream) return false;
     if (this.#config.ack_policy !== 'explicit') return true;
@@ -251,6 +256,8 @@ export class Consumer {
       num_pending: this.#numPending(),
     };
     if (!this.#pull && this.#hasInterest()) info.push_bound = true;
+    // When the info was taken (nats-server 2.10 consumer.go:2510).
+    info.ts = wireTime(nowNanos());
     return info;
   }
 
@@ -356,7 +363,7 @@ export class Consumer {
 
   #loadNext(seq: number): StoredMessage | undefined {
     try {
-      return this.#stream.store.loadNext(this.filter, seq);
+      return this.#filters.loadNext(this.#stream.store, seq);
     } catch (error) {
       this.#host.logger.error(
         `JetStream consumer '${this.#stream.name} > ${this.name}' could not read the stream: ${(error as Error).message}`,
@@ -418,9 +425,9 @@ export class Consumer {
   }
 
   #numPending(): number {
-    this.#pendingCount ??= this.#stream.store.numPending(
+    this.#pendingCount ??= this.#filters.numPending(
+      this.#stream.store,
       this.#state.nextStreamSeq,
-      this.filter,
       this.#config.deliver_policy === 'last_per_subject',
     );
     return this.#pendingCount;

@@ -6,7 +6,6 @@
  */
 import { randomInt } from 'node:crypto';
 import { ApiError, type ConsumerAction, type ConsumerConfig, jsErrors } from '@slipstream/jsapi';
-import { isSubsetMatch, subjectMatches } from '@slipstream/protocol';
 import { Consumer, type ConsumerOwner } from './consumer.js';
 import {
   checkConsumerConfig,
@@ -15,6 +14,7 @@ import {
   sameConsumerConfig,
   withConsumerDefaults,
 } from './consumer-config.js';
+import { configuredFilters } from './consumer-filters.js';
 import type { Stream, StreamHost } from './stream.js';
 import { nowNanos } from './wire-time.js';
 
@@ -50,8 +50,8 @@ export class StreamConsumers implements ConsumerOwner {
 
   /** CONSUMER.CREATE: a new consumer, or the update of the one with that name. */
   create(requested: ConsumerConfig, action: ConsumerAction | undefined): Consumer {
-    const config = withConsumerDefaults(requested);
     const stream = this.#stream.config;
+    const config = withConsumerDefaults(requested, stream);
     checkConsumerConfig(config, stream);
     const name = config.durable_name || config.name;
     const existing = name ? this.#byName.get(name) : undefined;
@@ -86,6 +86,7 @@ export class StreamConsumers implements ConsumerOwner {
   ): Consumer {
     if (sameConsumerConfig(existing.config, config)) return existing;
     if (action === 'create') throw ApiError.of(jsErrors.JSConsumerAlreadyExists);
+    if (this.#stream.config.retention === 'workqueue') this.#checkPartition(existing.name, config);
     const deliver = existing.config.deliver_subject;
     checkConsumerUpdate(existing.config, config, () =>
       deliver ? this.#host.client.hasInterest(deliver) : false,
@@ -104,17 +105,28 @@ export class StreamConsumers implements ConsumerOwner {
     if (config.ack_policy !== 'explicit')
       throw ApiError.of(jsErrors.JSConsumerWQRequiresExplicitAckErr);
     if (this.#byName.size > 0) {
-      const filter = config.filter_subject;
-      if (!filter) throw ApiError.of(jsErrors.JSConsumerWQMultipleUnfilteredErr);
-      for (const other of this.#byName.values()) {
-        const theirs = other.filter;
-        if (!theirs || isSubsetMatch(filter, theirs) || isSubsetMatch(theirs, filter)) {
-          throw ApiError.of(jsErrors.JSConsumerWQConsumerNotUniqueErr);
-        }
+      if (configuredFilters(config).length === 0) {
+        throw ApiError.of(jsErrors.JSConsumerWQMultipleUnfilteredErr);
       }
+      this.#checkPartition(undefined, config);
     }
     if (config.deliver_policy !== 'all') {
       throw ApiError.of(jsErrors.JSConsumerWQConsumerNotDeliverAllErr);
+    }
+  }
+
+  /**
+   * No other consumer of a workqueue may take a subject this config's filters take
+   * (nats-server 2.11 partitionUnique, stream.go:6047; an update checks it too, consumer.go:929).
+   */
+  #checkPartition(name: string | undefined, config: ConsumerConfig): void {
+    const filters = configuredFilters(config);
+    // nats-server checks each of the new filters: an update to no filter passes.
+    if (filters.length === 0) return;
+    for (const other of this.#byName.values()) {
+      if (other.name !== name && other.filters.collides(filters)) {
+        throw ApiError.of(jsErrors.JSConsumerWQConsumerNotUniqueErr);
+      }
     }
   }
 
@@ -163,7 +175,7 @@ export class StreamConsumers implements ConsumerOwner {
   /** Interest retention keeps a new message only when some consumer will want it. */
   interestedIn(subject: string): boolean {
     for (const consumer of this.#byName.values()) {
-      if (!consumer.filter || subjectMatches(subject, consumer.filter)) return true;
+      if (consumer.filters.matches(subject)) return true;
     }
     return false;
   }

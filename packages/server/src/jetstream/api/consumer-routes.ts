@@ -49,6 +49,10 @@ function createConsumer(
   } else if (config.durable_name) {
     throw ApiError.of(jsErrors.JSConsumerEphemeralWithDurableNameErr);
   }
+  // The subject's filter names one; a config with several may not use it (2.10 jetstream_api.go:3854).
+  if (params.filter && (config.filter_subjects?.length ?? 0) > 0) {
+    throw ApiError.of(jsErrors.JSConsumerMultipleFiltersNotAllowed);
+  }
   if (params.filter && config.filter_subject !== params.filter) {
     throw ApiError.of(jsErrors.JSConsumerCreateFilterSubjectMismatchErr);
   }
