@@ -16,8 +16,8 @@ import type { Logger } from '../logger.js';
 import type { Subscription } from '../subscription.js';
 import type { Advisories } from './advisories.js';
 import { DuplicateWindow } from './dedupe.js';
+import { directGetReplies } from './direct-get.js';
 import { headerValue, withHeaders } from './header-block.js';
-import { directGetReply } from './message-get.js';
 import {
   type MessageStore,
   type PurgeOptions,
@@ -280,8 +280,9 @@ export class Stream implements FeedTarget {
 
   #directGet(message: InternalMessage, lastBySubject: string | undefined): void {
     if (!message.reply) return;
-    const { headers, payload } = directGetReply(this, message.payload, lastBySubject);
-    this.#host.client.publish(message.reply, payload, { headers });
+    for (const { headers, payload } of directGetReplies(this, message.payload, lastBySubject)) {
+      this.#host.client.publish(message.reply, payload, { headers });
+    }
   }
 
   #ended(): void {

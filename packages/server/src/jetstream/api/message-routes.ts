@@ -1,6 +1,6 @@
 /** STREAM.MSG.GET and STREAM.MSG.DELETE. */
 import { ApiError, jsErrors } from '@slipstream/jsapi';
-import { findMessage, queryProblem, wireStoredMessage } from '../message-get.js';
+import { badMsgGetQuery, findMessage, wireStoredMessage } from '../message-get.js';
 import type { StoredMessage } from '../store/message-store.js';
 import { StoreError } from '../store/message-store.js';
 import type { ApiRoute } from './route.js';
@@ -9,7 +9,7 @@ export const streamMsgGet: ApiRoute<'streamMsgGet'> = {
   type: 'stream_msg_get_response',
   handle: ({ account, params, request }) => {
     const query = request ?? {};
-    if (queryProblem(query)) throw ApiError.of(jsErrors.JSBadRequestErr);
+    if (badMsgGetQuery(query)) throw ApiError.of(jsErrors.JSBadRequestErr);
     const stream = account.stream(params.stream!);
     let message: StoredMessage | undefined;
     try {
