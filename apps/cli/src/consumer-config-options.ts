@@ -15,12 +15,17 @@ export interface ConsumerConfigFlags {
   inactiveThreshold?: string;
   description?: string;
   pull?: boolean;
+  target?: string;
+  deliverGroup?: string;
+  heartbeat?: string;
+  flowControl?: boolean;
+  headersOnly?: boolean;
 }
 
 /** Adds the consumer configuration flags, named as `nats consumer add` names them. */
 export function consumerConfigOptions(command: Command): Command {
   return command
-    .option('--filter <subject>', 'only messages on this subject')
+    .option('--filter <subjects>', 'only messages on these subjects (comma or space separated)')
     .addOption(
       new Option('--ack <policy>', 'how messages are acknowledged').choices([
         'explicit',
@@ -42,13 +47,18 @@ export function consumerConfigOptions(command: Command): Command {
       'delete the consumer after this long without clients',
     )
     .option('--description <text>', 'what the consumer is for')
-    .option('--pull', 'a pull consumer (the only kind slip makes)');
+    .option('--pull', 'a pull consumer: clients fetch messages (the default without --target)')
+    .option('--target <subject>', 'a push consumer: the server sends messages to this subject')
+    .option('--deliver-group <group>', 'push only to subscribers of this queue group')
+    .option('--heartbeat <duration>', 'push an empty status message when idle this long (-1: off)')
+    .option('--flow-control', 'push consumers wait for the subscriber to keep up')
+    .option('--headers-only', 'deliver the headers and the size, not the bodies');
 }
 
 /** What the flags set, and only that: `consumer edit` changes exactly these fields. */
 export function consumerConfigFromFlags(flags: ConsumerConfigFlags): Partial<ConsumerConfig> {
   const config: Partial<ConsumerConfig> = {};
-  if (flags.filter) config.filter_subject = flags.filter;
+  if (flags.filter) Object.assign(config, filterSubjects(flags.filter));
   if (flags.ack) config.ack_policy = flags.ack as ConsumerConfig['ack_policy'];
   if (flags.deliver) Object.assign(config, deliverPolicy(flags.deliver));
   if (flags.replay) config.replay_policy = flags.replay as ConsumerConfig['replay_policy'];
@@ -59,17 +69,38 @@ export function consumerConfigFromFlags(flags: ConsumerConfigFlags): Partial<Con
   if (flags.inactiveThreshold)
     config.inactive_threshold = parseDuration(flags.inactiveThreshold) * 1e6;
   if (flags.description !== undefined) config.description = flags.description;
+  if (flags.target) config.deliver_subject = flags.target;
+  if (flags.deliverGroup !== undefined) config.deliver_group = flags.deliverGroup;
+  if (flags.heartbeat) config.idle_heartbeat = nanosOrOff(flags.heartbeat);
+  if (flags.flowControl) config.flow_control = true;
+  if (flags.headersOnly) config.headers_only = true;
   return config;
 }
 
-/** `--deliver all|last|new|last-per-subject|<sequence>|<duration ago>` as the config fields. */
-function deliverPolicy(text: string): Partial<ConsumerConfig> {
+/** One subject is `filter_subject` (every server has it), several `filter_subjects` (2.10). */
+export function filterSubjects(text: string): Partial<ConsumerConfig> {
+  const subjects = text.split(/[\s,]+/).filter(Boolean);
+  if (subjects.length === 0) return {};
+  return subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects };
+}
+
+/** A duration in nanoseconds, with -1 (as the nats CLI takes it) for off. */
+export function nanosOrOff(text: string): number {
+  return text.trim() === '-1' ? 0 : parseDuration(text) * 1e6;
+}
+
+/**
+ * `--deliver all|last|new|last-per-subject|subject|<sequence>|<duration ago>` as the config
+ * fields (`subject` is the nats CLI's word for last-per-subject).
+ */
+export function deliverPolicy(text: string): Partial<ConsumerConfig> {
   switch (text) {
     case 'all':
     case 'last':
     case 'new':
       return { deliver_policy: text };
     case 'last-per-subject':
+    case 'subject':
       return { deliver_policy: 'last_per_subject' };
   }
   if (/^\d+$/.test(text))

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { StreamConfig } from '@slipstream/jetstream';
 import { type Command, Option } from 'commander';
+import { askNumber } from './ask-number.js';
 import { collect } from './message-options.js';
 import { formatDuration, parseDuration, parseInteger, parseSize } from './units.js';
-import { UsageError } from './usage-error.js';
 
 /** The flags of `stream add` and `stream edit`, as commander hands them over. */
 export interface StreamConfigFlags {
@@ -166,32 +166,4 @@ export async function promptStreamConfig(
     default: true,
   }));
   return config;
-}
-
-/** A typed answer, checked by `parse` as the flag would be, re-asked until it is valid. */
-async function askNumber(
-  message: string,
-  fallback: string,
-  parse: (text: string) => number,
-): Promise<number> {
-  const { input } = await import('@inquirer/prompts');
-  const answer = await input({
-    message,
-    default: fallback,
-    validate: (text) => {
-      try {
-        parse(text);
-        return true;
-      } catch (error) {
-        return (error as Error).message;
-      }
-    },
-  });
-  return parse(answer);
-}
-
-/** A name is needed when there is nobody to ask for one. */
-export function requireName(name: string | undefined): string {
-  if (!name) throw new UsageError('a stream name is needed (or run at a terminal to be asked)');
-  return name;
 }

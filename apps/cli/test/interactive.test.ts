@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { slipHome, startJetStreamServer } from './slip.js';
 import { Terminal } from './tmux.js';
 
-// slip at a real terminal (tmux): the prompts of stream add, a progress bar, colours.
+// slip at a real terminal (tmux): the prompts of stream add and consumer add, a progress bar, colours.
 describe('slip at a terminal', () => {
   let server: RunningNatsServer;
   let home: Awaited<ReturnType<typeof slipHome>>;
@@ -97,6 +97,110 @@ describe('slip at a terminal', () => {
       deny_purge: true,
       deny_delete: false,
     });
+  });
+
+  it('consumer add asks for each setting as nats consumer add does; a delivery target makes it push', async () => {
+    await home.run([
+      '-s',
+      server.url,
+      'stream',
+      'add',
+      'SHIP',
+      '--subjects',
+      'ship.*',
+      '--defaults',
+    ]);
+    terminal = await Terminal.open(home.env());
+    const t = terminal;
+    await t.type(`${slip()} consumer add SHIP`);
+    await t.keys('Enter');
+    await t.shows('? Consumer name');
+    await t.type('ship.it');
+    await t.keys('Enter');
+    await t.shows("> a consumer name cannot hold '.', '*', '>' or spaces");
+    await t.keys('BSpace', 'BSpace', 'BSpace');
+    await t.type('_out');
+    await t.keys('Enter');
+    await t.shows('? Delivery target (empty for Pull Consumers)');
+    await t.type('shipped.orders');
+    await t.keys('Enter');
+    await t.shows('? Delivery Queue Group');
+    await t.keys('Enter');
+    await t.shows('? Start policy (all, new, last, subject, 1h, msg sequence) (all)');
+    await t.type('yesterday');
+    await t.keys('Enter');
+    await t.shows('> invalid duration "yesterday"');
+    await t.keys(...Array(9).fill('BSpace'));
+    await t.keys('Enter');
+    // A push consumer: none is the default, as the nats CLI has it.
+    await t.shows(/\? Acknowledgment policy[^\n]*\n {2}explicit\n {2}all\n❯ none/);
+    await t.keys('Up', 'Up', 'Enter');
+    await t.shows('✔ Acknowledgment policy explicit');
+    await t.shows('? Replay policy');
+    await t.keys('Enter');
+    await t.shows('? Filter Stream by subjects (blank for all)');
+    await t.type('ship.eu');
+    await t.keys('Enter');
+    await t.shows('? Maximum Allowed Deliveries (-1)');
+    await t.type('5');
+    await t.keys('Enter');
+    await t.shows('? Maximum Acknowledgments Pending (0)');
+    await t.type('100');
+    await t.keys('Enter');
+    await t.shows('? Idle Heartbeat (0s)');
+    await t.type('10s');
+    await t.keys('Enter');
+    await t.shows('? Enable Flow Control, ie --flow-control (y/N)');
+    await t.type('y');
+    await t.keys('Enter');
+    await t.shows('? Deliver headers only without bodies (y/N)');
+    await t.keys('Enter');
+    await t.shows('Consumer SHIP > ship_out was created');
+    const screen = await t.shows('Waiting Pulls: 0');
+    for (const line of [
+      'Delivery Subject: shipped.orders',
+      'Filter Subject: ship.eu',
+      'Ack Policy: explicit',
+      'Maximum Deliveries: 5',
+      'Max Ack Pending: 100',
+      'Idle Heartbeat: 10s',
+      'Flow Control: yes',
+    ]) {
+      expect(screen).toContain(line);
+    }
+    const info = JSON.parse(
+      (await home.run(['-s', server.url, '--json', 'consumer', 'info', 'SHIP', 'ship_out'])).stdout,
+    );
+    expect(info.config).toMatchObject({
+      deliver_subject: 'shipped.orders',
+      deliver_policy: 'all',
+      ack_policy: 'explicit',
+      filter_subject: 'ship.eu',
+      max_deliver: 5,
+      max_ack_pending: 100,
+      idle_heartbeat: 10e9,
+      flow_control: true,
+    });
+    expect(info.config.deliver_group).toBeUndefined();
+
+    // --pull: no delivery target is asked, nor any push setting.
+    await t.type(`clear; ${slip()} consumer add SHIP puller --pull --deliver new --ack explicit`);
+    await t.keys('Enter');
+    await t.shows('? Replay policy');
+    await t.keys('Enter');
+    await t.shows('? Filter Stream by subjects (blank for all)');
+    await t.keys('Enter');
+    await t.shows('? Maximum Allowed Deliveries (-1)');
+    await t.keys('Enter');
+    await t.shows('? Maximum Acknowledgments Pending (0)');
+    await t.keys('Enter');
+    await t.shows('? Deliver headers only without bodies (y/N)');
+    await t.keys('Enter');
+    const pulled = await t.shows('Waiting Pulls: 0');
+    expect(pulled).toContain('Pull Mode: yes');
+    for (const asked of ['Delivery target', 'Idle Heartbeat', 'Flow Control', 'Start policy']) {
+      expect(pulled).not.toContain(`? ${asked}`);
+    }
   });
 
   it('rm asks before deleting, and no is no', async () => {

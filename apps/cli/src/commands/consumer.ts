@@ -1,4 +1,4 @@
-import type { ConsumerInfo } from '@slipstream/jetstream';
+import type { ConsumerInfo, JsMsg } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
@@ -7,12 +7,14 @@ import {
   consumerConfigFromFlags,
   consumerConfigOptions,
 } from '../consumer-config-options.js';
+import { promptConsumerConfig } from '../consumer-prompts.js';
 import { formatMessage, messageStyle } from '../message-view.js';
+import type { Session } from '../session.js';
 import { section, table } from '../style.js';
 import { formatCount, formatDuration, formatTimestamp, parseInteger } from '../units.js';
-import { UsageError } from '../usage-error.js';
+import { requireName, UsageError } from '../usage-error.js';
 
-/** `slip consumer ...`: pull consumers of a stream, with the commands and flags of `nats consumer`. */
+/** `slip consumer ...`: pull and push consumers of a stream, with the commands and flags of `nats consumer`. */
 export function registerConsumer(program: Command, act: Act): void {
   const consumer = program
     .command('consumer')
@@ -22,23 +24,38 @@ export function registerConsumer(program: Command, act: Act): void {
   example(
     consumerConfigOptions(
       consumer
-        .command('add <stream> <name>')
+        .command('add <stream> [name]')
         .alias('create')
-        .description('create a durable pull consumer'),
-    ).option('--defaults', 'take the server defaults for every setting not given'),
+        .description(
+          'create a durable consumer, pull or push (--target); at a terminal, asks for every setting no flag gave',
+        ),
+    ).option('--defaults', 'take the defaults for every setting not given, without asking'),
     'slip consumer add ORDERS shipping --filter orders.new --ack explicit --pull --defaults',
+    'slip consumer add ORDERS monitor --target monitor.orders --heartbeat 5s --flow-control --defaults',
   ).action(
-    act(async (session, stream: string, name: string, flags: ConsumerConfigFlags) => {
-      const config = {
-        ack_policy: 'explicit' as const,
-        ...consumerConfigFromFlags(flags),
-        durable_name: name,
-      };
-      const info = await (await session.jsm()).consumers.add(stream, config);
-      if (session.json) return session.printJson(info);
-      session.note(`Consumer ${stream} > ${name} was created\n`);
-      session.out(formatConsumerInfo(info));
-    }),
+    act(
+      async (
+        session,
+        stream: string,
+        name: string | undefined,
+        flags: ConsumerConfigFlags & { defaults?: boolean },
+      ) => {
+        if (flags.pull && flags.target) throw new UsageError('give --pull or --target, not both');
+        const given = consumerConfigFromFlags(flags);
+        if (!given.deliver_subject && (given.idle_heartbeat || given.flow_control))
+          throw new UsageError('--heartbeat and --flow-control are for push consumers (--target)');
+        const config =
+          process.stdin.isTTY && !flags.defaults
+            ? await promptConsumerConfig(name, given, flags.pull === true)
+            : { ...given, durable_name: requireName(name, 'consumer') };
+        // As `nats consumer add --defaults`: pull consumers acknowledge each message, push ones none.
+        config.ack_policy ??= config.deliver_subject ? 'none' : 'explicit';
+        const info = await (await session.jsm()).consumers.add(stream, config);
+        if (session.json) return session.printJson(info);
+        session.note(`Consumer ${stream} > ${info.name} was created\n`);
+        session.out(formatConsumerInfo(info));
+      },
+    ),
   );
 
   example(
@@ -131,39 +148,88 @@ export function registerConsumer(program: Command, act: Act): void {
       .option('--raw', 'print only the bodies'),
     'slip consumer next ORDERS shipping --count 10',
   ).action(
-    act(
-      async (
-        session,
-        stream: string,
-        name: string,
-        options: { count: string; ack: boolean; raw?: boolean },
-      ) => {
-        const count = parseInteger(options.count, 1);
-        const js = (await session.jsm()).jetstream();
-        const pull = await js.consumers.get(stream, name);
-        const style = messageStyle(options, session.json);
-        for (let i = 0; i < count && !session.signal.aborted; i++) {
-          const msg = await pull.next({ expires: Math.max(session.timeout, 1000) });
-          if (!msg)
-            throw new UsageError(
-              `no message from ${stream} > ${name} within ${formatDuration(session.timeout)}`,
-            );
-          const heading = `[${new Date().toTimeString().slice(0, 8)}] subj: ${msg.subject} / tries: ${msg.info.deliveryCount} / cons seq: ${msg.info.deliverySequence} / str seq: ${msg.info.streamSequence} / pending: ${msg.info.pending}`;
-          session.out(
-            formatMessage(
-              { subject: msg.subject, headers: msg.headers, data: msg.data, seq: msg.seq },
-              style,
-              heading,
-            ),
+    act(async (session, stream: string, name: string, options: ReadOptions & { count: string }) => {
+      const count = parseInteger(options.count, 1);
+      const js = (await session.jsm()).jetstream();
+      const pull = await js.consumers.get(stream, name);
+      const show = messagePrinter(session, options);
+      for (let i = 0; i < count && !session.signal.aborted; i++) {
+        const msg = await pull.next({ expires: Math.max(session.timeout, 1000) });
+        if (!msg)
+          throw new UsageError(
+            `no message from ${stream} > ${name} within ${formatDuration(session.timeout)}`,
           );
-          if (options.ack) {
-            await msg.ackAck({ timeout: session.timeout });
-            if (style === 'human') session.out('Acknowledged message\n');
+        await show(msg);
+      }
+    }),
+  );
+
+  example(
+    consumer
+      .command('sub <stream> <name>')
+      .description(
+        'print the messages of a consumer as they come (push, or pulled continuously), acknowledging each, until Ctrl-C',
+      )
+      .option('--count <n>', 'stop after this many messages')
+      .option('--no-ack', 'do not acknowledge them')
+      .option('--raw', 'print only the bodies'),
+    'slip consumer sub ORDERS monitor --count 10',
+  ).action(
+    act(
+      async (session, stream: string, name: string, options: ReadOptions & { count?: string }) => {
+        const max = options.count === undefined ? Infinity : parseInteger(options.count, 1);
+        const jsm = await session.jsm();
+        const info = await jsm.consumers.info(stream, name);
+        const js = jsm.jetstream();
+        const consumer = info.config.deliver_subject
+          ? await js.consumers.getPushConsumer(stream, name)
+          : await js.consumers.get(stream, name);
+        // Nothing to acknowledge on an ack none consumer, as `nats consumer sub` does.
+        const ack = options.ack && info.config.ack_policy !== 'none';
+        const show = messagePrinter(session, { ...options, ack });
+        const messages = await consumer.consume();
+        const stop = () => void messages.close();
+        session.signal.addEventListener('abort', stop, { once: true });
+        session.note(
+          `Consuming from ${stream} > ${name}${info.config.deliver_subject ? ` on ${info.config.deliver_subject}` : ''}`,
+        );
+        let received = 0;
+        try {
+          for await (const msg of messages) {
+            await show(msg);
+            if (++received >= max) break;
           }
+        } finally {
+          session.signal.removeEventListener('abort', stop);
+          await messages.close();
         }
       },
     ),
   );
+}
+
+interface ReadOptions {
+  ack: boolean;
+  raw?: boolean;
+}
+
+/** Prints a consumed message as `nats consumer next` does, then acknowledges it (the server confirming). */
+function messagePrinter(session: Session, options: ReadOptions): (msg: JsMsg) => Promise<void> {
+  const style = messageStyle(options, session.json);
+  return async (msg) => {
+    const heading = `[${new Date().toTimeString().slice(0, 8)}] subj: ${msg.subject} / tries: ${msg.info.deliveryCount} / cons seq: ${msg.info.deliverySequence} / str seq: ${msg.info.streamSequence} / pending: ${msg.info.pending}`;
+    session.out(
+      formatMessage(
+        { subject: msg.subject, headers: msg.headers, data: msg.data, seq: msg.seq },
+        style,
+        heading,
+      ),
+    );
+    if (options.ack) {
+      await msg.ackAck({ timeout: session.timeout });
+      if (style === 'human') session.out('Acknowledged message\n');
+    }
+  };
 }
 
 function formatConsumerInfo(info: ConsumerInfo): string {
@@ -174,8 +240,10 @@ function formatConsumerInfo(info: ConsumerInfo): string {
     section('Configuration', [
       ['Name', info.name],
       ['Description', c.description],
-      ['Pull Mode', c.deliver_subject ? 'no' : 'yes'],
-      ['Filter Subject', c.filter_subject],
+      ['Pull Mode', c.deliver_subject ? undefined : 'yes'],
+      ['Delivery Subject', c.deliver_subject],
+      ['Deliver Queue Group', c.deliver_subject ? c.deliver_group : undefined],
+      ['Filter Subject', c.filter_subject ?? c.filter_subjects?.join(', ')],
       [
         'Deliver Policy',
         c.deliver_policy +
@@ -195,6 +263,9 @@ function formatConsumerInfo(info: ConsumerInfo): string {
       ],
       ['Max Waiting Pulls', c.max_waiting],
       ['Inactive Threshold', nanos(c.inactive_threshold)],
+      ['Idle Heartbeat', nanos(c.idle_heartbeat)],
+      ['Flow Control', c.deliver_subject ? (c.flow_control ? 'yes' : 'no') : undefined],
+      ['Headers Only', c.headers_only ? 'yes' : undefined],
     ]),
     section('State', [
       [

@@ -5,7 +5,6 @@ import { confirmed } from '../confirm.js';
 import { formatMessage, fromStream, messageStyle } from '../message-view.js';
 import {
   promptStreamConfig,
-  requireName,
   type StreamConfigFlags,
   streamConfigFromFlags,
   streamConfigOptions,
@@ -13,7 +12,7 @@ import {
 import { configChanges, formatStreamInfo } from '../stream-info-view.js';
 import { table } from '../style.js';
 import { formatBytes, formatCount, formatTimestamp, parseInteger } from '../units.js';
-import { UsageError } from '../usage-error.js';
+import { requireName, UsageError } from '../usage-error.js';
 import { registerStreamBackup } from './stream-backup.js';
 
 /** `slip stream ...`: JetStream streams, with the commands and flags of `nats stream`. */
@@ -39,7 +38,7 @@ export function registerStream(program: Command, act: Act): void {
         const interactive = process.stdin.isTTY && !flags.defaults && !flags.config;
         const config: StreamConfig = interactive
           ? await promptStreamConfig(name ?? given.name, given)
-          : { ...given, name: requireName(name ?? given.name) };
+          : { ...given, name: requireName(name ?? given.name, 'stream') };
         const info = await (await session.jsm()).streams.add(config);
         if (session.json) return session.printJson(info);
         session.note(`Stream ${info.config.name} was created\n`);
