@@ -5,14 +5,17 @@
  * / v2.11.0, cited by file:line in server/ at that tag.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConsumerRequests, configOf, errorOf } from './jetstream-consumer-requests.js';
 import { type ConsumerTarget, ConsumerWire, startOurs } from './jetstream-consumer-wire.js';
 
 let target: ConsumerTarget;
 let wire: ConsumerWire;
+let js: ConsumerRequests;
 
 beforeEach(async () => {
   target = await startOurs();
   wire = await ConsumerWire.connect(target.port);
+  js = new ConsumerRequests(wire);
 });
 
 afterEach(async () => {
@@ -20,82 +23,41 @@ afterEach(async () => {
   await target.stop();
 });
 
-async function stream(config: Record<string, unknown>, publish: string[] = []) {
-  const created = await wire.request(`$JS.API.STREAM.CREATE.${config.name}`, config);
-  expect(created.error).toBeUndefined();
-  for (const [i, subject] of publish.entries()) await wire.request(subject, `m${i + 1}`);
-}
-
-async function consumer(
-  streamName: string,
-  config: Record<string, unknown>,
-  subject = `$JS.API.CONSUMER.CREATE.${streamName}.${config.durable_name ?? config.name}`,
-) {
-  return wire.request(subject, { stream_name: streamName, config });
-}
-
-async function info(streamName: string, name: string) {
-  return wire.request(`$JS.API.CONSUMER.INFO.${streamName}.${name}`);
-}
-
-/** One no_wait pull of up to `batch`: the delivered subjects and data, then the status. */
-async function pull(streamName: string, name: string, batch: number) {
-  const inbox = wire.inbox();
-  wire.pub(
-    `$JS.API.CONSUMER.MSG.NEXT.${streamName}.${name}`,
-    { batch, no_wait: true, expires: 1_000_000_000 },
-    inbox,
-  );
-  const got: string[] = [];
-  for (let n = 1; ; n++) {
-    const messages = await wire.received(inbox, n, 3_000);
-    if (messages.length < n) return got;
-    const last = messages[n - 1]!;
-    if (last.headers?.startsWith('NATS/1.0 4')) return got;
-    got.push(`${last.subject}:${last.data}`);
-    if (last.reply) wire.pub(last.reply, '+ACK');
-  }
-}
-
-function errorOf(answer: Record<string, unknown>) {
-  return answer.error as { code: number; err_code: number; description: string } | undefined;
-}
-
 describe('filter_subjects (nats-server 2.10)', () => {
   it('delivers the messages of every filter in stream order and counts them pending', async () => {
-    await stream({ name: 'F', subjects: ['f.>'] }, ['f.a', 'f.b', 'f.c', 'f.a', 'f.d', 'f.c']);
-    const created = await consumer('F', {
+    await js.stream({ name: 'F', subjects: ['f.>'] }, ['f.a', 'f.b', 'f.c', 'f.a', 'f.d', 'f.c']);
+    const created = await js.consumer('F', {
       durable_name: 'AC',
       ack_policy: 'explicit',
       filter_subjects: ['f.a', 'f.c'],
     });
     expect(errorOf(created)).toBeUndefined();
     // The config says the filters back, and the pending count covers both (consumer.go:75).
-    expect((created.config as Record<string, unknown>).filter_subjects).toEqual(['f.a', 'f.c']);
+    expect(configOf(created).filter_subjects).toEqual(['f.a', 'f.c']);
     expect(created.num_pending).toBe(4);
-    expect(await pull('F', 'AC', 10)).toEqual(['f.a:m1', 'f.c:m3', 'f.a:m4', 'f.c:m6']);
+    expect(await js.pull('F', 'AC', 10)).toEqual(['f.a:m1', 'f.c:m3', 'f.a:m4', 'f.c:m6']);
     await wire.request('f.d', 'm7');
     await wire.request('f.c', 'm8');
-    expect((await info('F', 'AC')).num_pending).toBe(1);
-    expect(await pull('F', 'AC', 10)).toEqual(['f.c:m8']);
+    expect((await js.info('F', 'AC')).num_pending).toBe(1);
+    expect(await js.pull('F', 'AC', 10)).toEqual(['f.c:m8']);
   });
 
   it('deliver last_per_subject takes the last message of each subject of every filter', async () => {
-    await stream({ name: 'L', subjects: ['l.>'] }, ['l.a', 'l.b', 'l.a', 'l.c', 'l.b', 'l.x.1']);
-    const created = await consumer('L', {
+    await js.stream({ name: 'L', subjects: ['l.>'] }, ['l.a', 'l.b', 'l.a', 'l.c', 'l.b', 'l.x.1']);
+    const created = await js.consumer('L', {
       durable_name: 'LPS',
       deliver_policy: 'last_per_subject',
       filter_subjects: ['l.a', 'l.b', 'l.x.>'],
     });
     expect(errorOf(created)).toBeUndefined();
     expect(created.num_pending).toBe(3);
-    expect(await pull('L', 'LPS', 10)).toEqual(['l.a:m3', 'l.b:m5', 'l.x.1:m6']);
+    expect(await js.pull('L', 'LPS', 10)).toEqual(['l.a:m3', 'l.b:m5', 'l.x.1:m6']);
   });
 
   it('refuses both filter forms, an empty filter, a bad subject and overlapping filters', async () => {
-    await stream({ name: 'V', subjects: ['v.>'] });
+    await js.stream({ name: 'V', subjects: ['v.>'] });
     const refusal = async (config: Record<string, unknown>) =>
-      errorOf(await consumer('V', { durable_name: 'X', ...config }));
+      errorOf(await js.consumer('V', { durable_name: 'X', ...config }));
     // consumer.go:708-735 at v2.11.0, in this order.
     expect(await refusal({ filter_subject: 'v.a', filter_subjects: ['v.b'] })).toEqual({
       code: 400,
@@ -127,26 +89,32 @@ describe('filter_subjects (nats-server 2.10)', () => {
   });
 
   it('the create subject with a filter token is refused for a config with several filters', async () => {
-    await stream({ name: 'S', subjects: ['s.>'] });
+    await js.stream({ name: 'S', subjects: ['s.>'] });
     const subject = '$JS.API.CONSUMER.CREATE.S.C.s.a';
     // jetstream_api.go:3854 at v2.10.0: 10137, before the filter token is compared.
-    expect(errorOf(await consumer('S', { name: 'C', filter_subjects: ['s.a'] }, subject))).toEqual({
+    expect(
+      errorOf(await js.consumer('S', { name: 'C', filter_subjects: ['s.a'] }, subject)),
+    ).toEqual({
       code: 400,
       err_code: 10137,
       description: 'consumer with multiple subject filters cannot use subject based API',
     });
     expect(
-      errorOf(await consumer('S', { name: 'C', filter_subject: 's.b' }, subject)),
+      errorOf(await js.consumer('S', { name: 'C', filter_subject: 's.b' }, subject)),
     ).toMatchObject({ err_code: 10131 });
-    expect(errorOf(await consumer('S', { name: 'C', filter_subject: 's.a' }, subject))).toBe(
+    expect(errorOf(await js.consumer('S', { name: 'C', filter_subject: 's.a' }, subject))).toBe(
       undefined,
     );
   });
 
   it('a workqueue refuses consumers whose filters collide with another one, on create and update', async () => {
-    await stream({ name: 'W', subjects: ['w.>'], retention: 'workqueue' }, ['w.a', 'w.b', 'w.c']);
+    await js.stream({ name: 'W', subjects: ['w.>'], retention: 'workqueue' }, [
+      'w.a',
+      'w.b',
+      'w.c',
+    ]);
     const wq = (name: string, filters: string[]) =>
-      consumer('W', { durable_name: name, ack_policy: 'explicit', filter_subjects: filters });
+      js.consumer('W', { durable_name: name, ack_policy: 'explicit', filter_subjects: filters });
     expect(errorOf(await wq('AB', ['w.a', 'w.b']))).toBeUndefined();
     // partitionUnique (stream.go:6047 at v2.11.0) compares every filter of every consumer.
     expect(errorOf(await wq('B', ['w.c', 'w.b']))).toMatchObject({ err_code: 10100 });
@@ -155,34 +123,34 @@ describe('filter_subjects (nats-server 2.10)', () => {
     // An update is checked against the others too, not against itself (consumer.go:929).
     expect(errorOf(await wq('AB', ['w.a', 'w.c']))).toMatchObject({ err_code: 10100 });
     expect(errorOf(await wq('AB', ['w.a', 'w.b', 'w.d']))).toBeUndefined();
-    expect(await pull('W', 'AB', 10)).toEqual(['w.a:m1', 'w.b:m2']);
-    expect(await pull('W', 'C', 10)).toEqual(['w.c:m3']);
+    expect(await js.pull('W', 'AB', 10)).toEqual(['w.a:m1', 'w.b:m2']);
+    expect(await js.pull('W', 'C', 10)).toEqual(['w.c:m3']);
   });
 
   it('an update that changes the filters keeps the position and counts pending again', async () => {
-    await stream({ name: 'U', subjects: ['u.>'] }, ['u.a', 'u.b', 'u.a']);
+    await js.stream({ name: 'U', subjects: ['u.>'] }, ['u.a', 'u.b', 'u.a']);
     expect(
-      errorOf(await consumer('U', { durable_name: 'UP', filter_subjects: ['u.a'] })),
+      errorOf(await js.consumer('U', { durable_name: 'UP', filter_subjects: ['u.a'] })),
     ).toBeUndefined();
-    expect(await pull('U', 'UP', 10)).toEqual(['u.a:m1', 'u.a:m3']);
-    const updated = await consumer('U', { durable_name: 'UP', filter_subjects: ['u.a', 'u.b'] });
+    expect(await js.pull('U', 'UP', 10)).toEqual(['u.a:m1', 'u.a:m3']);
+    const updated = await js.consumer('U', { durable_name: 'UP', filter_subjects: ['u.a', 'u.b'] });
     expect(errorOf(updated)).toBeUndefined();
     // updateConfig (consumer.go:1808-1850 at v2.10.0) swaps the filters and recounts from sseq:
     // u.b's m2 lies behind the position and is not delivered.
     expect(updated.num_pending).toBe(0);
     await wire.request('u.b', 'm4');
     await wire.request('u.c', 'm5');
-    expect((await info('U', 'UP')).num_pending).toBe(1);
-    expect(await pull('U', 'UP', 10)).toEqual(['u.b:m4']);
+    expect((await js.info('U', 'UP')).num_pending).toBe(1);
+    expect(await js.pull('U', 'UP', 10)).toEqual(['u.b:m4']);
     // Back to one filter_subject.
-    const single = await consumer('U', { durable_name: 'UP', filter_subject: 'u.c' });
-    expect((single.config as Record<string, unknown>).filter_subject).toBe('u.c');
-    expect((single.config as Record<string, unknown>).filter_subjects).toBeUndefined();
+    const single = await js.consumer('U', { durable_name: 'UP', filter_subject: 'u.c' });
+    expect(configOf(single).filter_subject).toBe('u.c');
+    expect(configOf(single).filter_subjects).toBeUndefined();
   });
 
   it('interest retention keeps only what some consumer filter takes', async () => {
-    await stream({ name: 'I', subjects: ['i.>'], retention: 'interest' });
-    await consumer('I', {
+    await js.stream({ name: 'I', subjects: ['i.>'], retention: 'interest' });
+    await js.consumer('I', {
       durable_name: 'IA',
       ack_policy: 'explicit',
       filter_subjects: ['i.a', 'i.b'],
@@ -190,7 +158,7 @@ describe('filter_subjects (nats-server 2.10)', () => {
     for (const subject of ['i.a', 'i.c', 'i.b']) await wire.request(subject, 'x');
     const state = (await wire.request('$JS.API.STREAM.INFO.I')).state as Record<string, number>;
     expect(state.messages).toBe(2);
-    expect(await pull('I', 'IA', 10)).toEqual(['i.a:x', 'i.b:x']);
+    expect(await js.pull('I', 'IA', 10)).toEqual(['i.a:x', 'i.b:x']);
     await wire.flush();
     const after = (await wire.request('$JS.API.STREAM.INFO.I')).state as Record<string, number>;
     expect(after.messages).toBe(0);
@@ -199,15 +167,15 @@ describe('filter_subjects (nats-server 2.10)', () => {
 
 describe('consumer metadata and info (nats-server 2.10)', () => {
   it('keeps metadata in the config and refuses more than 128KB of it', async () => {
-    await stream({ name: 'M', subjects: ['m.>'] });
-    const created = await consumer('M', { durable_name: 'MD', metadata: { owner: 'team-a' } });
-    expect((created.config as Record<string, unknown>).metadata).toEqual({ owner: 'team-a' });
-    expect(((await info('M', 'MD')).config as Record<string, unknown>).metadata).toEqual({
+    await js.stream({ name: 'M', subjects: ['m.>'] });
+    const created = await js.consumer('M', { durable_name: 'MD', metadata: { owner: 'team-a' } });
+    expect(configOf(created).metadata).toEqual({ owner: 'team-a' });
+    expect(configOf(await js.info('M', 'MD')).metadata).toEqual({
       owner: 'team-a',
     });
     // consumer.go:677-683 at v2.10.0: keys and values together, JSMaxMetadataLen 128 KiB.
     const big = { k: 'x'.repeat(128 * 1024) };
-    expect(errorOf(await consumer('M', { durable_name: 'BIG', metadata: big }))).toEqual({
+    expect(errorOf(await js.consumer('M', { durable_name: 'BIG', metadata: big }))).toEqual({
       code: 400,
       err_code: 10135,
       description: 'consumer metadata exceeds maximum size of 128KB',
@@ -215,11 +183,11 @@ describe('consumer metadata and info (nats-server 2.10)', () => {
   });
 
   it('the info says when it was taken (ts)', async () => {
-    await stream({ name: 'T', subjects: ['t.>'] });
+    await js.stream({ name: 'T', subjects: ['t.>'] });
     const before = Date.now();
-    const created = await consumer('T', { durable_name: 'TS' });
+    const created = await js.consumer('T', { durable_name: 'TS' });
     // ConsumerInfo.TimeStamp `json:"ts"` (consumer.go:59 at v2.10.0), set as the info is built.
-    for (const answer of [created, await info('T', 'TS')]) {
+    for (const answer of [created, await js.info('T', 'TS')]) {
       const ts = Date.parse(answer.ts as string);
       expect(ts).toBeGreaterThanOrEqual(before - 1);
       expect(ts).toBeLessThanOrEqual(Date.now() + 1);
@@ -229,19 +197,19 @@ describe('consumer metadata and info (nats-server 2.10)', () => {
 
 describe("the stream's consumer_limits (nats-server 2.10)", () => {
   it('fill in what a consumer leaves unset and cap what it sets', async () => {
-    await stream({
+    await js.stream({
       name: 'CL',
       subjects: ['cl.>'],
       consumer_limits: { max_ack_pending: 50, inactive_threshold: 2_000_000_000 },
     });
     // setConsumerConfigDefaults (consumer.go:560-570 at v2.11.0): the stream's limits first.
-    const defaulted = await consumer('CL', { durable_name: 'D', ack_policy: 'explicit' });
+    const defaulted = await js.consumer('CL', { durable_name: 'D', ack_policy: 'explicit' });
     expect(errorOf(defaulted)).toBeUndefined();
     expect(defaulted.config).toMatchObject({
       max_ack_pending: 50,
       inactive_threshold: 2_000_000_000,
     });
-    const within = await consumer('CL', {
+    const within = await js.consumer('CL', {
       durable_name: 'W',
       ack_policy: 'explicit',
       max_ack_pending: 10,
@@ -251,7 +219,7 @@ describe("the stream's consumer_limits (nats-server 2.10)", () => {
     // checkConsumerCfg (consumer.go:554-559 at v2.10.0).
     expect(
       errorOf(
-        await consumer('CL', { durable_name: 'X', ack_policy: 'explicit', max_ack_pending: 51 }),
+        await js.consumer('CL', { durable_name: 'X', ack_policy: 'explicit', max_ack_pending: 51 }),
       ),
     ).toEqual({
       code: 400,
@@ -259,7 +227,7 @@ describe("the stream's consumer_limits (nats-server 2.10)", () => {
       description: 'consumer max ack pending exceeds system limit of 50',
     });
     expect(
-      errorOf(await consumer('CL', { durable_name: 'X', inactive_threshold: 3_000_000_000 })),
+      errorOf(await js.consumer('CL', { durable_name: 'X', inactive_threshold: 3_000_000_000 })),
     ).toEqual({
       code: 400,
       err_code: 10153,

@@ -20,6 +20,7 @@ import {
   subjectsCollide,
 } from '@slipstream/protocol';
 import { configuredFilters } from './consumer-filters.js';
+import { pauseDeadline, wirePauseUntil } from './consumer-pause.js';
 import { formatGoDuration } from './go-duration.js';
 import { isGoEmpty } from './go-json.js';
 
@@ -124,6 +125,10 @@ export function withConsumerDefaults(
   if (acks && !config.max_ack_pending) config.max_ack_pending = consumerDefaults.maxAckPending;
   if (!config.durable_name && !(config.inactive_threshold! > 0)) {
     config.inactive_threshold = consumerDefaults.ephemeralInactiveThresholdNanos;
+  }
+  // Kept in UTC, as 2.11's updateConfig stores it (consumer.go:2147); Go's zero time is none.
+  if (config.pause_until !== undefined) {
+    config.pause_until = wirePauseUntil(pauseDeadline(config.pause_until));
   }
   return config;
 }

@@ -1,9 +1,10 @@
 /**
- * The advisories and metrics of one consumer, in nats-server 2.9.10's shapes: created and
- * deleted, a message out of deliveries, a NAK, a TERM, and sampled ack times. Each is built
+ * The advisories and metrics of one consumer, in nats-server's shapes: created and deleted, a
+ * message out of deliveries, a NAK, a TERM, sampled ack times (2.9.10), and 2.11's pause. Each is built
  * only when someone listens (Advisories).
  */
 import type { Advisories } from './advisories.js';
+import { wireTime } from './wire-time.js';
 
 export class ConsumerEvents {
   constructor(
@@ -18,6 +19,21 @@ export class ConsumerEvents {
 
   deleted(): void {
     this.#action('consumerDeleted', 'delete');
+  }
+
+  /**
+   * The pause changed or ended: `paused` says whether it holds now, `pause_until` is the
+   * deadline (Go's zero time when there is none), as sendPauseAdvisoryLocked (2.11
+   * consumer.go:1690) writes them.
+   */
+  paused(deadline: bigint, paused: boolean): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent('consumerPause', stream, consumer, () => ({
+      stream,
+      consumer,
+      paused,
+      pause_until: wireTime(deadline),
+    }));
   }
 
   /** `seq` was delivered `deliveries` times, max_deliver, and will not be again. */

@@ -13,6 +13,7 @@ import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
 import { SubjectFilters } from './consumer-filters.js';
+import { ConsumerPause } from './consumer-pause.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
@@ -56,6 +57,8 @@ export class Consumer {
   readonly #owner: ConsumerOwner;
   readonly #signal = new Signal(() => this.#deliverPass());
   readonly #redelivery = new RedeliveryTimer((seqs) => this.#due(seqs));
+  /** pause_until: delivery waits for it; its passing is announced and delivery resumes. */
+  readonly #pause = new ConsumerPause(() => this.#pauseChanged());
   readonly #subscriptions: Subscription[] = [];
   readonly #ackPrefix: string;
   readonly events: ConsumerEvents;
@@ -157,6 +160,7 @@ export class Consumer {
       this.#limitRate();
     }
     this.#watchInactivity();
+    this.#pause.set(this.#config.pause_until);
     this.#signal.raise();
   }
 
@@ -176,6 +180,22 @@ export class Consumer {
     }
     if (rateChanged) this.#limitRate();
     this.#watchInactivity();
+    // A changed pause is announced whether it starts, moves or ends (2.11 consumer.go:2203-2216).
+    if (this.#pause.set(config.pause_until)) this.#pauseChanged();
+    this.#signal.raise();
+  }
+
+  get paused(): boolean {
+    return this.#pause.paused;
+  }
+
+  /** Nanoseconds until a paused consumer resumes (0: not paused). */
+  get pauseRemaining(): number {
+    return Number(this.#pause.remaining());
+  }
+
+  #pauseChanged(): void {
+    this.events.paused(this.#pause.deadline, this.#pause.paused);
     this.#signal.raise();
   }
 
@@ -218,6 +238,7 @@ export class Consumer {
     this.#closed = true;
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
     this.#redelivery.clear();
+    this.#pause.stop();
     for (const timer of [this.#holdTimer, this.#inactiveTimer, this.#heartbeatTimer]) {
       clearTimeout(timer);
     }
@@ -256,6 +277,10 @@ export class Consumer {
       num_pending: this.#numPending(),
     };
     if (!this.#pull && this.#hasInterest()) info.push_bound = true;
+    if (this.#pause.paused) {
+      info.paused = true;
+      info.pause_remaining = this.pauseRemaining;
+    }
     // When the info was taken (nats-server 2.10 consumer.go:2510).
     info.ts = wireTime(nowNanos());
     return info;
@@ -269,7 +294,7 @@ export class Consumer {
   // --- delivery -----------------------------------------------------------------------------
 
   #deliverPass(): void {
-    if (this.#closed || this.#holdTimer) return;
+    if (this.#closed || this.#holdTimer || this.#pause.paused) return;
     const pull = this.#pull;
     const waiting = pull?.queue;
     if (waiting && waiting.length === 0) return;

@@ -15,6 +15,7 @@ import {
   withConsumerDefaults,
 } from './consumer-config.js';
 import { configuredFilters } from './consumer-filters.js';
+import { wirePauseUntil } from './consumer-pause.js';
 import type { Stream, StreamHost } from './stream.js';
 import { nowNanos } from './wire-time.js';
 
@@ -77,6 +78,16 @@ export class StreamConsumers implements ConsumerOwner {
     consumer.start();
     consumer.events.created();
     return consumer;
+  }
+
+  /** CONSUMER.PAUSE: the consumer's config with a new deadline (0: none), as an update. */
+  pause(name: string, deadline: bigint): Consumer {
+    const consumer = this.get(name);
+    return this.#update(
+      consumer,
+      { ...consumer.config, pause_until: wirePauseUntil(deadline) },
+      undefined,
+    );
   }
 
   #update(

@@ -1,5 +1,6 @@
 /**
- * CONSUMER.CREATE in its four subject forms, INFO, DELETE, NAMES, LIST and LEADER.STEPDOWN.
+ * CONSUMER.CREATE in its four subject forms, INFO, DELETE, NAMES, LIST, PAUSE and
+ * LEADER.STEPDOWN.
  * MSG.NEXT has no route: each pull consumer subscribes to its own next subject.
  */
 import {
@@ -7,8 +8,11 @@ import {
   type ApiOperationName,
   type ConsumerCreateRequest,
   jsErrors,
+  ZERO_TIME,
 } from '@slipstream/jsapi';
 import type { Consumer } from '../consumer.js';
+import { pauseDeadline } from '../consumer-pause.js';
+import { wireTime } from '../wire-time.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { page } from './route.js';
 
@@ -112,6 +116,26 @@ export const consumerList: ApiRoute<'consumerList'> = {
     const consumers = account.stream(params.stream!).consumers.sorted();
     const { items, ...paging } = page(consumers, request?.offset, LIST_PAGE);
     return { ...paging, consumers: items.map((c) => c.info()) };
+  },
+};
+
+/**
+ * CONSUMER.PAUSE (2.11 jetstream_api.go:4927): pause until the body's pause_until, or resume
+ * for none, Go's zero time or a time already past. The answer says whether it is paused and
+ * until when; errors carry the same fields, zero.
+ */
+export const consumerPause: ApiRoute<'consumerPause'> = {
+  type: 'consumer_pause_response',
+  errorFields: { paused: false, pause_until: ZERO_TIME },
+  handle: ({ account, params, request }) => {
+    const deadline = pauseDeadline(request?.pause_until);
+    const consumer = account.stream(params.stream!).consumers.pause(params.consumer!, deadline);
+    const paused = consumer.paused;
+    return {
+      paused,
+      pause_until: wireTime(deadline),
+      ...(paused ? { pause_remaining: consumer.pauseRemaining } : {}),
+    };
   },
 };
 

@@ -9,6 +9,7 @@ import {
   consumerLeaderStepdown,
   consumerList,
   consumerNames,
+  consumerPause,
 } from './consumer-routes.js';
 import { streamMsgDelete, streamMsgGet } from './message-routes.js';
 import type { ApiRoutes } from './route.js';
@@ -51,4 +52,5 @@ export const apiRoutes: ApiRoutes = {
   consumerNames,
   consumerList,
   consumerLeaderStepdown,
+  consumerPause,
 };
