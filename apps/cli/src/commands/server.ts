@@ -1,12 +1,12 @@
 import { createInbox } from '@slipstream/client';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
-import { sleep } from '../interrupt.js';
 import type { Session } from '../session.js';
 import { section } from '../style.js';
-import { formatBytes, formatDuration, parseDuration, parseInteger } from '../units.js';
+import { formatBytes, formatDuration, parseDuration } from '../units.js';
+import { registerServerPing } from './server-ping.js';
 
-/** `slip server info|ping|check connection`: about the server the tool is connected to. */
+/** `slip server info|ping|check connection`: about the connected server (and, ping, its cluster). */
 export function registerServer(program: Command, act: Act): void {
   const server = program.command('server').description('about the connected server');
 
@@ -42,41 +42,7 @@ export function registerServer(program: Command, act: Act): void {
     }),
   );
 
-  example(
-    server
-      .command('ping')
-      .description(
-        'ping the connected server (--count times, a second apart) and print each round trip',
-      )
-      .option('--count <n>', 'how many pings', '3')
-      .option('--interval <duration>', 'time between pings', '1s'),
-    'slip server ping --count 5 --interval 200ms',
-  ).action(
-    act(async (session, options: { count: string; interval: string }) => {
-      const count = parseInteger(options.count, 1);
-      const interval = parseDuration(options.interval);
-      const nc = await session.connect();
-      const name = nc.info?.server_name ?? nc.info?.server_id ?? nc.getServer();
-      const rtts: number[] = [];
-      while (rtts.length < count && !session.signal.aborted) {
-        if (rtts.length) await sleep(interval, session.signal);
-        const rtt = await nc.rtt();
-        rtts.push(rtt);
-        if (!session.json) session.out(`${name} rtt=${formatDuration(rtt)}`);
-      }
-      const summary = {
-        server: name,
-        pings: rtts.length,
-        min_ms: Math.min(...rtts),
-        avg_ms: rtts.reduce((a, b) => a + b, 0) / rtts.length,
-        max_ms: Math.max(...rtts),
-      };
-      if (session.json) return session.printJson(summary);
-      session.out(
-        `\n${rtts.length} pings: min/avg/max ${[summary.min_ms, summary.avg_ms, summary.max_ms].map(formatDuration).join('/')}`,
-      );
-    }),
-  );
+  registerServerPing(server, act);
 
   const check = server.command('check').description('health checks that print a Nagios line');
   example(
