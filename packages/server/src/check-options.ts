@@ -1,3 +1,4 @@
+import { Accounts } from './accounts/accounts.js';
 import { Authenticator } from './auth/authenticator.js';
 import { resolveOptions, type ServerOptions } from './options.js';
 
@@ -7,5 +8,8 @@ import { resolveOptions, type ServerOptions } from './options.js';
  */
 export function checkOptions(options: ServerOptions): void {
   const resolved = resolveOptions(options);
-  if (resolved.authorization) new Authenticator(resolved.authorization, resolved.noAuthUser);
+  new Accounts(resolved.accounts).close();
+  if (Authenticator.required(resolved.authorization, resolved.accounts)) {
+    new Authenticator(resolved.authorization, resolved.noAuthUser, resolved.accounts);
+  }
 }

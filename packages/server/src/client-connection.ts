@@ -6,6 +6,8 @@ import {
   type ProtocolError,
   ServerSideParser,
 } from '@slipstream/protocol';
+import type { Account } from './accounts/account.js';
+import type { Accounts } from './accounts/accounts.js';
 import type { Authenticator, Identity } from './auth/authenticator.js';
 import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
@@ -15,7 +17,6 @@ import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import { PacedReader } from './paced-reader.js';
-import type { Router } from './router.js';
 import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
@@ -62,7 +63,8 @@ export interface TrafficStats {
 export interface ClientHost {
   readonly options: ResolvedOptions;
   readonly logger: Logger;
-  readonly router: Router;
+  /** Every account; a connection is in `$G` until it authenticates as a user of another. */
+  readonly accounts: Accounts;
   readonly flushQueue: FlushQueue;
   readonly stats: TrafficStats;
   readonly violations: ViolationLog;
@@ -101,6 +103,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   lang = '';
   version = '';
   user: string | undefined;
+  /** The account whose subject space the connection publishes and subscribes in. */
+  account: Account;
 
   inMsgs = 0;
   inBytes = 0;
@@ -131,6 +135,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     readonly nonce?: string,
   ) {
     this.#host = host;
+    this.account = host.accounts.global;
     this.#socket = socket;
     this.ip = socket.remoteAddress ?? '';
     this.port = socket.remotePort ?? 0;
@@ -226,7 +231,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   }
 
   /** Subscriber: frames a routed message into the outbound buffer and accounts for it. */
-  deliver(sub: Subscription, message: OutgoingMessage): void {
+  deliver(sub: Subscription, message: OutgoingMessage): boolean {
     if (message.reply !== undefined) this.#permissions?.responses?.received(message.reply);
     const bytes = message.writeTo(sub, this.outbound.writer, this.headers);
     this.outMsgs++;
@@ -237,11 +242,12 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     if (this.#trace)
       this.#host.logger.trace(`${this.label} - ->> [MSG ${message.subject} ${sub.sid} ${bytes}]`);
     this.outbound.queued();
+    return true;
   }
 
   removeSubscription(sub: Subscription): void {
     this.subscriptions.delete(sub.sid);
-    this.#host.router.unsubscribe(sub);
+    this.account.router.unsubscribe(sub);
   }
 
   /**
@@ -254,7 +260,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.stoppedAt = Date.now();
     this.#keepalive.stop();
     clearTimeout(this.#authTimer);
-    for (const sub of this.subscriptions.values()) this.#host.router.unsubscribe(sub);
+    for (const sub of this.subscriptions.values()) this.account.router.unsubscribe(sub);
     const socket = this.#socket;
     socket.off('data', this.#onData);
     this.#reader.drop();
@@ -426,8 +432,22 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #authenticatedAs(identity: Identity): void {
     this.#authenticated = true;
     this.user = identity.user;
+    this.#enter(this.#host.accounts.get(identity.account)!);
     this.#permissions = identity.permissions?.forConnection();
     clearTimeout(this.#authTimer);
+  }
+
+  /**
+   * Moves the connection into `account`; a later CONNECT as a user of another account takes its
+   * subscriptions along.
+   */
+  #enter(account: Account): void {
+    if (account === this.account) return;
+    for (const sub of this.subscriptions.values()) {
+      this.account.router.sublist.remove(sub);
+      account.router.subscribe(sub);
+    }
+    this.account = account;
   }
 
   /** The rest of CONNECT, once the client is known. */
@@ -486,7 +506,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     this.#ok();
-    this.#host.router.publish(this, subject, reply, headers, payload);
+    this.account.router.publish(this, subject, reply, headers, payload);
   }
 
   #subscribe(subject: string, queue: string | undefined, sid: string): void {
@@ -513,7 +533,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     if (!this.subscriptions.has(sid)) {
       const sub = new Subscription(this, subject, queue, sid);
       sub.refuses = permissions?.deliveryFilter(subject);
-      if (!this.#host.router.subscribe(sub)) {
+      if (!this.account.router.subscribe(sub)) {
         this.#err(ErrText.invalidSubject);
         return;
       }

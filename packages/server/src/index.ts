@@ -1,4 +1,11 @@
 export type {
+  AccountJetStreamOptions,
+  AccountOptions,
+  ExportOptions,
+  ImportOptions,
+  ResponseType,
+} from './accounts/account-options.js';
+export type {
   AuthorizationOptions,
   PermissionsOptions,
   SubjectPermissionOptions,

@@ -92,8 +92,9 @@ export class InternalClient implements Subscriber {
     for (const sub of [...this.#handlers.keys()]) this.unsubscribe(sub);
   }
 
-  deliver(sub: Subscription, message: OutgoingMessage): void {
+  deliver(sub: Subscription, message: OutgoingMessage): boolean {
     this.#handlers.get(sub)?.(message);
+    return true;
   }
 
   removeSubscription(sub: Subscription): void {

@@ -1,3 +1,4 @@
+import type { AccountOptions } from './accounts/account-options.js';
 import type { AuthorizationOptions } from './auth/auth-options.js';
 import { ServerError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -71,7 +72,16 @@ export interface ServerOptions {
   lameDuckGracePeriod?: number;
   /** Client authentication and permissions: a `token`, a `user` with `pass`, or many `users`. */
   authorization?: AuthorizationOptions;
-  /** The user of `authorization.users` a client that sends no credentials is taken for. */
+  /**
+   * Accounts by name, as nats-server's `accounts {}` block: each has its own subject space, its
+   * users, and the streams and services it exports to and imports from other accounts. Clients
+   * of users outside them are in the global account `$G`.
+   */
+  accounts?: Record<string, AccountOptions>;
+  /**
+   * The user (of `authorization.users` or of an account) a client that sends no credentials is
+   * taken for.
+   */
   noAuthUser?: string;
   /** Where log lines go. Default: nats-server-style lines on stderr. */
   logger?: Logger;
@@ -122,6 +132,7 @@ export interface ResolvedOptions {
   lameDuckDuration: number;
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
+  accounts: Record<string, AccountOptions> | undefined;
   noAuthUser: string | undefined;
   tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
   allowNonTls: boolean;
@@ -174,7 +185,8 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     throw new ServerError('INVALID_OPTION', `port must be a port number, got ${port}`);
   }
   const auth = options.authorization;
-  if (options.noAuthUser !== undefined && !auth?.users) {
+  const accountUsers = Object.values(options.accounts ?? {}).some((a) => a.users?.length);
+  if (options.noAuthUser !== undefined && !auth?.users && !accountUsers) {
     throw new ServerError('INVALID_OPTION', 'noAuthUser needs authorization.users');
   }
   const httpPort = options.httpPort;
@@ -226,6 +238,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
+    accounts: options.accounts,
     noAuthUser: options.noAuthUser,
     tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
     allowNonTls: options.allowNonTls ?? false,

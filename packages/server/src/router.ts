@@ -8,7 +8,8 @@ const NO_RESPONDERS = Buffer.from('NATS/1.0 503\r\n\r\n');
 const EMPTY = new Uint8Array(0);
 
 /**
- * Subject interest and message fan-out for the whole server: every plain subscription whose
+ * Subject interest and message fan-out for one account's subject space (each account has its
+ * own router, so accounts never see each other's traffic): every plain subscription whose
  * subject matches gets the message, and each queue group gets it once, on a member picked at
  * random (a member that cannot take it, e.g. the publisher's own with echo off, is skipped).
  *
@@ -58,6 +59,22 @@ export class Router {
     payload: Uint8Array,
     shownSubject?: string,
   ): void {
+    const delivered = this.route(from, subject, reply, headers, payload, shownSubject);
+    if (!delivered && reply !== undefined && from.noResponders) this.#noResponders(from, reply);
+  }
+
+  /**
+   * Publish without the no-responders answer: how a message another account exported or a
+   * service import forwarded enters this account. True when some subscriber took it.
+   */
+  route(
+    from: Subscriber,
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    shownSubject?: string,
+  ): boolean {
     const result = this.sublist.match(subject);
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
@@ -87,8 +104,7 @@ export class Router {
         this.#release(message);
       }
     }
-    if (delivered === 0 && reply !== undefined && from.noResponders)
-      this.#noResponders(from, reply);
+    return delivered > 0;
   }
 
   #deliver(
@@ -100,14 +116,14 @@ export class Router {
     if (sub.closed) return false;
     if (sub.subscriber === from && !from.echo) return false;
     if (sub.refuses?.(subject)) return false;
-    this.#send(sub, message);
-    return true;
+    return this.#send(sub, message, subject, from);
   }
 
-  #send(sub: Subscription, message: OutgoingMessage): void {
+  #send(sub: Subscription, message: OutgoingMessage, subject: string, from: Subscriber): boolean {
     sub.delivered++;
-    sub.subscriber.deliver(sub, message);
+    const taken = sub.subscriber.deliver(sub, message, subject, from);
     if (sub.max !== undefined && sub.delivered >= sub.max) sub.subscriber.removeSubscription(sub);
+    return taken;
   }
 
   /**
@@ -119,7 +135,7 @@ export class Router {
     if (!sub) return;
     const message = this.#acquire(reply, undefined, NO_RESPONDERS, EMPTY, false);
     try {
-      this.#send(sub, message);
+      this.#send(sub, message, reply, from);
     } finally {
       this.#release(message);
     }

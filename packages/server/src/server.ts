@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
+import { Accounts } from './accounts/accounts.js';
 import { Authenticator } from './auth/authenticator.js';
 import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
@@ -19,7 +20,6 @@ import {
 } from './options.js';
 import { FlushQueue } from './outbound.js';
 import { pem } from './pem.js';
-import { Router } from './router.js';
 import { startsTlsHandshake } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 import { ViolationLog } from './violation-log.js';
@@ -68,7 +68,7 @@ export async function startServer(options: ServerOptions = {}): Promise<NatsServ
 class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly options: ResolvedOptions;
   readonly logger: Logger;
-  readonly router = new Router();
+  readonly accounts: Accounts;
   readonly flushQueue = new FlushQueue();
   readonly stats: TrafficStats = {
     inMsgs: 0,
@@ -110,8 +110,10 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.options = options;
     this.logger = logger;
     this.violations = new ViolationLog(logger);
-    this.authenticator =
-      options.authorization && new Authenticator(options.authorization, options.noAuthUser);
+    this.accounts = new Accounts(options.accounts);
+    this.authenticator = Authenticator.required(options.authorization, options.accounts)
+      ? new Authenticator(options.authorization, options.noAuthUser, options.accounts)
+      : undefined;
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
@@ -248,9 +250,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     return this.#lameDuck;
   }
 
-  /** A new client of the server itself (JetStream, system events), on the same router. */
-  internalClient(): InternalClient {
-    return new InternalClient(this.#nextCid++, this.router);
+  /** A new client of the server itself (JetStream, system events) in `account`'s subject space. */
+  internalClient(account = this.accounts.global): InternalClient {
+    return new InternalClient(this.#nextCid++, account.router);
   }
 
   #accept(socket: Socket, { webSocket = false } = {}): void {
@@ -385,6 +387,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       this.#websocket?.close(),
     ]);
     await this.jetstream?.close();
+    this.accounts.close();
     this.violations.flush();
     this.logger.info('Server Exiting..');
     this.#resolveClosed();

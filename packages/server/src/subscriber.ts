@@ -3,8 +3,9 @@ import type { Subscription } from './subscription.js';
 
 /**
  * Whoever holds subscriptions and receives what they match: a client connection, which frames
- * the message into its outbound buffer, or a client of the server itself with no socket
- * (`InternalClient`), which hands it to a callback, as nats-server's internal subscriptions do.
+ * the message into its outbound buffer, a client of the server itself with no socket
+ * (`InternalClient`), which hands it to a callback, as nats-server's internal subscriptions do,
+ * or an import bridge, which carries it into another account.
  */
 export interface Subscriber {
   /** The connection id /connz and /subsz show. */
@@ -13,11 +14,21 @@ export interface Subscriber {
   readonly echo: boolean;
   /** True when a request nobody receives is answered at once with a 503 (CONNECT `no_responders`). */
   readonly noResponders: boolean;
+  /** Round-trip time in ms, for a connection that has one (a service import reports it). */
+  readonly rtt?: number | undefined;
   /**
-   * Takes one message routed to `sub`. Runs inside Router.publish: the message's payload and
-   * headers may be views into a socket chunk, valid only during the call.
+   * Takes one message `publisher` sent, routed to `sub` on `subject` (the subject matched, which
+   * differs from the message's shown subject for a JetStream delivery). Runs inside
+   * Router.publish: the message's payload and headers may be views into a socket chunk, valid
+   * only during the call. True when it took the message; false when it went nowhere (a bridge
+   * into another account where nobody listens), so no_responders still answers.
    */
-  deliver(sub: Subscription, message: OutgoingMessage): void;
+  deliver(
+    sub: Subscription,
+    message: OutgoingMessage,
+    subject: string,
+    publisher: Subscriber,
+  ): boolean;
   /** Drops `sub` (its UNSUB max was reached). */
   removeSubscription(sub: Subscription): void;
 }

@@ -2,6 +2,7 @@ import type {
   AuthorizationOptions,
   PermissionsOptions,
   SubjectPermissionOptions,
+  UserOptions,
 } from '../src/index.js';
 
 /**
@@ -19,17 +20,22 @@ export function natsAuthorizationConfig(
     password: pass,
     token,
     timeout: authTimeoutMs === undefined ? undefined : authTimeoutMs / 1000,
-    users: users?.map((u) => ({
-      user: u.user,
-      password: u.pass,
-      nkey: u.nkey,
-      permissions: u.permissions && permissionsConfig(u.permissions),
-    })),
+    users: users?.map(natsUserConfig),
     default_permissions: defaultPermissions && permissionsConfig(defaultPermissions),
   };
   const lines = [`authorization: ${JSON.stringify(block)}`];
   if (noAuthUser !== undefined) lines.push(`no_auth_user: ${JSON.stringify(noAuthUser)}`);
   return lines;
+}
+
+/** One entry of a nats-server `users` list. */
+export function natsUserConfig(u: UserOptions): object {
+  return {
+    user: u.user,
+    password: u.pass,
+    nkey: u.nkey,
+    permissions: u.permissions && permissionsConfig(u.permissions),
+  };
 }
 
 function permissionsConfig(p: PermissionsOptions): object {

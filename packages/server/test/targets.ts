@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { freePort, startNatsServer } from '@slipstream/test-servers';
 import { afterEach } from 'vitest';
-import { type AuthorizationOptions, silentLogger, startServer } from '../src/index.js';
+import {
+  type AccountOptions,
+  type AuthorizationOptions,
+  silentLogger,
+  startServer,
+} from '../src/index.js';
+import { natsAccountsConfig } from './nats-accounts-config.js';
 import { natsAuthorizationConfig } from './nats-auth-config.js';
 import { RawClient } from './raw-client.js';
 
@@ -17,6 +23,7 @@ export interface TargetOptions {
   pingMax?: number;
   authTimeout?: number;
   authorization?: AuthorizationOptions;
+  accounts?: Record<string, AccountOptions>;
   noAuthUser?: string;
   lameDuckDuration?: number;
   lameDuckGracePeriod?: number;
@@ -119,7 +126,10 @@ export const natsServer: Target = {
       lines.push(
         ...natsAuthorizationConfig(options.authorization, options.authTimeout, options.noAuthUser),
       );
+    } else if (options.noAuthUser !== undefined) {
+      set('no_auth_user', JSON.stringify(options.noAuthUser));
     }
+    if (options.accounts) lines.push(natsAccountsConfig(options.accounts));
     if (options.tls) {
       const { certFile, keyFile, caFile, verify, timeout } = options.tls;
       const ca = caFile ? `, ca_file: "${caFile}"` : '';

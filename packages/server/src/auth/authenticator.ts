@@ -1,5 +1,7 @@
+import { GLOBAL_ACCOUNT } from '../accounts/account.js';
+import type { AccountOptions } from '../accounts/account-options.js';
 import { ServerError } from '../errors.js';
-import type { AuthorizationOptions } from './auth-options.js';
+import type { AuthorizationOptions, PermissionsOptions, UserOptions } from './auth-options.js';
 import { isUserNkey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
 import { sameText, secretMatches } from './secret.js';
@@ -13,9 +15,13 @@ export interface Credentials {
   sig?: string;
 }
 
-/** Who a connection authenticated as, and what it may do (undefined permissions: anything). */
+/**
+ * Who a connection authenticated as, the account it belongs to, and what it may do (undefined
+ * permissions: anything).
+ */
 export interface Identity {
   readonly user: string | undefined;
+  readonly account: string;
   readonly permissions: UserPermissions | undefined;
 }
 
@@ -24,13 +30,23 @@ interface Account {
   readonly identity: Identity;
 }
 
-const ANONYMOUS: Identity = { user: undefined, permissions: undefined };
+const ANONYMOUS: Identity = { user: undefined, account: GLOBAL_ACCOUNT, permissions: undefined };
+
+/** The users of one account and the permissions of those that have none of their own. */
+interface UserGroup {
+  readonly account: string;
+  readonly users: readonly UserOptions[];
+  readonly defaultPermissions: PermissionsOptions | undefined;
+  /** Where the group is configured, for error messages. */
+  readonly where: string;
+}
 
 /**
  * Checks CONNECT credentials against the authorization options the way nats-server does: an
  * nkey (the nonce signature) when nkey users exist and the client names one, else a user of
- * `users` (or no_auth_user for a client with no credentials), else the single token or the
- * single user. Passwords and tokens may be bcrypt hashes; such a check answers with a promise.
+ * `users` or of an account's `users` (or no_auth_user for a client with no credentials), else
+ * the single token or the single user. Passwords and tokens may be bcrypt hashes; such a check
+ * answers with a promise.
  */
 export class Authenticator {
   /** INFO carries a nonce to sign: there are nkey users. */
@@ -41,25 +57,80 @@ export class Authenticator {
   readonly #single: { user: string; pass: string } | undefined;
   readonly #noAuthUser: Account | undefined;
 
+  /**
+   * Whether a server with these options checks credentials at all: it has an authorization
+   * block, or users in its accounts.
+   */
+  static required(
+    options: AuthorizationOptions | undefined,
+    accounts: Readonly<Record<string, AccountOptions>> | undefined,
+  ): boolean {
+    return (
+      options !== undefined ||
+      Object.values(accounts ?? {}).some((account) => (account.users?.length ?? 0) > 0)
+    );
+  }
+
   /** Throws ServerError INVALID_OPTION for options nats-server would refuse too. */
-  constructor(options: AuthorizationOptions, noAuthUser?: string) {
+  constructor(
+    options: AuthorizationOptions = {},
+    noAuthUser?: string,
+    accounts: Readonly<Record<string, AccountOptions>> = {},
+  ) {
     const { user, pass, token, users, defaultPermissions } = options;
-    const invalid = (message: string) => new ServerError('INVALID_OPTION', message);
+    const groups: UserGroup[] = [
+      { account: GLOBAL_ACCOUNT, users: users ?? [], defaultPermissions, where: 'users' },
+    ];
+    for (const [account, entry] of Object.entries(accounts)) {
+      if (!entry.users?.length) continue;
+      groups.push({
+        account,
+        users: entry.users,
+        defaultPermissions: entry.defaultPermissions,
+        where: `accounts.${account}.users`,
+      });
+    }
+    const accountUsers = groups.length > 1;
     if (token !== undefined && (user !== undefined || pass !== undefined)) {
       throw invalid('authorization takes a token or a user, not both');
     }
     if (users !== undefined && (user !== undefined || token !== undefined)) {
       throw invalid('authorization takes a users list, or a single user or token, not both');
     }
-    if (token === undefined && user === undefined && users === undefined) {
+    if (accountUsers && user !== undefined) {
+      throw invalid('authorization cannot have a single user and accounts with users');
+    }
+    if (accountUsers && token !== undefined) {
+      throw invalid('authorization cannot have a token and accounts with users');
+    }
+    if (token === undefined && user === undefined && users === undefined && !accountUsers) {
       throw invalid('authorization needs a token, a user or a users list');
     }
     this.#token = token;
     this.#single = user === undefined ? undefined : { user, pass: pass ?? '' };
+    for (const group of groups) this.#addUsers(group);
+    if (noAuthUser !== undefined) {
+      this.#noAuthUser = this.#users.get(noAuthUser);
+      if (!this.#noAuthUser) {
+        throw invalid(
+          `noAuthUser ${JSON.stringify(noAuthUser)} is not a user of authorization.users or of an account`,
+        );
+      }
+    }
+    this.nonceRequired = this.#nkeys.size > 0;
+  }
+
+  #addUsers({ account, users, defaultPermissions, where: list }: UserGroup): void {
     const defaults =
-      defaultPermissions && new UserPermissions(defaultPermissions, 'defaultPermissions');
-    for (const [i, entry] of (users ?? []).entries()) {
-      const where = `users[${i}]`;
+      defaultPermissions &&
+      new UserPermissions(
+        defaultPermissions,
+        account === GLOBAL_ACCOUNT
+          ? 'defaultPermissions'
+          : `accounts.${account}.defaultPermissions`,
+      );
+    for (const [i, entry] of users.entries()) {
+      const where = `${list}[${i}]`;
       const permissions = entry.permissions
         ? new UserPermissions(entry.permissions, `${where}.permissions`)
         : defaults;
@@ -70,25 +141,16 @@ export class Authenticator {
         if (!isUserNkey(entry.nkey))
           throw invalid(`${where}: not a public user nkey: ${entry.nkey}`);
         if (this.#nkeys.has(entry.nkey)) throw invalid(`${where}: duplicate nkey ${entry.nkey}`);
-        this.#nkeys.set(entry.nkey, { user: entry.nkey, permissions });
+        this.#nkeys.set(entry.nkey, { user: entry.nkey, account, permissions });
       } else {
         if (entry.user === undefined) throw invalid(`${where}: needs a user or an nkey`);
         if (this.#users.has(entry.user)) throw invalid(`${where}: duplicate user ${entry.user}`);
         this.#users.set(entry.user, {
           pass: entry.pass ?? '',
-          identity: { user: entry.user, permissions },
+          identity: { user: entry.user, account, permissions },
         });
       }
     }
-    if (noAuthUser !== undefined) {
-      this.#noAuthUser = this.#users.get(noAuthUser);
-      if (!this.#noAuthUser) {
-        throw invalid(
-          `noAuthUser ${JSON.stringify(noAuthUser)} is not a user of authorization.users`,
-        );
-      }
-    }
-    this.nonceRequired = this.#nkeys.size > 0;
   }
 
   /**
@@ -122,10 +184,15 @@ export class Authenticator {
       // Both are compared, always, so a wrong user takes as long as a wrong password.
       const sameUser = sameText(this.#single.user, user ?? '');
       const samePass = secretMatches(this.#single.pass, pass);
-      return granted(samePass, { user: this.#single.user, permissions: undefined }, sameUser);
+      const identity = { user: this.#single.user, account: GLOBAL_ACCOUNT, permissions: undefined };
+      return granted(samePass, identity, sameUser);
     }
     return undefined;
   }
+}
+
+function invalid(message: string): ServerError {
+  return new ServerError('INVALID_OPTION', message);
 }
 
 function granted(

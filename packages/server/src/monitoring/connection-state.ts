@@ -28,6 +28,7 @@ export interface ConnectionState {
   lang: string;
   version: string;
   user: string | undefined;
+  account: string;
   tls: { version: string; cipherSuite: string } | undefined;
   subscriptions: SubscriptionState[];
 }
@@ -62,6 +63,7 @@ export function snapshotConnection(client: ClientConnection): ConnectionState {
     lang: client.lang,
     version: client.version,
     user: client.user,
+    account: client.account.name,
     tls: client.tls,
     subscriptions,
   };

@@ -1,3 +1,4 @@
+import { GLOBAL_ACCOUNT } from '../accounts/account.js';
 import { type ConnectionState, snapshotConnection } from './connection-state.js';
 import { goDuration, rfc3339, uptime } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
@@ -5,7 +6,6 @@ import { type Query, QueryError } from './query.js';
 
 /** nats-server's /connz page size. */
 const DEFAULT_LIMIT = 1024;
-const GLOBAL_ACCOUNT = '$G';
 
 type State = 'open' | 'closed' | 'any';
 
@@ -63,7 +63,7 @@ export function connz(server: MonitoredServer, query: Query) {
     limit = 1;
   }
   if (user !== undefined) candidates = candidates.filter((c) => c.user === user);
-  if (account !== undefined && account !== GLOBAL_ACCOUNT) candidates = [];
+  if (account !== undefined) candidates = candidates.filter((c) => c.account === account);
   if (cid === undefined) total = candidates.length;
   candidates.sort(sort(now));
   const page = candidates.slice(offset, offset + limit);
@@ -122,7 +122,9 @@ function connInfo(
     ...(c.lang ? { lang: c.lang } : {}),
     ...(c.version ? { version: c.version } : {}),
     ...(c.tls ? { tls_version: c.tls.version, tls_cipher_suite: c.tls.cipherSuite } : {}),
-    ...(auth && c.user !== undefined ? { authorized_user: c.user, account: GLOBAL_ACCOUNT } : {}),
+    ...(auth && c.user !== undefined ? { authorized_user: c.user } : {}),
+    // nats-server names the account only when it is not the global one.
+    ...(auth && c.user !== undefined && c.account !== GLOBAL_ACCOUNT ? { account: c.account } : {}),
     ...(subs === 'list' && c.subscriptions.length > 0
       ? { subscriptions_list: c.subscriptions.map((s) => s.subject) }
       : {}),
@@ -130,7 +132,7 @@ function connInfo(
       ? {
           subscriptions_list_detail: c.subscriptions.map((s) => ({
             // nats-server names the account only for closed connections' subscriptions.
-            ...(closed ? { account: GLOBAL_ACCOUNT } : {}),
+            ...(closed ? { account: c.account } : {}),
             subject: s.subject,
             ...(s.queue === undefined ? {} : { qgroup: s.queue }),
             sid: s.sid,

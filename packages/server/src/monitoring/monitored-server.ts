@@ -1,8 +1,8 @@
 import type { ServerInfo } from '@slipstream/protocol';
+import type { Accounts } from '../accounts/accounts.js';
 import type { ClientConnection, TrafficStats } from '../client-connection.js';
 import type { JetStream } from '../jetstream/jetstream.js';
 import type { ResolvedOptions } from '../options.js';
-import type { Router } from '../router.js';
 import type { ConnectionState } from './connection-state.js';
 
 /** What the monitoring endpoints read from the server. */
@@ -16,7 +16,7 @@ export interface MonitoredServer {
   readonly clients: ReadonlyMap<number, ClientConnection>;
   /** Oldest first, bounded. */
   readonly closedConnections: readonly ConnectionState[];
-  readonly router: Router;
+  readonly accounts: Accounts;
   readonly httpPort: number | undefined;
   /** JetStream, when enabled and started. */
   readonly jetstream: JetStream | undefined;

@@ -1,4 +1,5 @@
 import { isValidPublishSubject, subjectMatches } from '@slipstream/protocol';
+import type { SublistStats } from '../sublist.js';
 import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { type Query, QueryError } from './query.js';
@@ -11,7 +12,6 @@ const DEFAULT_LIMIT = 1024;
  * alone, as nats-server 2.9.10 does.
  */
 export function subsz(server: MonitoredServer, query: Query) {
-  const sublist = server.router.sublist;
   const withList = query.bool('subs');
   const test = query.string('test');
   if (test !== undefined && !isValidPublishSubject(test)) {
@@ -20,10 +20,13 @@ export function subsz(server: MonitoredServer, query: Query) {
   const offset = Math.max(0, query.int('offset', 0));
   let limit = query.int('limit', DEFAULT_LIMIT);
   if (limit <= 0) limit = DEFAULT_LIMIT;
-  const stats = sublist.stats();
+  const accounts = [...server.accounts.values()];
+  const stats = combined(accounts.map((account) => account.router.sublist.stats()));
   if (!withList) return stats;
-  let subs = sublist.all();
-  if (test !== undefined) subs = subs.filter((s) => subjectMatches(test, s.subject));
+  let subs = accounts.flatMap((account) =>
+    account.router.sublist.all().map((sub) => ({ account: account.name, sub })),
+  );
+  if (test !== undefined) subs = subs.filter(({ sub }) => subjectMatches(test, sub.subject));
   const page = subs.slice(offset, offset + limit);
   return {
     server_id: server.serverId,
@@ -33,8 +36,8 @@ export function subsz(server: MonitoredServer, query: Query) {
     total: page.length,
     offset,
     limit,
-    subscriptions_list: page.map((s) => ({
-      account: '$G',
+    subscriptions_list: page.map(({ account, sub: s }) => ({
+      account,
       subject: s.subject,
       ...(s.queue === undefined ? {} : { qgroup: s.queue }),
       sid: s.sid,
@@ -42,5 +45,33 @@ export function subsz(server: MonitoredServer, query: Query) {
       ...(s.max === undefined ? {} : { max: s.max }),
       cid: s.subscriber.cid,
     })),
+  };
+}
+
+/** Subscriptions of every account, as /varz counts them. */
+export function subscriptionCount(server: MonitoredServer): number {
+  let count = 0;
+  for (const account of server.accounts.values()) count += account.router.sublist.count;
+  return count;
+}
+
+/** The accounts' sublist figures as one, the way nats-server adds them up. */
+function combined(all: SublistStats[]): SublistStats {
+  const sum = (key: keyof SublistStats) => all.reduce((total, s) => total + s[key], 0);
+  const matched = all.filter((s) => s.num_matches > 0);
+  const cached = sum('num_cache');
+  return {
+    num_subscriptions: sum('num_subscriptions'),
+    num_cache: cached,
+    num_inserts: sum('num_inserts'),
+    num_removes: sum('num_removes'),
+    num_matches: sum('num_matches'),
+    cache_hit_rate:
+      matched.length === 0
+        ? 0
+        : matched.reduce((total, s) => total + s.cache_hit_rate, 0) / matched.length,
+    max_fanout: Math.max(0, ...all.map((s) => s.max_fanout)),
+    avg_fanout:
+      cached === 0 ? 0 : all.reduce((total, s) => total + s.avg_fanout * s.num_cache, 0) / cached,
   };
 }

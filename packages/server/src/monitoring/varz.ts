@@ -3,6 +3,7 @@ import { NATS_COMPATIBLE_VERSION, VERSION } from '../version.js';
 import { rfc3339, uptime } from './format.js';
 import { jetStreamConfig, jetStreamStats } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
+import { subscriptionCount } from './subsz.js';
 
 const NS_PER_MS = 1_000_000;
 
@@ -86,7 +87,7 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       in_bytes: stats.inBytes,
       out_bytes: stats.outBytes,
       slow_consumers: stats.slowConsumers,
-      subscriptions: server.router.sublist.count,
+      subscriptions: subscriptionCount(server),
       http_req_stats: httpReqStats,
       config_load_time: rfc3339(server.startedAt),
     };

@@ -1,0 +1,53 @@
+import type { PermissionsOptions, UserOptions } from '../auth/auth-options.js';
+
+/** How a service answers a request, which decides how long its reply subject stays mapped. */
+export type ResponseType = 'singleton' | 'stream' | 'chunked';
+
+/**
+ * Subjects an account lets other accounts import (nats-server's `exports` entries): a stream
+ * (messages published here are delivered there) or a service (requests made there are answered
+ * here). Without `accounts` any account may import it.
+ */
+export type ExportOptions =
+  | { stream: string; accounts?: string[] }
+  | {
+      service: string;
+      accounts?: string[];
+      /** Default `singleton`: the first response ends the request. */
+      responseType?: ResponseType;
+      /**
+       * Milliseconds a `stream` or `chunked` request's reply subject stays mapped after its
+       * last response. Default 2 minutes.
+       */
+      responseThreshold?: number;
+    };
+
+/**
+ * Subjects an account takes from another's exports (nats-server's `imports` entries). A stream
+ * import delivers the exporter's `subject` here, under `prefix.<subject>` or under `to`; a
+ * service import sends requests published here on `to` (default: `subject`) to the exporter's
+ * `subject`, and the answers back to the requester's reply subject.
+ */
+export type ImportOptions =
+  | { stream: { account: string; subject: string }; prefix?: string; to?: string }
+  | { service: { account: string; subject: string }; to?: string };
+
+/** An account's JetStream limits (-1 or absent: unlimited), as its `jetstream {}` block. */
+export interface AccountJetStreamOptions {
+  maxMemory?: number;
+  maxFile?: number;
+  maxStreams?: number;
+  maxConsumers?: number;
+}
+
+/** One account of nats-server's `accounts {}` block: its users and what it shares. */
+export interface AccountOptions {
+  /** Users who log in to this account (names and nkeys are unique across all accounts). */
+  users?: UserOptions[];
+  /** Permissions of this account's users that have none of their own. */
+  defaultPermissions?: PermissionsOptions;
+  exports?: ExportOptions[];
+  imports?: ImportOptions[];
+  /** JetStream for this account; the server's `jetstream` must be enabled too. */
+  jetstream?: boolean | AccountJetStreamOptions;
+}

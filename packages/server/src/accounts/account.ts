@@ -1,0 +1,149 @@
+import { hasWildcard, isSubsetMatch } from '@slipstream/protocol';
+import { withHeaders, withoutHeader } from '../jetstream/header-block.js';
+import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
+import { Router } from '../router.js';
+import { Bridge, forward, type ResponsePolicy } from './forward.js';
+import { ServiceResponses } from './service-responses.js';
+
+/** The account of every client whose user belongs to no configured account (nats-server's). */
+export const GLOBAL_ACCOUNT = '$G';
+
+/** The header a service import adds to each request: which account asked (nats-server's). */
+const REQUEST_INFO_HEADER = 'Nats-Request-Info';
+
+interface Export {
+  readonly subject: string;
+  /** The accounts allowed to import it; undefined = any. */
+  readonly accounts: ReadonlySet<string> | undefined;
+}
+
+interface ServiceExport extends Export {
+  readonly responses: ResponsePolicy;
+}
+
+/**
+ * One account: its own subject space (router), what it exports to other accounts, and the
+ * bridges its imports place in the exporters' subject spaces.
+ */
+export class Account {
+  readonly router = new Router();
+  /** Reply subjects of requests that reached this account through a service import. */
+  readonly responses = new ServiceResponses(this);
+  readonly #streamExports: Export[] = [];
+  readonly #serviceExports: ServiceExport[] = [];
+
+  constructor(readonly name: string) {}
+
+  exportStream(subject: string, accounts: ReadonlySet<string> | undefined): void {
+    this.#streamExports.push({ subject, accounts });
+  }
+
+  exportService(
+    subject: string,
+    accounts: ReadonlySet<string> | undefined,
+    responses: ResponsePolicy,
+  ): void {
+    this.#serviceExports.push({ subject, accounts, responses });
+  }
+
+  /** True when `importer` may import the stream `subject` (a subset of an export's subject). */
+  exportsStreamTo(subject: string, importer: string): boolean {
+    return exportFor(this.#streamExports, subject, importer) !== undefined;
+  }
+
+  /** The service export `importer` may send `subject` to, if any. */
+  serviceExportTo(subject: string, importer: string): ServiceExport | undefined {
+    return exportFor(this.#serviceExports, subject, importer);
+  }
+
+  /**
+   * Delivers what `exporter` publishes on `subject` here, under `to` (which repeats the
+   * subject's wildcards): a bridge subscribed in the exporter's subject space.
+   */
+  importStream(exporter: Account, subject: string, to: string): void {
+    const map = subject === to ? undefined : importTransform(subject, to);
+    const bridge: Bridge = new Bridge((message, matched) =>
+      forward(
+        bridge,
+        exporter,
+        this,
+        {
+          subject: map?.(matched) ?? matched,
+          reply: message.reply,
+          headers: message.headers,
+          payload: message.payload,
+          // A JetStream delivery keeps showing its stored subject.
+          shownSubject: message.subject === matched ? undefined : message.subject,
+        },
+        undefined,
+      ),
+    );
+    exporter.router.subscribe(bridge.subscription(subject));
+  }
+
+  /**
+   * Sends requests published here on `local` to `exporter`'s `subject`, each marked with the
+   * requesting account and with its reply mapped so the answer comes back here.
+   */
+  importService(
+    exporter: Account,
+    subject: string,
+    local: string,
+    responses: ResponsePolicy,
+  ): void {
+    const map =
+      !hasWildcard(local) || local === subject ? undefined : importTransform(local, subject);
+    const fixed = hasWildcard(local) ? undefined : subject;
+    const bridge: Bridge = new Bridge((message, matched, publisher) => {
+      const rtt = publisher.rtt === undefined ? 0 : Math.round(publisher.rtt * 1e6);
+      const info = JSON.stringify({ acc: this.name, ...(rtt > 0 ? { rtt } : {}) });
+      // Taken even when the exporter has no responder, as nats-server counts the import itself
+      // as a receiver (so no no_responders answer).
+      forward(
+        bridge,
+        this,
+        exporter,
+        {
+          subject: fixed ?? map?.(matched) ?? matched,
+          reply: message.reply,
+          headers: withHeaders(withoutHeader(message.headers, REQUEST_INFO_HEADER), [
+            [REQUEST_INFO_HEADER, info],
+          ]),
+          payload: message.payload,
+        },
+        responses,
+      );
+      return true;
+    });
+    this.router.subscribe(bridge.subscription(local));
+  }
+
+  close(): void {
+    this.responses.stop();
+  }
+}
+
+/**
+ * The mapping of an import's subject: a `*` of the destination takes the source's `*` in the
+ * same order (nats-server turns them into `$1`, `$2`, … the same way).
+ */
+function importTransform(source: string, destination: string): SubjectTransform {
+  let star = 0;
+  const numbered = destination
+    .split('.')
+    .map((token) => (token === '*' ? `$${++star}` : token))
+    .join('.');
+  return subjectTransform(source, numbered);
+}
+
+/** An exact export of `subject`, else the first whose subject covers it, open to `importer`. */
+function exportFor<E extends Export>(
+  exports: readonly E[],
+  subject: string,
+  importer: string,
+): E | undefined {
+  const allowed = (e: E) => e.accounts === undefined || e.accounts.has(importer);
+  const exact = exports.find((e) => e.subject === subject);
+  if (exact) return allowed(exact) ? exact : undefined;
+  return exports.find((e) => isSubsetMatch(subject, e.subject) && allowed(e));
+}

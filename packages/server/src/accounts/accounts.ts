@@ -1,0 +1,122 @@
+import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
+import { ServerError } from '../errors.js';
+import { Account, GLOBAL_ACCOUNT } from './account.js';
+import type { AccountOptions, ExportOptions, ImportOptions } from './account-options.js';
+import { DEFAULT_RESPONSE_THRESHOLD } from './service-responses.js';
+
+const RESPONSE_TYPES = new Set(['singleton', 'stream', 'chunked']);
+
+/**
+ * Every account of the server by name: `$G` always, plus those configured. Exports are set up
+ * first and imports after, each checked against the exporter's exports as nats-server does, so
+ * a config that imports what is not exported to it does not start.
+ */
+export class Accounts {
+  readonly global: Account;
+  readonly #byName = new Map<string, Account>();
+
+  /** Throws ServerError INVALID_OPTION for a config nats-server would refuse too. */
+  constructor(configured: Readonly<Record<string, AccountOptions>> = {}) {
+    this.global = new Account(GLOBAL_ACCOUNT);
+    this.#byName.set(GLOBAL_ACCOUNT, this.global);
+    for (const name of Object.keys(configured)) {
+      if (name === GLOBAL_ACCOUNT) throw invalid(`accounts: "${name}" is a reserved account`);
+      if (!name || /[\s.*>]/.test(name)) throw invalid(`accounts: invalid account name "${name}"`);
+      if (configured[name]!.jetstream !== undefined) {
+        throw invalid(`accounts.${name}.jetstream: JetStream per account is not supported yet`);
+      }
+      this.#byName.set(name, new Account(name));
+    }
+    for (const [name, options] of Object.entries(configured)) {
+      for (const [i, entry] of (options.exports ?? []).entries()) {
+        this.#addExport(this.#byName.get(name)!, entry, `accounts.${name}.exports[${i}]`);
+      }
+    }
+    for (const [name, options] of Object.entries(configured)) {
+      const duplicates = new Set<string>();
+      for (const [i, entry] of (options.imports ?? []).entries()) {
+        const where = `accounts.${name}.imports[${i}]`;
+        this.#addImport(this.#byName.get(name)!, entry, where, duplicates);
+      }
+    }
+  }
+
+  get(name: string): Account | undefined {
+    return this.#byName.get(name);
+  }
+
+  values(): IterableIterator<Account> {
+    return this.#byName.values();
+  }
+
+  close(): void {
+    for (const account of this.#byName.values()) account.close();
+  }
+
+  #addExport(account: Account, entry: ExportOptions, where: string): void {
+    const subject = 'stream' in entry ? entry.stream : entry.service;
+    if (typeof subject !== 'string' || !isValidSubscribeSubject(subject)) {
+      throw invalid(`${where}: invalid subject ${JSON.stringify(subject)}`);
+    }
+    for (const name of entry.accounts ?? []) {
+      if (!this.#byName.has(name)) throw invalid(`${where}: account "${name}" is not defined`);
+    }
+    const accounts = entry.accounts && new Set(entry.accounts);
+    if ('stream' in entry) {
+      account.exportStream(subject, accounts);
+      return;
+    }
+    const type = entry.responseType ?? 'singleton';
+    if (!RESPONSE_TYPES.has(type)) {
+      throw invalid(`${where}: unknown response type "${type}" (singleton, stream or chunked)`);
+    }
+    const threshold = entry.responseThreshold ?? DEFAULT_RESPONSE_THRESHOLD;
+    if (!Number.isFinite(threshold) || threshold <= 0) {
+      throw invalid(`${where}: responseThreshold must be a positive number of milliseconds`);
+    }
+    account.exportService(subject, accounts, { type, threshold });
+  }
+
+  #addImport(account: Account, entry: ImportOptions, where: string, services: Set<string>): void {
+    const source = 'stream' in entry ? entry.stream : entry.service;
+    const exporter = this.#byName.get(source?.account ?? '');
+    if (!exporter) throw invalid(`${where}: account "${source?.account}" is not defined`);
+    const subject = source.subject;
+    if (typeof subject !== 'string' || !isValidSubscribeSubject(subject)) {
+      throw invalid(`${where}: invalid subject ${JSON.stringify(subject)}`);
+    }
+    if ('stream' in entry) {
+      if (entry.prefix !== undefined && entry.to !== undefined) {
+        throw invalid(`${where}: a stream import takes a prefix or a to, not both`);
+      }
+      if (!exporter.exportsStreamTo(subject, account.name)) {
+        throw invalid(
+          `${where}: account "${exporter.name}" does not export stream "${subject}" to "${account.name}"`,
+        );
+      }
+      const prefix = entry.prefix?.replace(/\.$/, '');
+      if (prefix !== undefined && !isValidPublishSubject(prefix)) {
+        throw invalid(`${where}: prefix must be a subject without wildcards, got "${prefix}"`);
+      }
+      const to = prefix === undefined ? (entry.to ?? subject) : `${prefix}.${subject}`;
+      if (!isValidSubscribeSubject(to)) throw invalid(`${where}: invalid to "${to}"`);
+      account.importStream(exporter, subject, to);
+      return;
+    }
+    const local = entry.to ?? subject;
+    if (!isValidSubscribeSubject(local)) throw invalid(`${where}: invalid to "${local}"`);
+    if (services.has(local)) throw invalid(`${where}: duplicate service import subject "${local}"`);
+    services.add(local);
+    const exported = exporter.serviceExportTo(subject, account.name);
+    if (!exported) {
+      throw invalid(
+        `${where}: account "${exporter.name}" does not export service "${subject}" to "${account.name}"`,
+      );
+    }
+    account.importService(exporter, subject, local, exported.responses);
+  }
+}
+
+function invalid(message: string): ServerError {
+  return new ServerError('INVALID_OPTION', message);
+}
