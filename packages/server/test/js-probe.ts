@@ -22,9 +22,11 @@ export class JsProbe {
 
   private constructor(readonly client: RawClient) {}
 
-  static async connect(port: number): Promise<JsProbe> {
+  /** With `headers`, the connection may publish headers (answers with headers are not read). */
+  static async connect(port: number, options: { headers?: boolean } = {}): Promise<JsProbe> {
     const client = await RawClient.connectAndGreet(port);
-    await client.send('CONNECT {"verbose":false,"protocol":1}\r\n');
+    const headers = options.headers ? ',"headers":true' : '';
+    await client.send(`CONNECT {"verbose":false,"protocol":1${headers}}\r\n`);
     return new JsProbe(client);
   }
 
@@ -39,13 +41,27 @@ export class JsProbe {
     await this.client.sync();
   }
 
-  /** Sends a request and resolves with its JSON answer. */
-  async request(subject: string, body: unknown = ''): Promise<Record<string, unknown>> {
+  /**
+   * Sends a request (with `headers`, as an HPUB: the probe must have connected with headers)
+   * and resolves with its JSON answer.
+   */
+  async request(
+    subject: string,
+    body: unknown = '',
+    headers?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
     const inbox = `_PROBE.${this.#nextInbox++}`;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    await this.client.send(
-      `SUB ${inbox} ${this.#nextSid++}\r\nPUB ${subject} ${inbox} ${Buffer.byteLength(text)}\r\n${text}\r\n`,
-    );
+    const size = Buffer.byteLength(text);
+    const block = headers
+      ? `NATS/1.0\r\n${Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')}\r\n`
+      : '';
+    const publish = headers
+      ? `HPUB ${subject} ${inbox} ${block.length} ${block.length + size}\r\n${block}`
+      : `PUB ${subject} ${inbox} ${size}\r\n`;
+    await this.client.send(`SUB ${inbox} ${this.#nextSid++}\r\n${publish}${text}\r\n`);
     await this.client.waitUntil(() => this.messages().some((m) => m.subject === inbox));
     return JSON.parse(this.messages().find((m) => m.subject === inbox)!.data);
   }
@@ -86,7 +102,16 @@ const VARYING = new Set([
   'first_ts',
   'last_ts',
   'rtt',
+  // When an info was gathered: nats-server 2.10 and later (stream and consumer infos).
+  'ts',
 ]);
+
+/**
+ * Stream config fields nats-server 2.10 and 2.11 always write and 2.9.10 does not (stream.go
+ * StreamConfig at v2.11.0): ours writes them whatever version it advertises, so a comparison
+ * with nats-server 2.9.10 leaves them out.
+ */
+const NEWER_CONFIG_FIELDS = new Set(['compression', 'consumer_limits', 'allow_msg_ttl']);
 
 /** A JSON value with its varying fields dropped and embedded request/response JSON parsed. */
 export function comparable(value: unknown): unknown {
@@ -94,7 +119,7 @@ export function comparable(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key]) => !VARYING.has(key))
+      .filter(([key]) => !VARYING.has(key) && !NEWER_CONFIG_FIELDS.has(key))
       .map(([key, inner]) => [
         key,
         (key === 'request' || key === 'response') && typeof inner === 'string'

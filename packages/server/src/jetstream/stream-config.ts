@@ -1,7 +1,8 @@
 /**
- * A stream's configuration as nats-server 2.9.10 accepts it (stream.go checkStreamCfg and
- * configUpdateCheck): defaults applied, every rule checked in nats-server's order, each broken
- * rule thrown as the catalog error a client of nats-server would get.
+ * A stream's configuration as nats-server accepts it (stream.go checkStreamCfg and
+ * configUpdateCheck, v2.9.10 with the stream fields of v2.10.0 and v2.11.0): defaults applied,
+ * every rule checked in nats-server's order, each broken rule thrown as the catalog error a
+ * client of nats-server would get.
  */
 import {
   ApiError,
@@ -12,22 +13,26 @@ import {
 } from '@slipstream/jsapi';
 import { isSubsetMatch, isValidSubscribeSubject, subjectsCollide } from '@slipstream/protocol';
 import { isGoEmpty } from './go-json.js';
+import { withRequiredApiLevel } from './stream-api-level.js';
+import { transformProblem } from './subject-transform.js';
 
 /** Streams a config may refer to (mirrors and sources). */
 export type StreamConfigLookup = (name: string) => StreamConfig | undefined;
 
 const MAX_NAME_LENGTH = 255;
 const MAX_DESCRIPTION_LENGTH = 4 * 1024;
+/** Keys plus values (jetstream_api.go JSMaxMetadataLen). */
+const MAX_METADATA_LENGTH = 128 * 1024;
+const NANOS_PER_SECOND = 1_000_000_000;
 const MIN_DURATION_NANOS = 100_000_000;
 const invalidName = /[ \t\r\n\f.*>]/;
 
 const invalid = (err: string) => ApiError.of(jsErrors.JSStreamInvalidConfigF, { err });
 
 /**
- * The fields a 2.9.10 stream config has, in the order nats-server writes them, each with
- * whether Go leaves it out when empty (`omitempty`). Fields of newer servers are not kept: a
- * 2.9.10 server drops them, and the official clients only send them to servers that
- * advertise the version that has them.
+ * The fields of a stream config up to nats-server 2.11, in the order it writes them
+ * (stream.go StreamConfig, v2.11.0:48-113), each with whether Go leaves it out when empty
+ * (`omitempty`). Fields of later servers are not kept: 2.11 drops them.
  */
 const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always']> = [
   ['name', 'always'],
@@ -49,6 +54,9 @@ const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always'
   ['placement', 'omitempty'],
   ['mirror', 'omitempty'],
   ['sources', 'omitempty'],
+  ['compression', 'always'],
+  ['first_seq', 'omitempty'],
+  ['subject_transform', 'omitempty'],
   ['republish', 'omitempty'],
   ['allow_direct', 'always'],
   ['mirror_direct', 'always'],
@@ -57,15 +65,28 @@ const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always'
   ['deny_delete', 'always'],
   ['deny_purge', 'always'],
   ['allow_rollup_hdrs', 'always'],
+  ['consumer_limits', 'always'],
+  ['allow_msg_ttl', 'always'],
+  ['subject_delete_marker_ttl', 'omitempty'],
+  ['metadata', 'omitempty'],
 ];
 
-/** The config as nats-server 2.9.10 writes it: its fields in its order, empty ones omitted. */
+/** What Go writes for fields it always writes, when a config (stored before them) lacks them. */
+const WIRE_DEFAULTS: Partial<Record<keyof StreamConfig, unknown>> = {
+  compression: 'none',
+  consumer_limits: {},
+  allow_msg_ttl: false,
+};
+
+/** The config as nats-server writes it: its fields in its order, empty ones omitted. */
 export function wireStreamConfig(config: StreamConfig): StreamConfig {
   const out: Record<string, unknown> = {};
   for (const [field, empty] of FIELDS) {
-    const value = config[field];
+    const value = config[field] ?? WIRE_DEFAULTS[field];
     if (value === undefined || (empty === 'omitempty' && isGoEmpty(value))) continue;
-    out[field] = field === 'placement' ? wirePlacement(value as object) : value;
+    if (field === 'placement') out[field] = wirePlacement(value as object);
+    else if (field === 'consumer_limits') out[field] = wireConsumerLimits(value as object);
+    else out[field] = value;
   }
   return out as StreamConfig;
 }
@@ -74,6 +95,14 @@ function wirePlacement(placement: { cluster?: string; tags?: string[] }) {
   return {
     ...(placement.cluster ? { cluster: placement.cluster } : {}),
     ...(placement.tags?.length ? { tags: placement.tags } : {}),
+  };
+}
+
+/** `{}` when unset: Go writes the struct always, its two fields only when set. */
+function wireConsumerLimits(limits: { inactive_threshold?: number; max_ack_pending?: number }) {
+  return {
+    ...(limits.inactive_threshold ? { inactive_threshold: limits.inactive_threshold } : {}),
+    ...(limits.max_ack_pending ? { max_ack_pending: limits.max_ack_pending } : {}),
   };
 }
 
@@ -98,7 +127,7 @@ export function checkStreamCreate(
   }
   const config = checkStreamConfig(requested, lookup);
   if (config.num_replicas! > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
-  return config;
+  return withRequiredApiLevel(config);
 }
 
 /** checkStreamCfg: defaults and the rules every create and update must pass. */
@@ -107,7 +136,7 @@ export function checkStreamConfig(
   lookup: StreamConfigLookup,
 ): StreamConfig {
   const name = requested.name ?? '';
-  if (name === '' || invalidName.test(name)) {
+  if (!isValidName(name)) {
     throw invalid("stream name is required and can not contain '.', '*', '>'");
   }
   if (Buffer.byteLength(name) > MAX_NAME_LENGTH) {
@@ -115,6 +144,13 @@ export function checkStreamConfig(
   }
   if (Buffer.byteLength(requested.description ?? '') > MAX_DESCRIPTION_LENGTH) {
     throw invalid(`stream description is too long, maximum allowed is ${MAX_DESCRIPTION_LENGTH}`);
+  }
+  const metadataLength = Object.entries(requested.metadata ?? {}).reduce(
+    (sum, [key, value]) => sum + Buffer.byteLength(key) + Buffer.byteLength(value),
+    0,
+  );
+  if (metadataLength > MAX_METADATA_LENGTH) {
+    throw invalid(`stream metadata exceeds maximum size of ${MAX_METADATA_LENGTH} bytes`);
   }
   if ((requested.num_replicas ?? 0) > 5) throw invalid('maximum replicas is 5');
   if ((requested.num_replicas ?? 0) < 0)
@@ -136,6 +172,7 @@ export function checkStreamConfig(
     throw invalid('roll-ups require the purge permission');
   }
   checkDiscardNewPerSubject(config);
+  checkDeleteMarkers(config);
   checkOrigins(config, lookup);
   if (!config.subjects?.length) {
     if (!config.mirror && !config.sources?.length) config.subjects = [config.name];
@@ -158,6 +195,7 @@ export function checkStreamConfig(
     }
   }
   checkRepublish(config);
+  checkStreamTransform(config);
   return config;
 }
 
@@ -184,6 +222,10 @@ export function checkStreamUpdate(
   if (JSON.stringify(config.republish) !== JSON.stringify(old.republish)) {
     throw refuse('can not change RePublish');
   }
+  // v2.11.0 stream.go:1833
+  if ((config.allow_msg_ttl ?? false) !== (old.allow_msg_ttl ?? false)) {
+    throw invalid('message TTL status can not be changed after stream creation');
+  }
   if (config.sealed) {
     config.max_age = 0;
     config.discard = 'new';
@@ -192,7 +234,7 @@ export function checkStreamUpdate(
     config.allow_rollup_hdrs = false;
   }
   if (config.num_replicas! > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
-  return config;
+  return withRequiredApiLevel(config);
 }
 
 function checkDiscardNewPerSubject(config: StreamConfig): void {
@@ -203,6 +245,89 @@ function checkDiscardNewPerSubject(config: StreamConfig): void {
   if ((config.max_msgs_per_subject ?? -1) <= 0) {
     throw invalid('discard new per subject requires max msgs per subject > 0');
   }
+}
+
+/** Per-message TTLs and subject delete markers (v2.11.0 stream.go:1387-1396). */
+function checkDeleteMarkers(config: StreamConfig): void {
+  const markerTtl = config.subject_delete_marker_ttl ?? 0;
+  if (markerTtl > 0) {
+    if (!config.allow_msg_ttl) {
+      throw invalid('subject marker delete cannot be set if message TTLs are disabled');
+    }
+    if (markerTtl < NANOS_PER_SECOND) {
+      throw invalid('subject marker delete TTL must be at least 1 second');
+    }
+  } else if (markerTtl < 0) {
+    throw invalid('subject marker delete TTL must not be negative');
+  }
+}
+
+/** The stream's own subject transform (v2.11.0 stream.go:1750-1760). */
+function checkStreamTransform(config: StreamConfig): void {
+  const transform = config.subject_transform;
+  if (!transform) return;
+  if (transform.src && !isValidSubscribeSubject(transform.src)) {
+    throw ApiError.of(jsErrors.JSStreamTransformInvalidSource, {
+      err: `invalid subject ${transform.src}`,
+    });
+  }
+  const problem = transformProblem(transform.src, transform.dest);
+  if (problem) throw ApiError.of(jsErrors.JSStreamTransformInvalidDestination, { err: problem });
+}
+
+/**
+ * A mirror's or source's `subject_transforms` (v2.11.0 stream.go:1450-1462 and 1537-1556):
+ * not together with filter_subject, each source a valid subject and each mapping valid, no
+ * two sources overlapping.
+ */
+function checkOriginTransforms(origin: StreamSource, kind: 'mirror' | 'source'): void {
+  const transforms = origin.subject_transforms ?? [];
+  const errors =
+    kind === 'mirror'
+      ? {
+          multiple: jsErrors.JSMirrorMultipleFiltersNotAllowed,
+          filter: jsErrors.JSMirrorInvalidSubjectFilter,
+          destination: jsErrors.JSMirrorInvalidTransformDestination,
+          overlap: jsErrors.JSMirrorOverlappingSubjectFilters,
+        }
+      : {
+          multiple: jsErrors.JSSourceMultipleFiltersNotAllowed,
+          filter: jsErrors.JSSourceInvalidSubjectFilter,
+          destination: jsErrors.JSSourceInvalidTransformDestination,
+          overlap: jsErrors.JSSourceOverlappingSubjectFilters,
+        };
+  if (origin.filter_subject && transforms.length > 0) throw ApiError.of(errors.multiple);
+  for (const { src, dest } of transforms) {
+    if (src && !isValidSubscribeSubject(src)) {
+      throw ApiError.of(errors.filter, { err: `invalid subject ${src}` });
+    }
+    const problem = transformProblem(src, dest);
+    if (problem) throw ApiError.of(errors.destination, { err: problem });
+  }
+  // A mirror refuses any two that collide, a source one contained in another.
+  const overlap = kind === 'mirror' ? subjectsCollide : isSubsetMatch;
+  transforms.forEach((outer, i) => {
+    transforms.forEach((inner, j) => {
+      if (i !== j && overlap(outer.src || '>', inner.src || '>')) throw ApiError.of(errors.overlap);
+    });
+  });
+}
+
+/**
+ * Two sources are the same when they name the same stream (and external API) with the same
+ * filters and mappings, empty ones read as `>` (v2.11.0 stream.go:815 composeIName).
+ */
+function sourceKey(source: StreamSource): string {
+  const transforms = source.subject_transforms?.length
+    ? source.subject_transforms
+    : [{ src: source.filter_subject ?? '', dest: '' }];
+  const filters = transforms.map((t) => t.src || '>').join('\f');
+  const destinations = transforms.map((t) => t.dest || '>').join('\f');
+  return [source.name, source.external?.api ?? '', filters, destinations].join(' ');
+}
+
+function isValidName(name: string): boolean {
+  return name !== '' && !invalidName.test(name);
 }
 
 /** Mirror and source rules, including cycles through streams of this account. */
@@ -233,12 +358,30 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup): void {
     }
   };
   if (config.mirror) {
+    if (config.first_seq) throw ApiError.of(jsErrors.JSMirrorWithFirstSeqErr);
     if (config.subjects?.length) throw ApiError.of(jsErrors.JSMirrorWithSubjectsErr);
     if (config.sources?.length) throw ApiError.of(jsErrors.JSMirrorWithSourcesErr);
+    if (config.mirror.filter_subject && config.mirror.subject_transforms?.length) {
+      throw ApiError.of(jsErrors.JSMirrorMultipleFiltersNotAllowed);
+    }
+    if ((config.subject_delete_marker_ttl ?? 0) > 0) {
+      // Markers would take sequences of their own and part the mirror from its origin.
+      throw invalid('subject delete markers forbidden on mirrors');
+    }
+    checkOriginTransforms(config.mirror, 'mirror');
+    if (!isValidName(config.mirror.name)) throw ApiError.of(jsErrors.JSMirrorInvalidStreamName);
     checkOrigin(config.mirror, 'mirror');
     config.mirror_direct = lookup(config.mirror.name)?.allow_direct ?? false;
   }
-  for (const source of config.sources ?? []) checkOrigin(source, 'source');
+  const sourceKeys = new Set<string>();
+  for (const source of config.sources ?? []) {
+    if (!isValidName(source.name)) throw ApiError.of(jsErrors.JSSourceInvalidStreamName);
+    const key = sourceKey(source);
+    if (sourceKeys.has(key)) throw ApiError.of(jsErrors.JSSourceDuplicateDetected);
+    sourceKeys.add(key);
+    checkOrigin(source, 'source');
+    checkOriginTransforms(source, 'source');
+  }
   const visited = new Set<string>();
   const toVisit: StreamConfig[] = [config];
   while (toVisit.length > 0) {
@@ -259,14 +402,13 @@ function checkRepublish(config: StreamConfig): void {
   if (!republish) return;
   const source = republish.src || '>';
   config.republish = { ...republish, src: source };
-  const subjects = config.subjects ?? [];
-  if (!subjects.some((s) => subjectsCollide(source, s))) {
-    throw invalid('stream configuration for republish source is not valid subset of subjects');
-  }
-  if (subjects.some((s) => subjectsCollide(republish.dest, s))) {
+  if ((config.subjects ?? []).some((s) => subjectsCollide(republish.dest, s))) {
     throw invalid('stream configuration for republish destination forms a cycle');
   }
-  if (!isValidSubscribeSubject(republish.dest) || !isValidSubscribeSubject(source)) {
-    throw invalid('stream configuration for republish not valid');
+  // v2.10.0 stream.go:1526: the mapping itself must be valid.
+  if (transformProblem(source, republish.dest)) {
+    throw invalid(
+      `stream configuration for republish with transform from '${source}' to '${republish.dest}' not valid`,
+    );
   }
 }

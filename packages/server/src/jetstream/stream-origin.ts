@@ -9,7 +9,7 @@ import type { StreamSource } from '@slipstream/jsapi';
 import { headerValue, withHeaders, withoutHeader } from './header-block.js';
 import type { StoredMessage } from './store/message-store.js';
 import type { Stream } from './stream.js';
-import { subjectTransform } from './subject-transform.js';
+import { firstMatchingTransform, type SubjectTransform } from './subject-transform.js';
 import { nowNanos } from './wire-time.js';
 
 /** What an origin tells the streams that follow it. */
@@ -43,7 +43,8 @@ export class OriginFeed {
   #lag = 0;
   #lastActive = 0n;
   #stopped = false;
-  readonly #transform: ((subject: string) => string | undefined) | undefined;
+  /** Its `subject_transforms`: also a filter, a message matching none of them is not copied. */
+  readonly #transform: SubjectTransform | undefined;
 
   constructor(
     private readonly target: FeedTarget,
@@ -52,16 +53,7 @@ export class OriginFeed {
     private readonly lookup: (name: string) => Stream | undefined,
   ) {
     const transforms = source.subject_transforms ?? [];
-    this.#transform =
-      transforms.length > 0
-        ? (subject) => {
-            for (const { src, dest } of transforms) {
-              const mapped = subjectTransform(src || '>', dest)(subject);
-              if (mapped !== undefined) return mapped;
-            }
-            return undefined;
-          }
-        : undefined;
+    this.#transform = transforms.length > 0 ? firstMatchingTransform(transforms) : undefined;
   }
 
   get name(): string {
@@ -149,11 +141,12 @@ export class OriginFeed {
   }
 
   #copy(message: StoredMessage): void {
+    const subject = this.#transform ? this.#transform(message.subject) : message.subject;
+    if (subject === undefined) return;
     if (this.kind === 'mirror') {
-      if (message.seq > this.target.lastSeq) this.target.storeMirrored(message);
+      if (message.seq > this.target.lastSeq) this.target.storeMirrored({ ...message, subject });
       return;
     }
-    const subject = this.#transform?.(message.subject) ?? message.subject;
     const headers = withHeaders(withoutHeader(message.headers, SOURCE_HEADER), [
       [SOURCE_HEADER, `${this.source.name} ${message.seq}`],
     ]);

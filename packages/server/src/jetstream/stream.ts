@@ -1,8 +1,8 @@
 /**
  * One stream: its config, its store, the internal subscriptions that capture what is published
- * on its subjects, and the publish rules of nats-server's processJetStreamMsg (sealed, expected
- * headers, duplicates, rollups, sizes, limits). A PubAck leaves only once the store says the
- * message is durable.
+ * on its subjects, and the publish rules of nats-server's processJetStreamMsg (subject
+ * transform, sealed, expected headers, per-message TTLs, duplicates, rollups, sizes, limits).
+ * A PubAck leaves only once the store says the message is durable.
  */
 import {
   ApiError,
@@ -17,7 +17,15 @@ import type { Subscription } from '../subscription.js';
 import type { Advisories } from './advisories.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
+import { formatGoDuration } from './go-duration.js';
 import { headerValue, withHeaders } from './header-block.js';
+import {
+  InvalidTtl,
+  MARKER_REASON_HEADER,
+  messageTtl,
+  storedTtl,
+  TTL_HEADER,
+} from './message-ttl.js';
 import {
   type MessageStore,
   type PurgeOptions,
@@ -63,6 +71,9 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
     maxMsgsPerSubject: config.max_msgs_per_subject ?? -1,
     discard: config.discard ?? 'old',
     discardNewPerSubject: config.discard_new_per_subject ?? false,
+    allowMsgTtl: config.allow_msg_ttl ?? false,
+    // A memory stream accepts the setting and ignores it, as nats-server's memory store does.
+    compress: config.compression === 's2' && config.storage !== 'memory',
   };
 }
 
@@ -77,6 +88,8 @@ export class Stream implements FeedTarget {
   #lastMsgId = '';
   #pubAckHead = '';
   #republish: SubjectTransform | undefined;
+  /** The stream's `subject_transform`, applied to every subject it stores. */
+  #inputTransform: SubjectTransform | undefined;
 
   constructor(
     host: StreamHost,
@@ -89,6 +102,8 @@ export class Stream implements FeedTarget {
     this.consumers = new StreamConsumers(this, host);
     this.#config = config;
     this.#duplicates = new DuplicateWindow(windowMs(config));
+    // A new stream starts at first_seq (nats-server's stores purge up to it when they open).
+    if (config.first_seq && store.state().lastSeq === 0) store.compact(config.first_seq);
     this.#configure();
     this.#recoverDuplicates();
   }
@@ -163,7 +178,7 @@ export class Stream implements FeedTarget {
   }
 
   storeSourced(subject: string, headers: Uint8Array, payload: Uint8Array): void {
-    this.#ingest(subject, undefined, headers, payload);
+    this.#ingest(subject, undefined, headers, payload, 'sourced');
   }
 
   #answerDirectGets(streamName: string): void {
@@ -270,12 +285,34 @@ export class Stream implements FeedTarget {
   }
 
   #configure(): void {
-    const { name, republish } = this.#config;
+    const { name, republish, subject_transform } = this.#config;
     const domain = this.#host.domain;
     this.#pubAckHead = domain
       ? `{"stream":${JSON.stringify(name)}, "domain":${JSON.stringify(domain)}, "seq":`
       : `{"stream":${JSON.stringify(name)}, "seq":`;
     this.#republish = republish && subjectTransform(republish.src || '>', republish.dest);
+    this.#inputTransform = subject_transform?.dest
+      ? subjectTransform(subject_transform.src, subject_transform.dest)
+      : undefined;
+    const markerTtl = this.#config.subject_delete_marker_ttl ?? 0;
+    this.store.onAgedOutLast(markerTtl > 0 ? (m) => this.#markDeleted(m, markerTtl) : undefined);
+  }
+
+  /**
+   * max_age removed the last message of a subject: leave a delete marker there, unless that
+   * message was a marker itself (v2.11.0 memstore.go:978-1014, filestore.go:4697). The marker
+   * goes through the publish rules, and is refused if the subject got a message meanwhile.
+   */
+  #markDeleted(removed: StoredMessage, markerTtlNanos: number): void {
+    if (removed.headers && headerValue(removed.headers, MARKER_REASON_HEADER) !== undefined) return;
+    const ttlSeconds = Math.trunc(markerTtlNanos / 1_000_000_000);
+    const headers = withHeaders(undefined, [
+      [MARKER_REASON_HEADER, 'MaxAge'],
+      [TTL_HEADER, formatGoDuration(ttlSeconds * 1_000_000_000)],
+      ['Nats-Expected-Last-Subject-Sequence', '0'],
+      ['Nats-Expected-Last-Subject-Sequence-Subject', removed.subject],
+    ]);
+    this.#ingest(removed.subject, undefined, headers, new Uint8Array(0), 'marker');
   }
 
   #directGet(message: InternalMessage, lastBySubject: string | undefined): void {
@@ -341,12 +378,15 @@ export class Stream implements FeedTarget {
   }
 
   #ingest(
-    subject: string,
+    received: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
     payload: Uint8Array,
+    origin: 'published' | 'sourced' | 'marker' = 'published',
   ): undefined {
     const config = this.#config;
+    // A marker's subject is already a stored one.
+    const subject = (origin !== 'marker' && this.#inputTransform?.(received)) || received;
     if (config.sealed) return this.#reject(reply, jsErrors.JSStreamSealedErr);
     let msgId = '';
     let rollup = '';
@@ -354,6 +394,10 @@ export class Stream implements FeedTarget {
       const expectedStream = headerValue(headers, 'Nats-Expected-Stream');
       if (expectedStream && expectedStream !== config.name) {
         return this.#reject(reply, jsErrors.JSStreamNotMatchErr);
+      }
+      // v2.11.0 stream.go:4884-4897: a TTL on a stream without TTLs refuses the message.
+      if (origin !== 'sourced' && !config.allow_msg_ttl && storedTtl(headers) !== 0) {
+        return this.#reject(reply, jsErrors.JSMessageTTLDisabledErr);
       }
       msgId = headerValue(headers, 'Nats-Msg-Id') ?? '';
       if (msgId) {
@@ -404,6 +448,13 @@ export class Stream implements FeedTarget {
     }
     if (this.#host.resourcesExhausted(config.storage ?? 'file')) {
       return this.#reject(reply, jsErrors.JSInsufficientResourcesErr);
+    }
+    // v2.11.0 stream.go:5154-5165: checked last, just before storing.
+    try {
+      messageTtl(headers);
+    } catch (error) {
+      if (!(error instanceof InvalidTtl)) throw error;
+      return this.#reject(reply, jsErrors.JSMessageTTLInvalidErr);
     }
     // Republished messages carry the subject's previous sequence, read before storing.
     const previous = this.#republish ? this.#lastSeqOf(subject) : 0;

@@ -2,8 +2,9 @@
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Stream } from '../stream.js';
+import { withServerApiLevel } from '../stream-api-level.js';
 import { wireStreamConfig } from '../stream-config.js';
-import { wireTime } from '../wire-time.js';
+import { nowNanos, wireTime } from '../wire-time.js';
 import { type ApiContext, type ApiRoute, page } from './route.js';
 
 const NAMES_PAGE = 1024;
@@ -22,12 +23,21 @@ export function streamInfo(
   };
 }
 
-/** Stream info with the mirror's or sources' progress, as INFO and LIST give it. */
+/**
+ * Stream info as the API gives it (CREATE, UPDATE, INFO, LIST): with the mirror's or sources'
+ * progress, the server's API level in the config's metadata (2.11), and when it was gathered
+ * (`ts`, v2.10.0 jetstream_api.go:1379).
+ */
 function streamInfoWithOrigins(
   stream: Stream,
   options?: { subjectsFilter?: string; deleted?: boolean },
 ) {
-  return { ...streamInfo(stream, options), ...stream.origins() };
+  return {
+    ...streamInfo(stream, options),
+    config: wireStreamConfig(withServerApiLevel(stream.config)),
+    ...stream.origins(),
+    ts: wireTime(nowNanos()),
+  };
 }
 
 function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
@@ -46,7 +56,7 @@ export const streamCreate: ApiRoute<'streamCreate'> = {
   handle: ({ js, account, params, request }) => {
     const { stream, created } = account.createStream(params.stream!, request as StreamConfig);
     if (created) js.advisories.streamAction(stream.name, 'create');
-    return { ...streamInfo(stream), did_create: true };
+    return { ...streamInfoWithOrigins(stream), did_create: true };
   },
 };
 
@@ -55,7 +65,7 @@ export const streamUpdate: ApiRoute<'streamUpdate'> = {
   handle: ({ js, account, params, request }) => {
     const stream = account.updateStream(params.stream!, request as StreamConfig);
     js.advisories.streamAction(stream.name, 'modify');
-    return streamInfo(stream);
+    return streamInfoWithOrigins(stream);
   },
 };
 

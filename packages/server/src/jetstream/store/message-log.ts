@@ -58,6 +58,11 @@ export interface MessageLog {
   firstSeqAtOrAfter(time: bigint): number | undefined;
   /** Remembers the last sequence and time, which outlive the message that had them. */
   setLast(seq: number, time: bigint): void;
+  /**
+   * Whether messages appended from now on are kept compressed (a stream's `compression`);
+   * messages already stored read back either way. A log without it keeps them as they are.
+   */
+  compress?(enabled: boolean): void;
   /** Whatever is pending becomes durable; resolves when it is. */
   whenDurable(): Promise<void>;
   summary(): LogSummary;

@@ -68,6 +68,13 @@ export interface StoreLimits {
   maxMsgsPerSubject: number;
   discard: DiscardPolicy;
   discardNewPerSubject: boolean;
+  /**
+   * A message's `Nats-TTL` header expires it (`allow_msg_ttl`); one whose TTL is `never` is
+   * spared by max_age. Without it the header means nothing to the store.
+   */
+  allowMsgTtl?: boolean;
+  /** Compress what is stored from now on (`compression: "s2"`); file stores only. */
+  compress?: boolean;
 }
 
 export const NO_LIMITS: StoreLimits = {
@@ -179,6 +186,12 @@ export interface MessageStore {
    * recovery. Throws `corrupt` when the file is damaged beyond telling which messages.
    */
   findDamaged(): number[];
+
+  /**
+   * Calls `listener` after max_age removed the last message of a subject, with that message:
+   * where a stream with subject delete markers writes one (nats-server 2.11).
+   */
+  onAgedOutLast(listener: ((message: StoredMessage) => void) | undefined): void;
 
   /** Applies new limits, removing what they no longer allow. */
   updateLimits(limits: StoreLimits): void;

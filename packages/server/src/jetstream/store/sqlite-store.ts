@@ -11,11 +11,15 @@
  * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk.
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
+ *
+ * A stream idle for IDLE_CHECKPOINT_MS has its WAL emptied and cut to nothing off the event
+ * loop (checkpoint-worker.ts), so at rest a stream takes the disk of its rows only.
  */
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
+import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
@@ -28,6 +32,7 @@ import {
   type StoreLimits,
   type SubjectState,
 } from './message-store.js';
+import { decodePayload, encodePayload } from './payload-codec.js';
 import { StoreEngine } from './store-engine.js';
 
 export interface SqliteStoreOptions {
@@ -62,7 +67,8 @@ const SCHEMA = `
     headers BLOB,
     payload BLOB NOT NULL,
     size INTEGER NOT NULL,
-    checksum INTEGER NOT NULL
+    checksum INTEGER NOT NULL,
+    encoding INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX IF NOT EXISTS messages_by_subject ON messages (subject, seq);
   CREATE TABLE IF NOT EXISTS sequence_state (
@@ -77,6 +83,16 @@ const SCHEMA = `
     state TEXT
   );
 `;
+
+/** No commit for this long and the WAL is checkpointed and truncated (checkpoint-worker.ts). */
+const IDLE_CHECKPOINT_MS = 100;
+
+/**
+ * What a WAL is cut back to when it starts over after a checkpoint: the size SQLite's
+ * automatic checkpoint (1,000 pages) lets it reach, so one huge transaction (a purge of
+ * millions) does not leave a huge file behind.
+ */
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How many rows a scan reads per query: no statement stays open between yields. */
 const SCAN_BATCH = 512;
@@ -102,6 +118,8 @@ interface MessageRow {
   headers: Buffer | null;
   payload: Buffer;
   checksum: bigint;
+  /** How the payload is kept (payload-codec.ts). */
+  encoding: bigint;
 }
 
 const positionBuffer = new DataView(new ArrayBuffer(16));
@@ -121,6 +139,14 @@ export function messageChecksum(
   // zlib answers 0 for a buffer without memory behind it (an empty blob), so skip empties.
   if (headers && headers.length > 0) checksum = crc32(headers, checksum);
   return payload.length > 0 ? crc32(payload, checksum) : checksum;
+}
+
+/** A file written before payloads could be compressed gets the column saying they are not. */
+function addEncodingColumn(db: Database.Database): void {
+  const columns = db.pragma('table_info(messages)') as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === 'encoding')) {
+    db.exec('ALTER TABLE messages ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0');
+  }
 }
 
 function sqliteCode(error: unknown): string {
@@ -144,9 +170,20 @@ class SqliteLog implements MessageLog {
   private lastSeq = 0;
   private lastTime = 0n;
   private checkpointAfterCommit = false;
+  /**
+   * The last sequence and time are saved only by a commit that needs them: while the newest
+   * message is in the table its row says both, and only a removal (or an explicit setLast)
+   * can take that row away. One page fewer to write per commit.
+   */
+  private lastNeedsSaving = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** The idle checkpoint in flight, awaited by close. */
+  private idleCheckpoint: Promise<unknown> | undefined;
   /** The WAL file, opened for fsync after the first commit in `sync: 'always'` mode. */
   private walFd: number | undefined;
   private closed = false;
+  /** Compress the payloads appended from now on (the stream's `compression`). */
+  private compressing = false;
 
   private readonly insert: Database.Statement;
   private readonly selectMessage: Database.Statement;
@@ -171,14 +208,16 @@ class SqliteLog implements MessageLog {
     this.db = this.openDatabase(options);
     const db = this.db;
     this.insert = db.prepare(
-      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     this.selectMessage = db
-      .prepare('SELECT time, subject, headers, payload, checksum FROM messages WHERE seq = ?')
+      .prepare(
+        'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
+      )
       .safeIntegers(true);
     this.selectAhead = db
       .prepare(
-        'SELECT seq, time, subject, headers, payload, checksum FROM messages WHERE seq >= ? ORDER BY seq',
+        'SELECT seq, time, subject, headers, payload, checksum, encoding FROM messages WHERE seq >= ? ORDER BY seq',
       )
       .safeIntegers(true);
     this.selectEntry = db
@@ -213,11 +252,15 @@ class SqliteLog implements MessageLog {
     this.consumers = new SqliteConsumerStore(db, (write) => this.group.write(write));
     this.group = new CommitGroup(db, {
       beforeCommit: () => {
-        this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        if (this.lastNeedsSaving) this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        this.lastNeedsSaving = false;
         this.consumers.writeChangedStates();
       },
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
+        this.idleTimer ??= setTimeout(() => this.checkpointWhenIdle(), IDLE_CHECKPOINT_MS);
+        this.idleTimer.unref();
+        this.idleTimer.refresh();
       },
       lostWrites: () => {
         this.ahead = undefined;
@@ -238,9 +281,11 @@ class SqliteLog implements MessageLog {
       db = new Database(options.path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma('cell_size_check = ON');
       if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
       db.exec(SCHEMA);
+      addEncodingColumn(db);
       return db;
     } catch (error) {
       db?.close();
@@ -256,19 +301,25 @@ class SqliteLog implements MessageLog {
       message.headers,
       message.payload,
     );
+    const stored = encodePayload(message.payload, this.compressing);
     this.group.write(() =>
       this.insert.run(
         message.seq,
         message.time,
         message.subject,
         message.headers ?? null,
-        message.payload,
+        stored.bytes,
         size,
         checksum,
+        stored.encoding,
       ),
     );
     this.lastSeq = message.seq;
     this.lastTime = message.time;
+  }
+
+  compress(enabled: boolean): void {
+    this.compressing = enabled;
   }
 
   read(seq: number): StoredMessage | undefined {
@@ -278,15 +329,21 @@ class SqliteLog implements MessageLog {
         ? ahead.rows.get(seq)
         : this.query(() => this.selectMessage.get(seq) as MessageRow | undefined, seq);
     if (!row) return undefined;
+    let payload: Buffer | undefined;
+    try {
+      payload = decodePayload(row.payload, Number(row.encoding));
+    } catch {
+      // Damaged compressed bytes: reported below as any other damage.
+    }
     const message: StoredMessage = {
       subject: row.subject,
       seq,
       time: row.time,
       headers: row.headers ?? undefined,
-      payload: row.payload,
+      payload: payload ?? row.payload,
     };
-    const expected = messageChecksum(seq, row.time, row.subject, message.headers, row.payload);
-    if (BigInt(expected) !== row.checksum) {
+    const expected = messageChecksum(seq, row.time, row.subject, message.headers, message.payload);
+    if (!payload || BigInt(expected) !== row.checksum) {
       throw new StoreError(
         'corrupt',
         `stream "${this.name}" message ${seq} is damaged (checksum mismatch)`,
@@ -308,6 +365,7 @@ class SqliteLog implements MessageLog {
 
   remove(seq: number, erase: boolean): void {
     this.ahead?.rows.delete(seq);
+    this.lastNeedsSaving = true;
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);
@@ -327,6 +385,7 @@ class SqliteLog implements MessageLog {
 
   removeRange(from: number, to: number): RemovedSubject[] {
     this.ahead = undefined;
+    this.lastNeedsSaving = true;
     return this.group.write(() => {
       const removed = (
         this.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
@@ -338,6 +397,7 @@ class SqliteLog implements MessageLog {
 
   removeAll(): void {
     this.ahead = undefined;
+    this.lastNeedsSaving = true;
     this.group.write(() => this.db.exec('DELETE FROM messages'));
   }
 
@@ -402,6 +462,7 @@ class SqliteLog implements MessageLog {
   setLast(seq: number, time: bigint): void {
     this.lastSeq = seq;
     this.lastTime = time;
+    this.lastNeedsSaving = true;
   }
 
   whenDurable(): Promise<void> {
@@ -444,8 +505,11 @@ class SqliteLog implements MessageLog {
     if (this.closed) return;
     this.closed = true;
     if (this.syncTimer) clearInterval(this.syncTimer);
+    clearTimeout(this.idleTimer);
     this.group.commit();
     await this.group.whenDurable().catch(() => {});
+    await this.idleCheckpoint;
+    await checkpointWorker.release(this.path);
     this.runCheckpoint();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
@@ -501,6 +565,18 @@ class SqliteLog implements MessageLog {
     } catch (error) {
       throw this.translate(error);
     }
+  }
+
+  /**
+   * The stream wrote nothing for IDLE_CHECKPOINT_MS: its WAL is checkpointed and truncated on
+   * the worker's thread. A write that starts meanwhile waits for it (SQLite's busy timeout);
+   * one still open or being synced leaves it to the timer after its own commit.
+   */
+  private checkpointWhenIdle(): void {
+    if (this.closed || this.db.inTransaction || this.idleCheckpoint) return;
+    this.idleCheckpoint = checkpointWorker.truncate(this.path).finally(() => {
+      this.idleCheckpoint = undefined;
+    });
   }
 
   /** Commits what is pending and checkpoints, which syncs the WAL (lazy mode's timer). */

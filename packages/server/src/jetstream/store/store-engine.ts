@@ -1,10 +1,11 @@
 /**
  * The rules of a stream store, written once over a `MessageLog`: sequence and time
- * bookkeeping, per-subject state, limits and discard (limits.ts), max_age expiry on one
- * timer, and the semantics of nats-server's load / purge / compact / truncate / state
+ * bookkeeping, per-subject state, limits and discard (limits.ts), max_age and per-message
+ * TTL expiry on one timer, and the semantics of nats-server's load / purge / compact / truncate / state
  * calls. Memory and SQLite stores are this engine over different logs.
  */
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import { NEVER, storedTtl } from '../message-ttl.js';
 import { type Clock, systemClock } from './clock.js';
 import {
   discardNewRefusal,
@@ -27,6 +28,7 @@ import {
   type StoreState,
   type SubjectState,
 } from './message-store.js';
+import { TtlQueue } from './ttl-queue.js';
 
 export interface EngineOptions {
   name: string;
@@ -54,6 +56,13 @@ export class StoreEngine implements MessageStore {
   /** Set when the store can no longer tell what it holds (see writesLost). */
   private failure: StoreError | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (clock time), so a sooner TTL can re-arm it. */
+  private expiryDue = 0n;
+  /** Messages with a TTL, by when they are due (allowMsgTtl). */
+  private readonly ttls = new TtlQueue();
+  /** Messages whose TTL is `never`: max_age passes them by. */
+  private readonly spared = new Set<number>();
+  private agedOutLast: ((message: StoredMessage) => void) | undefined;
 
   private messages = 0;
   private bytes = 0;
@@ -71,6 +80,7 @@ export class StoreEngine implements MessageStore {
     this.name = options.name;
     this.limits = options.limits;
     this.clock = options.clock ?? systemClock;
+    this.log.compress?.(this.limits.compress ?? false);
     this.reloadState();
     this.enforceAll();
   }
@@ -88,7 +98,35 @@ export class StoreEngine implements MessageStore {
     this.messages = 0;
     for (const state of this.subjects.values()) this.messages += state.messages;
     this.setFirst(this.log.nextSeq(0));
+    this.indexTtls();
     this.armExpiry();
+  }
+
+  /** Rebuilds the TTL index from the stored headers: how TTLs survive a restart. */
+  private indexTtls(): void {
+    this.ttls.clear();
+    this.spared.clear();
+    if (!this.limits.allowMsgTtl) return;
+    for (const { seq } of this.log.scan(this.firstSeq)) {
+      const message = this.readSafely(seq);
+      if (message) this.trackTtl(message);
+    }
+  }
+
+  private trackTtl(message: StoredMessage): void {
+    if (!this.limits.allowMsgTtl || !message.headers) return;
+    const ttl = storedTtl(message.headers);
+    if (ttl === NEVER) this.spared.add(message.seq);
+    else if (ttl > 0) this.ttls.add(message.seq, message.time + BigInt(ttl) * 1_000_000_000n);
+  }
+
+  private readSafely(seq: number): StoredMessage | undefined {
+    try {
+      return this.log.read(seq);
+    } catch {
+      // A damaged message is reported by findDamaged; it has no TTL that can be trusted.
+      return undefined;
+    }
   }
 
   /**
@@ -143,6 +181,7 @@ export class StoreEngine implements MessageStore {
       payload,
     };
     this.log.append(message, size);
+    this.trackTtl(message);
 
     if (this.messages === 0) {
       this.firstSeq = seq;
@@ -349,8 +388,15 @@ export class StoreEngine implements MessageStore {
 
   updateLimits(limits: StoreLimits): void {
     this.ensureOpen();
+    const ttlsChanged = (limits.allowMsgTtl ?? false) !== (this.limits.allowMsgTtl ?? false);
     this.limits = limits;
+    if (ttlsChanged) this.indexTtls();
+    this.log.compress?.(limits.compress ?? false);
     this.enforceAll();
+  }
+
+  onAgedOutLast(listener: ((message: StoredMessage) => void) | undefined): void {
+    this.agedOutLast = listener;
   }
 
   async close(): Promise<void> {
@@ -379,6 +425,7 @@ export class StoreEngine implements MessageStore {
     const entry = this.log.entry(seq);
     if (!entry) return false;
     this.log.remove(seq, erase);
+    this.spared.delete(seq);
     this.messages--;
     this.bytes -= entry.size;
     const state = this.subjects.get(entry.subject)!;
@@ -408,6 +455,8 @@ export class StoreEngine implements MessageStore {
     this.subjects.clear();
     this.firstSeq = this.lastSeq + 1;
     this.firstTime = 0n;
+    this.spared.clear();
+    this.ttls.clear();
     this.disarmExpiry();
   }
 
@@ -426,6 +475,7 @@ export class StoreEngine implements MessageStore {
     removed: RemovedSubject[],
     refit: (subject: string, state: SubjectState) => void,
   ): void {
+    for (const seq of this.spared) if (!this.log.entry(seq)) this.spared.delete(seq);
     for (const { subject, messages, bytes } of removed) {
       this.messages -= messages;
       this.bytes -= bytes;
@@ -453,16 +503,48 @@ export class StoreEngine implements MessageStore {
     this.expire();
   }
 
-  /** Removes what outlived max_age, then sets the one timer for the next oldest message. */
+  /**
+   * Removes the messages whose TTL is up and those that outlived max_age (except the ones whose
+   * TTL is `never`), then sets the one timer for whichever is due next.
+   */
   private expire(): void {
     this.expiryTimer = undefined;
     if (this.closed || this.failure) return;
-    const cutoff = expiryCutoff(this.limits, this.clock());
-    if (cutoff === undefined) return;
-    while (this.messages > 0 && this.firstTime <= cutoff) {
-      if (!this.removeMessage(this.firstSeq, false)) break;
-    }
+    const now = this.clock();
+    for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false);
+    const agedOutLast = this.expireMaxAge(now);
     this.armExpiry();
+    for (const message of agedOutLast) this.agedOutLast?.(message);
+  }
+
+  /** max_age: returns the removed messages that were the last of their subject. */
+  private expireMaxAge(now: bigint): StoredMessage[] {
+    const cutoff = expiryCutoff(this.limits, now);
+    const agedOutLast: StoredMessage[] = [];
+    if (cutoff === undefined) return agedOutLast;
+    for (let seq = this.oldestExpirable(); seq !== undefined && this.messages > 0; ) {
+      const entry = this.log.entry(seq);
+      if (!entry || entry.time > cutoff) break;
+      const next = this.nextExpirable(seq);
+      const last = this.agedOutLast && this.subjects.get(entry.subject)?.messages === 1;
+      const message = last ? this.readSafely(seq) : undefined;
+      this.removeMessage(seq, false);
+      if (message) agedOutLast.push(message);
+      seq = next;
+    }
+    return agedOutLast;
+  }
+
+  /** The oldest message max_age may remove (the first not spared by a `never` TTL). */
+  private oldestExpirable(): number | undefined {
+    if (this.messages === 0) return undefined;
+    return this.spared.has(this.firstSeq) ? this.nextExpirable(this.firstSeq) : this.firstSeq;
+  }
+
+  private nextExpirable(after: number): number | undefined {
+    let seq = this.log.nextSeq(after);
+    while (seq !== undefined && this.spared.has(seq)) seq = this.log.nextSeq(seq);
+    return seq;
   }
 
   private expireFromTimer(): void {
@@ -475,14 +557,37 @@ export class StoreEngine implements MessageStore {
     }
   }
 
+  /** When the next message is due to expire (clock time), or undefined when none will. */
+  private nextExpiry(): bigint | undefined {
+    let due = this.ttls.next;
+    if (this.limits.maxAge > 0n && this.messages > 0) {
+      const oldest = this.oldestExpirable();
+      const time =
+        oldest === undefined
+          ? undefined
+          : oldest === this.firstSeq
+            ? this.firstTime
+            : this.log.entry(oldest)?.time;
+      if (time !== undefined) {
+        const byAge = time + this.limits.maxAge;
+        if (due === undefined || byAge < due) due = byAge;
+      }
+    }
+    return due;
+  }
+
   private armExpiry(): void {
-    if (this.limits.maxAge <= 0n || this.messages === 0) {
+    const due = this.nextExpiry();
+    if (due === undefined) {
       this.disarmExpiry();
       return;
     }
-    if (this.expiryTimer) return;
-    const dueInNs = this.firstTime + this.limits.maxAge - this.clock();
+    // A timer already set for as soon or sooner stays.
+    if (this.expiryTimer && this.expiryDue <= due) return;
+    this.disarmExpiry();
+    const dueInNs = due - this.clock();
     const dueInMs = dueInNs <= 0n ? 0 : Math.min(Number(dueInNs / 1_000_000n) + 1, MAX_TIMER_MS);
+    this.expiryDue = due;
     this.expiryTimer = setTimeout(() => this.expireFromTimer(), dueInMs);
     this.expiryTimer.unref();
   }

@@ -1,0 +1,50 @@
+/**
+ * The JetStream API level nats-server 2.11 writes into stream metadata
+ * (server/jetstream_versioning.go, v2.11.0): the stored config says the level it needs
+ * (`_nats.req.level`: 1 with per-message TTLs, else 0), and every config a response shows
+ * also says the server's version and level (`_nats.ver`, `_nats.level`), which are never
+ * stored. Only a server that advertises 2.11 or later does this; before, metadata is the
+ * user's alone.
+ */
+import type { StreamConfig } from '@slipstream/jsapi';
+import { NATS_COMPATIBLE_VERSION } from '../version.js';
+
+const API_LEVEL = 1;
+const REQUIRED_LEVEL = '_nats.req.level';
+const SERVER_VERSION = '_nats.ver';
+const SERVER_LEVEL = '_nats.level';
+
+function hasApiLevels(version: string): boolean {
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 11);
+}
+
+/** The config to store: the level it requires set, the server's own keys dropped. */
+export function withRequiredApiLevel(
+  config: StreamConfig,
+  version = NATS_COMPATIBLE_VERSION,
+): StreamConfig {
+  if (!hasApiLevels(version)) return config;
+  const metadata = { ...config.metadata };
+  delete metadata[SERVER_VERSION];
+  delete metadata[SERVER_LEVEL];
+  const needsTtls = config.allow_msg_ttl || (config.subject_delete_marker_ttl ?? 0) > 0;
+  metadata[REQUIRED_LEVEL] = needsTtls ? '1' : '0';
+  return { ...config, metadata };
+}
+
+/** The config as a response shows it: with the server's version and API level. */
+export function withServerApiLevel(
+  config: StreamConfig,
+  version = NATS_COMPATIBLE_VERSION,
+): StreamConfig {
+  if (!hasApiLevels(version)) return config;
+  return {
+    ...config,
+    metadata: {
+      ...config.metadata,
+      [SERVER_VERSION]: version,
+      [SERVER_LEVEL]: String(API_LEVEL),
+    },
+  };
+}

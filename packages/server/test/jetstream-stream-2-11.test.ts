@@ -1,0 +1,169 @@
+/**
+ * Per-message TTLs of nats-server 2.11 on our server: `allow_msg_ttl`, the `Nats-TTL` header,
+ * expiry (also after a restart), `never` sparing a message from max_age, and subject delete
+ * markers (`subject_delete_marker_ttl`). Only nats-server 2.9.10 runs here, so the expected
+ * behaviour is nats-server's source at v2.11.0, cited by file:line in server/ at that tag.
+ */
+import { describe, expect, it } from 'vitest';
+import { errorOf, stateOf, until, useStreamServer } from './jetstream-stream-harness.js';
+
+const js = useStreamServer();
+const { create, created, update, info, message, restart } = js;
+
+const publish = (subject: string, body: string, ttl?: string) =>
+  js.probe.request(subject, body, ttl === undefined ? undefined : { 'Nats-TTL': ttl });
+const messages = async (stream: string) => stateOf(await info(stream)).messages as number;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('stream config (nats-server 2.11)', () => {
+  it('echoes allow_msg_ttl and subject_delete_marker_ttl and checks them', async () => {
+    const answer = await created({
+      name: 'T',
+      allow_msg_ttl: true,
+      subject_delete_marker_ttl: 2_000_000_000,
+    });
+    // stream.go:105 `json:"allow_msg_ttl"`, :109 `json:"subject_delete_marker_ttl,omitempty"`
+    expect(answer.config).toMatchObject({
+      allow_msg_ttl: true,
+      subject_delete_marker_ttl: 2_000_000_000,
+    });
+    const invalid = (err: string) => ({ code: 500, err_code: 10052, description: err });
+    // stream.go:1387-1396
+    expect(errorOf(await create({ name: 'A', subject_delete_marker_ttl: 2_000_000_000 }))).toEqual(
+      invalid('subject marker delete cannot be set if message TTLs are disabled'),
+    );
+    expect(
+      errorOf(
+        await create({ name: 'B', allow_msg_ttl: true, subject_delete_marker_ttl: 500_000_000 }),
+      ),
+    ).toEqual(invalid('subject marker delete TTL must be at least 1 second'));
+    // stream.go:1440-1445
+    expect(
+      errorOf(
+        await create({
+          name: 'C',
+          mirror: { name: 'T' },
+          allow_msg_ttl: true,
+          subject_delete_marker_ttl: 2_000_000_000,
+        }),
+      ),
+    ).toEqual(invalid('subject delete markers forbidden on mirrors'));
+    // stream.go:1833-1835
+    expect(errorOf(await update({ name: 'T', allow_msg_ttl: false }))).toEqual(
+      invalid('message TTL status can not be changed after stream creation'),
+    );
+  });
+});
+
+describe('the Nats-TTL header', () => {
+  it('is refused on a stream without TTLs, and when it is not a valid TTL', async () => {
+    await created({ name: 'OFF', subjects: ['off'] });
+    await created({ name: 'ON', subjects: ['on'], allow_msg_ttl: true });
+    // stream.go:4884-4897 JSMessageTTLDisabledErr
+    expect(errorOf(await publish('off', 'x', '5s'))).toEqual({
+      code: 400,
+      err_code: 10166,
+      description: 'per-message TTL is disabled',
+    });
+    // stream.go:4307-4326: under a second (`0` is Go's zero duration), negative, or neither a
+    // duration nor whole seconds.
+    for (const bad of ['500ms', '0s', '0', '-5', 'soon']) {
+      expect(errorOf(await publish('on', 'x', bad))).toEqual({
+        code: 400,
+        err_code: 10165,
+        description: 'invalid per-message TTL',
+      });
+    }
+    for (const good of ['1h', '30', 'never', 'NEVER', '90m']) {
+      expect(errorOf(await publish('on', 'x', good))).toBeUndefined();
+    }
+    expect(await messages('ON')).toBe(5);
+    expect(await messages('OFF')).toBe(0);
+  });
+
+  it('removes a message when its TTL is up, in memory and on file', async () => {
+    for (const storage of ['memory', 'file']) {
+      const name = `E${storage}`;
+      await created({ name, subjects: [`e.${storage}`], storage, allow_msg_ttl: true });
+      await publish(`e.${storage}`, 'short', '1s');
+      await publish(`e.${storage}`, 'kept');
+      expect(await messages(name)).toBe(2);
+    }
+    await sleep(600);
+    expect(await messages('Ememory')).toBe(2);
+    await until(async () => (await messages('Ememory')) === 1 && (await messages('Efile')) === 1);
+    expect((await message('Efile', 2))?.data).toBe('kept');
+    expect(await message('Efile', 1)).toBeUndefined();
+  });
+
+  it('still expires messages after a restart, and `never` still spares one from max_age', async () => {
+    await created({
+      name: 'R',
+      subjects: ['r.>'],
+      allow_msg_ttl: true,
+      max_age: 3_000_000_000,
+    });
+    await publish('r.ttl', 'two seconds', '2');
+    await publish('r.never', 'forever', 'never');
+    await publish('r.plain', 'max age');
+    await restart();
+    expect(await messages('R')).toBe(3);
+    // The TTL comes from the stored header (filestore.go keeps its own index; ours reads it).
+    await until(async () => (await messages('R')) === 2, 4_000);
+    expect(await message('R', 1)).toBeUndefined();
+    // memstore.go:1047-1053 / filestore.go:5571-5577: max_age passes over `never`.
+    await until(async () => (await messages('R')) === 1, 4_000);
+    expect((await message('R', 2))?.data).toBe('forever');
+    await restart();
+    await sleep(300);
+    expect((await message('R', 2))?.data).toBe('forever');
+  });
+});
+
+describe('subject delete markers', () => {
+  it('mark a subject whose last message max_age removed, and go when their TTL is up', async () => {
+    await created({
+      name: 'D',
+      subjects: ['d.>'],
+      allow_msg_ttl: true,
+      max_age: 500_000_000,
+      subject_delete_marker_ttl: 1_000_000_000,
+    });
+    await publish('d.a', 'a1');
+    await publish('d.a', 'a2');
+    await publish('d.b', 'b1');
+    await until(async () => (await info('D')).state !== undefined && (await messages('D')) === 2);
+    // filestore.go:4697-4701 / memstore.go:986-1005: one marker a subject, after its last went.
+    const markers = [await message('D', 4), await message('D', 5)];
+    const expected = (subject: string) => ({
+      subject,
+      data: '',
+      headers:
+        'NATS/1.0\r\nNats-Marker-Reason: MaxAge\r\nNats-TTL: 1s\r\n' +
+        `Nats-Expected-Last-Subject-Sequence: 0\r\nNats-Expected-Last-Subject-Sequence-Subject: ${subject}\r\n\r\n`,
+    });
+    expect(markers).toEqual([expected('d.a'), expected('d.b')]);
+    // A marker removed by its TTL or max_age leaves no marker of its own.
+    await until(async () => (await messages('D')) === 0);
+    await sleep(700);
+    expect(stateOf(await info('D'))).toMatchObject({ messages: 0, last_seq: 5 });
+  });
+
+  it('are not written when the subject got a new message, or for other removals', async () => {
+    await created({
+      name: 'N',
+      subjects: ['n.>'],
+      allow_msg_ttl: true,
+      max_age: 600_000_000,
+      max_msgs_per_subject: 1,
+      subject_delete_marker_ttl: 1_000_000_000,
+    });
+    await publish('n.a', 'old');
+    // Replaced by the per-subject limit and purged: 2.11.0 writes no marker for either
+    // (memstore.go:1095-1113 forces noMarkers; limits remove without a reason).
+    await publish('n.a', 'new');
+    await js.probe.request('$JS.API.STREAM.PURGE.N', { filter: 'n.a' });
+    await sleep(900);
+    expect(stateOf(await info('N'))).toMatchObject({ messages: 0, last_seq: 2 });
+  });
+});
