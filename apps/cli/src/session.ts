@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import {
   type ConnectionOptions,
   connect,
-  credsAuthenticator,
   type NatsConnection,
   nkeyAuthenticator,
   type TlsOptions,
@@ -10,6 +9,7 @@ import {
 import type { JetStreamClient, JetStreamManager } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type ContextSettings, ContextStore, contextSettingNames } from './contexts.js';
+import { credsFileAuthenticator } from './creds-file.js';
 import { parseDuration } from './units.js';
 
 /** The options every command has (the root program's), as commander hands them over. */
@@ -115,7 +115,7 @@ async function connectionOptions(
   if (settings.user !== undefined) options.user = settings.user;
   if (settings.password !== undefined) options.pass = settings.password;
   if (settings.token !== undefined) options.token = settings.token;
-  if (settings.creds) options.authenticator = credsAuthenticator(await readFile(settings.creds));
+  if (settings.creds) options.authenticator = await credsFileAuthenticator(settings.creds);
   if (settings.nkey) {
     const seed = (await readFile(settings.nkey, 'utf8')).trim();
     options.authenticator = nkeyAuthenticator(seed);

@@ -5,6 +5,14 @@ export {
 } from './certificates.js';
 export { freePort } from './free-port.js';
 export {
+  credsFile,
+  encodeJwt,
+  TestAccount,
+  TestOperator,
+  type TestUser,
+  type TestUserOptions,
+} from './jwt.js';
+export {
   type NatsServerOptions,
   type RunningNatsServer,
   startNatsServer,

@@ -1,7 +1,7 @@
 import { createInbox } from '@slipstream/client';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
-import { aborted, sleep } from '../interrupt.js';
+import { sleep } from '../interrupt.js';
 import type { Session } from '../session.js';
 import { formatDuration, parseInteger } from '../units.js';
 import { UsageError } from '../usage-error.js';
@@ -65,11 +65,8 @@ export function registerServerPing(server: Command, act: Act): void {
         },
       });
       nc.publish('$SYS.REQ.SERVER.PING', '', { reply: inbox });
-      await Promise.race([
-        sleep(session.timeout, session.signal),
-        aborted(finished.signal),
-        aborted(session.signal),
-      ]);
+      // Until --timeout, unless every expected server answered (or Ctrl-C) first.
+      await sleep(session.timeout, AbortSignal.any([session.signal, finished.signal]));
       sub.unsubscribe();
       if (failure) throw failure;
       printSummary(session, pongs, expected);
