@@ -158,6 +158,7 @@ export function toServerOptions(
     lameDuckDuration: settings.lameDuckDuration,
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
+    accounts: settings.accounts,
     noAuthUser: settings.noAuthUser,
     allowNonTls: settings.allowNonTls,
     // As in nats-server, a websocket block without a port opens no listener.

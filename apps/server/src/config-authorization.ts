@@ -13,11 +13,11 @@ import { dropUndefined } from './drop-undefined.js';
 // it does not know, or one this server does not implement, fails the block (fail closed).
 
 /** The message for keys a block does not take: named, and why the server will not start. */
-const notSupported =
-  (what: string) =>
+export const notSupported =
+  (what: string, block = 'authorization') =>
   (issue: { code?: string; keys?: readonly string[] }): string | undefined =>
     issue.code === 'unrecognized_keys'
-      ? `${what} ${issue.keys?.map((key) => JSON.stringify(key)).join(', ')} not supported yet; refusing to start with weaker authorization than configured`
+      ? `${what} ${issue.keys?.map((key) => JSON.stringify(key)).join(', ')} not supported yet; refusing to start with weaker ${block} than configured`
       : undefined;
 
 const stringLike = z.union([z.string(), z.number().transform(String)]);
@@ -65,7 +65,7 @@ const allowResponses = z.union([
     })),
 ]);
 
-const permissions = z
+export const permissions = z
   .strictObject(
     {
       publish: subjectPermission.optional(),
@@ -88,7 +88,7 @@ const permissions = z
       }),
   );
 
-const user = z
+export const user = z
   .strictObject(
     {
       user: stringLike.optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError, formatLocation, type SourcePosition } from './conf/errors.js';
 import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
 import { parseDuration, parseSize } from './conf/units.js';
+import { accountsBlock } from './config-accounts.js';
 import { authorizationBlock, toAuthorization } from './config-authorization.js';
 import { dropUndefined } from './drop-undefined.js';
 import type { Settings } from './settings.js';
@@ -121,6 +122,7 @@ const configSchema = z.object({
   lame_duck_duration: duration.optional(),
   lame_duck_grace_period: duration.optional(),
   authorization: authorizationBlock.optional(),
+  accounts: accountsBlock.optional(),
   no_auth_user: stringLike.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
@@ -243,6 +245,7 @@ function toSettings(c: ConfigShape): Settings {
     if (c.authorization.timeout !== undefined)
       settings.authTimeout = c.authorization.timeout * 1000;
   }
+  settings.accounts = c.accounts;
   settings.noAuthUser = c.no_auth_user;
   settings.allowNonTls = c.allow_non_tls;
   if (c.websocket) {

@@ -24,6 +24,7 @@ export interface Settings
     | 'lameDuckDuration'
     | 'lameDuckGracePeriod'
     | 'authorization'
+    | 'accounts'
     | 'noAuthUser'
     | 'allowNonTls'
   > {

@@ -10,8 +10,6 @@ const operatorAuth = 'operator/JWT authentication is not supported yet: no clien
 
 /** Top-level config keys that stop the start, with the reason given. */
 export const refusedKeys: Readonly<Record<string, string>> = {
-  accounts:
-    'accounts are not supported yet: every client would share one account and receive the messages of every other account',
   operator: operatorAuth,
   resolver: operatorAuth,
   resolver_preload: operatorAuth,

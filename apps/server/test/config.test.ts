@@ -88,7 +88,6 @@ describe('config file validation', () => {
 
   // One case a refused key, in the form a nats-server config would use it.
   const refusedBlocks: [key: string, text: string][] = [
-    ['accounts', 'accounts {\n  A: { users: [{user: a, password: b}] }\n  B: {}\n}'],
     ['operator', 'operator: "/etc/nats/op.jwt"'],
     ['resolver', 'resolver: MEMORY'],
     ['resolver_preload', 'resolver_preload { ACCOUNTID: "jwt" }'],
@@ -99,6 +98,69 @@ describe('config file validation', () => {
     ['https', 'https: "127.0.0.1:8443"'],
     ['max_sub_tokens', 'max_sub_tokens: 16'],
   ];
+
+  it('reads accounts with users, exports, imports and JetStream limits', () => {
+    const { settings } = load(
+      [
+        'accounts {',
+        '  A: {',
+        '    users: [{user: a, password: pw}]',
+        '    exports: [{stream: "orders.>"}, {service: "svc.>", accounts: [B], response_type: stream, threshold: "5s"}]',
+        '    jetstream: {max_memory: 1MB, max_file: 2GB, max_streams: 3, max_consumers: 4}',
+        '  }',
+        '  B: {',
+        '    users: [{user: b, password: pw}]',
+        '    imports: [{stream: {account: A, subject: "orders.>"}, prefix: a}, {service: {account: A, subject: "svc.x"}, to: x}]',
+        '    jetstream: enabled',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    expect(settings.accounts).toEqual({
+      A: {
+        users: [{ user: 'a', pass: 'pw' }],
+        exports: [
+          { stream: 'orders.>' },
+          { service: 'svc.>', accounts: ['B'], responseType: 'stream', responseThreshold: 5000 },
+        ],
+        jetstream: {
+          maxMemory: 1024 * 1024,
+          maxFile: 2 * 1024 ** 3,
+          maxStreams: 3,
+          maxConsumers: 4,
+        },
+      },
+      B: {
+        users: [{ user: 'b', pass: 'pw' }],
+        imports: [
+          { stream: { account: 'A', subject: 'orders.>' }, prefix: 'a' },
+          { service: { account: 'A', subject: 'svc.x' }, to: 'x' },
+        ],
+        jetstream: true,
+      },
+    });
+    expect(load('accounts: [A, B]').settings.accounts).toEqual({ A: {}, B: {} });
+  });
+
+  it.each([
+    ['an account key', 'accounts { A: { limits: { max_conn: 1 } } }', 'account key "limits"'],
+    ['an account nkey', 'accounts { A: { nkey: AXYZ } }', 'account key "nkey"'],
+    [
+      'latency tracking',
+      'accounts { A: { exports: [{service: x, latency: "lat"}] } }',
+      'export key "latency"',
+    ],
+    [
+      'import sharing',
+      'accounts { A: { imports: [{service: {account: B, subject: x}, share: true}] } }',
+      'import key "share"',
+    ],
+  ])('refuses %s it does not implement, naming it', (_what, text, named) => {
+    const error = errorOf(`port: 4222\n${text}\n`);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(`${named} not supported yet`);
+    expect(error.message).toContain('server.conf:2');
+  });
 
   it('has a refusal case for every refused key', () => {
     expect(refusedBlocks.map(([key]) => key).sort()).toEqual(Object.keys(refusedKeys).sort());

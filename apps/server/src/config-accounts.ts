@@ -1,0 +1,185 @@
+import type {
+  AccountJetStreamOptions,
+  AccountOptions,
+  ExportOptions,
+  ImportOptions,
+  ResponseType,
+} from '@slipstream/server';
+import { z } from 'zod';
+import { parseDuration, parseSize } from './conf/units.js';
+import { notSupported, permissions, user } from './config-authorization.js';
+import { dropUndefined } from './drop-undefined.js';
+
+// nats-server's `accounts {}` block: per account its users, exports, imports and JetStream
+// limits. Keys nats-server takes that this server does not implement (account nkeys, subject
+// mappings, per-account connection limits, service latency tracking, import sharing) fail the
+// block by name, as unknown keys do: the account would otherwise be less isolated or less
+// limited than configured.
+
+const subjects = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
+
+const responseType = z.string().transform((word, ctx): ResponseType => {
+  const type = {
+    single: 'singleton',
+    singleton: 'singleton',
+    stream: 'stream',
+    chunk: 'chunked',
+    chunked: 'chunked',
+  }[word.toLowerCase()] as ResponseType | undefined;
+  if (type) return type;
+  ctx.addIssue({ code: 'custom', message: `unknown response type "${word}"` });
+  return z.NEVER;
+});
+
+const threshold = z.string().transform((text, ctx) => {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a duration like "2m", got "${text}"` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const exportEntry = z
+  .strictObject(
+    {
+      stream: z.string().optional(),
+      service: z.string().optional(),
+      accounts: subjects.optional(),
+      response: responseType.optional(),
+      response_type: responseType.optional(),
+      threshold: threshold.optional(),
+      response_threshold: threshold.optional(),
+      response_max_time: threshold.optional(),
+      response_time: threshold.optional(),
+    },
+    { error: notSupported('export key', 'accounts') },
+  )
+  .transform((e, ctx): ExportOptions => {
+    const type = e.response ?? e.response_type;
+    const time = e.threshold ?? e.response_threshold ?? e.response_max_time ?? e.response_time;
+    if ((e.stream === undefined) === (e.service === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'an export names one stream or one service' });
+      return z.NEVER;
+    }
+    if (e.stream !== undefined) {
+      if (type !== undefined || time !== undefined) {
+        ctx.addIssue({ code: 'custom', message: 'a response directive is for a service only' });
+        return z.NEVER;
+      }
+      return dropUndefined({ stream: e.stream, accounts: e.accounts });
+    }
+    return dropUndefined({
+      service: e.service!,
+      accounts: e.accounts,
+      responseType: type,
+      responseThreshold: time,
+    });
+  });
+
+const source = z.strictObject(
+  { account: z.string(), subject: z.string() },
+  { error: notSupported('import source key', 'accounts') },
+);
+
+const importEntry = z
+  .strictObject(
+    {
+      stream: source.optional(),
+      service: source.optional(),
+      prefix: z.string().optional(),
+      to: z.string().optional(),
+    },
+    { error: notSupported('import key', 'accounts') },
+  )
+  .transform((i, ctx): ImportOptions => {
+    if ((i.stream === undefined) === (i.service === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'an import names one stream or one service' });
+      return z.NEVER;
+    }
+    if (i.stream) {
+      if (i.prefix !== undefined && i.to !== undefined) {
+        ctx.addIssue({ code: 'custom', message: "a stream import takes a 'prefix' or a 'to'" });
+        return z.NEVER;
+      }
+      return dropUndefined({ stream: i.stream, prefix: i.prefix, to: i.to });
+    }
+    if (i.prefix !== undefined) {
+      ctx.addIssue({ code: 'custom', message: "a service import takes 'to', not 'prefix'" });
+      return z.NEVER;
+    }
+    return dropUndefined({ service: i.service!, to: i.to });
+  });
+
+const size = z.union([
+  z.number().int(),
+  z.string().transform((text, ctx) => {
+    const bytes = parseSize(text);
+    if (bytes === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected a size like 1GB, got "${text}"` });
+      return z.NEVER;
+    }
+    return bytes;
+  }),
+]);
+
+const jetstream = z.union([
+  z.boolean(),
+  z.enum(['enabled', 'enable', 'disabled', 'disable']).transform((w) => w.startsWith('enable')),
+  z
+    .strictObject(
+      {
+        max_memory: size.optional(),
+        max_mem: size.optional(),
+        mem: size.optional(),
+        memory: size.optional(),
+        max_store: size.optional(),
+        max_file: size.optional(),
+        max_disk: size.optional(),
+        store: size.optional(),
+        disk: size.optional(),
+        max_streams: z.number().int().optional(),
+        streams: z.number().int().optional(),
+        max_consumers: z.number().int().optional(),
+        consumers: z.number().int().optional(),
+      },
+      { error: notSupported('account jetstream key', 'accounts') },
+    )
+    .transform(
+      (j): AccountJetStreamOptions =>
+        dropUndefined({
+          maxMemory: j.max_memory ?? j.max_mem ?? j.mem ?? j.memory,
+          maxFile: j.max_store ?? j.max_file ?? j.max_disk ?? j.store ?? j.disk,
+          maxStreams: j.max_streams ?? j.streams,
+          maxConsumers: j.max_consumers ?? j.consumers,
+        }),
+    ),
+]);
+
+const account = z
+  .strictObject(
+    {
+      users: z.array(user).optional(),
+      default_permissions: permissions.optional(),
+      exports: z.array(exportEntry).optional(),
+      imports: z.array(importEntry).optional(),
+      jetstream: jetstream.optional(),
+    },
+    { error: notSupported('account key', 'accounts') },
+  )
+  .transform(
+    (a): AccountOptions =>
+      dropUndefined({
+        users: a.users,
+        defaultPermissions: a.default_permissions,
+        exports: a.exports,
+        imports: a.imports,
+        jetstream: a.jetstream,
+      }),
+  );
+
+/** `accounts { A { ... } }`, or a plain list of account names without users. */
+export const accountsBlock = z.union([
+  z.array(z.string()).transform((names) => Object.fromEntries(names.map((n) => [n, {}]))),
+  z.record(z.string(), account),
+]);
