@@ -1,3 +1,4 @@
+import type { X509Certificate } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import {
@@ -20,6 +21,7 @@ import { PacedReader } from './paced-reader.js';
 import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
+import { hasPinnedCertificate } from './tls/pinned-certs.js';
 import type { ViolationLog } from './violation-log.js';
 
 /** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
@@ -122,6 +124,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   readonly #reader = new PacedReader((bytes) => this.#parse(bytes));
   #authenticated: boolean;
   #authTimer: NodeJS.Timeout | undefined;
+  #mapCertificate = false;
   /** What arrives while a bcrypt check is in progress, handled in order once it is over. */
   #held: (() => void)[] | undefined;
   /** The authenticated user's permissions; undefined = everything allowed. */
@@ -181,25 +184,44 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /**
    * Sends INFO (unless the server already did, in the clear, before a TLS upgrade) and starts the
-   * auth and TLS handshake clocks; call once, right after accepting.
+   * TLS handshake clock, then the auth and ping clocks; call once, right after accepting.
+   * `mapCertificate`: verify_and_map, the client certificate names the user.
    */
-  start({ sendInfo }: { sendInfo: boolean }): void {
+  start({ sendInfo, mapCertificate }: { sendInfo: boolean; mapCertificate: boolean }): void {
     const options = this.#host.options;
+    this.#mapCertificate = mapCertificate;
     if (sendInfo) {
       this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip, this.nonce));
       this.#queued('INFO');
     }
-    if (this.#socket instanceof TLSSocket) {
-      const socket = this.#socket;
-      const handshake = setTimeout(() => this.close('TLS Handshake Failure'), options.tls!.timeout);
-      handshake.unref();
-      socket.once('secure', () => clearTimeout(handshake));
+    const socket = this.#socket;
+    if (!(socket instanceof TLSSocket)) {
+      this.#startClocks();
+      return;
     }
+    const tls = options.tls!;
+    const handshake = setTimeout(() => this.close('TLS Handshake Failure'), tls.timeout);
+    handshake.unref();
+    socket.once('secure', () => {
+      clearTimeout(handshake);
+      if (tls.pinnedCerts && !hasPinnedCertificate(socket, tls.pinnedCerts)) {
+        if (options.debug) this.#host.logger.debug(`${this.label} - Client certificate not pinned`);
+        this.close('TLS Handshake Failure');
+        return;
+      }
+      // As nats-server: the auth and ping clocks start once the handshake is over, so a slow
+      // handshake does not eat into auth_timeout and no PING is queued behind it.
+      this.#startClocks();
+    });
+  }
+
+  #startClocks(): void {
+    this.#keepalive.start();
     if (this.#host.authenticator) {
       this.#authTimer = setTimeout(() => {
         this.#violation(ErrText.authenticationTimeout);
         this.close('Authentication Timeout', ErrText.authenticationTimeout);
-      }, options.authTimeout);
+      }, this.#host.options.authTimeout);
       this.#authTimer.unref();
     }
   }
@@ -388,6 +410,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     }
     // Until a PING measures it, estimate the round trip as accept-to-CONNECT, as nats-server does.
     this.#keepalive.rtt ??= performance.now() - this.#acceptedAt;
+    this.#keepalive.connected();
     this.verbose = connect.verbose ?? this.verbose;
     this.pedantic = connect.pedantic ?? this.pedantic;
     this.echo = connect.echo ?? this.echo;
@@ -402,7 +425,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     // Every CONNECT is checked, a later one too, as in nats-server: it may change the user.
-    const identity = authenticator.authenticate(connect, this.nonce);
+    const identity = authenticator.authenticate(connect, this.nonce, this.#certificateToMap());
     if (!(identity instanceof Promise)) {
       this.#authenticatedConnect(connect, identity);
       return;
@@ -417,6 +440,13 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#authenticatedConnect(connect, result);
       for (const next of held) next();
     });
+  }
+
+  /** verify_and_map: the client certificate that names the user (null for a plain client). */
+  #certificateToMap(): X509Certificate | null | undefined {
+    if (!this.#mapCertificate) return undefined;
+    const socket = this.#socket;
+    return socket instanceof TLSSocket ? (socket.getPeerX509Certificate() ?? null) : null;
   }
 
   #authenticatedConnect(connect: ConnectFields, identity: Identity | undefined): void {

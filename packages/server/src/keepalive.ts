@@ -13,9 +13,10 @@ export interface KeepaliveOptions {
 }
 
 /**
- * The server side of NATS keepalive, timed like nats-server: the first PING comes early
- * (min(interval, 2 s) plus up to 20 % jitter, so a fleet of reconnecting clients is not pinged in
- * lock step), later ones every interval. A PING is skipped when the client sent something during
+ * The server side of NATS keepalive, timed like nats-server: nothing runs until {@link start}
+ * (after any TLS handshake), which waits a whole interval; CONNECT calls {@link connected}, after
+ * which the first PING comes early (min(interval, 2 s) plus up to 20 % jitter, so a fleet of
+ * reconnecting clients is not pinged in lock step), later ones every interval. A PING is skipped when the client sent something during
  * the interval and a PING answered within the last hour measured its round trip (an estimate from
  * the CONNECT does not count). When a tick finds `maxOutstanding` PINGs unanswered the connection
  * is stale.
@@ -36,7 +37,20 @@ export class Keepalive {
 
   constructor(options: KeepaliveOptions) {
     this.#options = options;
-    const first = Math.min(options.interval, FIRST_PING_MAX);
+  }
+
+  /**
+   * The connection is ready to be served (accepted, TLS handshake done). A client that never
+   * sends CONNECT is pinged only after a whole interval, as nats-server 2.9.10 does.
+   */
+  start(): void {
+    this.#schedule(this.#options.interval);
+  }
+
+  /** The client sent CONNECT: the first PING now comes early, to measure the round trip. */
+  connected(): void {
+    clearTimeout(this.#timer);
+    const first = Math.min(this.#options.interval, FIRST_PING_MAX);
     this.#schedule(first + Math.random() * (first / 5));
   }
 

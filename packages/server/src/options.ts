@@ -2,6 +2,7 @@ import type { AccountOptions } from './accounts/account-options.js';
 import type { AuthorizationOptions } from './auth/auth-options.js';
 import { ServerError } from './errors.js';
 import type { Logger } from './logger.js';
+import { PIN_PATTERN } from './tls/pinned-certs.js';
 import {
   type ResolvedWebSocketOptions,
   resolveWebSocket,
@@ -20,6 +21,44 @@ export interface TlsOptions {
   verify?: boolean;
   /** Milliseconds a client has to finish the TLS handshake. Default 2000. */
   timeout?: number;
+  /**
+   * Verify the client certificate and take the client for the user of `authorization.users` it
+   * names (SAN e-mail, DNS name or URI, or the subject DN such as `CN=alice,O=Acme`), with that
+   * user's permissions; nats-server `verify_and_map`. Implies `verify`.
+   */
+  verifyAndMap?: boolean;
+  /**
+   * Only clients whose certificate's public key is one of these: hex SHA-256 of its DER
+   * SubjectPublicKeyInfo (nats-server `pinned_certs`). Needs `verify`, or no certificate is asked.
+   */
+  pinnedCerts?: string[];
+  /**
+   * TLS 1.2 cipher suites by IANA name (`TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`, nats-server
+   * `cipher_suites`); TLS 1.3 suites are always offered. Default: nats-server's six ECDHE AEAD suites.
+   */
+  cipherSuites?: string[];
+  /** Lowest TLS version accepted: `'1.2'` (default) or `'1.3'` (nats-server 2.10.21+ `min_version`). */
+  minVersion?: '1.2' | '1.3';
+  /** TLS handshake first, INFO after it, encrypted (nats-server 2.10.4+ `handshake_first`). */
+  handshakeFirst?: boolean;
+  /**
+   * With `handshakeFirst`: milliseconds to wait for the client's handshake; a client silent that
+   * long gets the INFO in the clear and upgrades the usual way (nats-server 2.10.4+
+   * `handshake_first: "auto"` = 50, or a duration). Default: no fallback.
+   */
+  handshakeFirstFallback?: number;
+}
+
+/** TLS options with defaults applied and pins normalised. */
+export interface ResolvedTlsOptions
+  extends Omit<TlsOptions, 'pinnedCerts' | 'handshakeFirst' | 'handshakeFirstFallback'> {
+  timeout: number;
+  verify: boolean;
+  verifyAndMap: boolean;
+  pinnedCerts: ReadonlySet<string> | undefined;
+  handshakeFirst: boolean;
+  /** 0: no fallback. */
+  handshakeFirstFallback: number;
 }
 
 /**
@@ -66,6 +105,11 @@ export interface ServerOptions {
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
   httpPort?: number;
+  /**
+   * Monitoring over HTTPS on this port instead, with the `tls` certificate and key (nats-server
+   * `https_port`; no client certificate is asked). Not together with `httpPort`.
+   */
+  httpsPort?: number;
   /** Milliseconds over which lame duck mode closes clients. Default 120000. */
   lameDuckDuration?: number;
   /** Milliseconds lame duck mode waits before it starts closing clients. Default 10000. */
@@ -129,12 +173,14 @@ export interface ResolvedOptions {
   authTimeout: number;
   httpHost: string;
   httpPort: number | undefined;
+  /** Whether the monitoring port (httpPort) serves HTTPS. */
+  httpsMonitoring: boolean;
   lameDuckDuration: number;
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
   accounts: Record<string, AccountOptions> | undefined;
   noAuthUser: string | undefined;
-  tls: (TlsOptions & { timeout: number; verify: boolean }) | undefined;
+  tls: ResolvedTlsOptions | undefined;
   allowNonTls: boolean;
   websocket: ResolvedWebSocketOptions | undefined;
   debug: boolean;
@@ -189,13 +235,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (options.noAuthUser !== undefined && !auth?.users && !accountUsers) {
     throw new ServerError('INVALID_OPTION', 'noAuthUser needs authorization.users');
   }
-  const httpPort = options.httpPort;
-  if (
-    httpPort !== undefined &&
-    (!Number.isInteger(httpPort) || httpPort < -1 || httpPort > 65535)
-  ) {
-    throw new ServerError('INVALID_OPTION', `httpPort must be a port number, got ${httpPort}`);
-  }
+  const httpPort = monitoringPort(options);
   const maxPayload = num('maxPayload', 1);
   const maxPending = num('maxPending', 1);
   if (maxPayload > maxPending) {
@@ -204,19 +244,9 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
       `maxPayload (${maxPayload}) cannot be higher than maxPending (${maxPending})`,
     );
   }
-  const tls = options.tls;
-  if (tls && (!tls.cert || !tls.key)) {
-    throw new ServerError('INVALID_OPTION', 'tls needs a cert and a key');
-  }
-  if (tls?.verify && !tls.ca) {
-    throw new ServerError('INVALID_OPTION', 'tls verify needs a ca to check client certificates');
-  }
-  const tlsTimeout = tls?.timeout || DEFAULTS.tlsTimeout;
-  if (!Number.isFinite(tlsTimeout) || tlsTimeout <= 0) {
-    throw new ServerError(
-      'INVALID_OPTION',
-      `tls timeout must be a positive number, got ${tlsTimeout}`,
-    );
+  const tls = resolveTls(options.tls);
+  if (options.httpsPort !== undefined && !tls) {
+    throw new ServerError('INVALID_OPTION', 'httpsPort needs tls (its cert and key)');
   }
   const host = options.host ?? DEFAULTS.host;
   return {
@@ -232,20 +262,76 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     pingMax: num('pingMax', 1),
     writeDeadline: num('writeDeadline', 1),
     // nats-server gives TLS clients the handshake time plus a second to authenticate.
-    authTimeout: num('authTimeout', 1, tls ? tlsTimeout + 1_000 : DEFAULTS.authTimeout),
+    authTimeout: num('authTimeout', 1, tls ? tls.timeout + 1_000 : DEFAULTS.authTimeout),
     httpHost: options.httpHost ?? host,
     httpPort: httpPort === -1 ? 0 : httpPort,
+    httpsMonitoring: options.httpsPort !== undefined,
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
     accounts: options.accounts,
     noAuthUser: options.noAuthUser,
-    tls: tls ? { ...tls, timeout: tlsTimeout, verify: tls.verify ?? false } : undefined,
+    tls,
     allowNonTls: options.allowNonTls ?? false,
     websocket: resolveWebSocket(options.websocket, host),
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: resolveJetStream(options.jetstream),
+  };
+}
+
+/** The monitoring port, HTTP or HTTPS: nats-server refuses both at once. */
+function monitoringPort(options: ServerOptions): number | undefined {
+  const { httpPort, httpsPort } = options;
+  if (httpPort !== undefined && httpsPort !== undefined) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      `cannot have both an HTTP (${httpPort}) and an HTTPS (${httpsPort}) monitoring port`,
+    );
+  }
+  const port = httpPort ?? httpsPort;
+  if (port !== undefined && (!Number.isInteger(port) || port < -1 || port > 65535)) {
+    const name = httpPort === undefined ? 'httpsPort' : 'httpPort';
+    throw new ServerError('INVALID_OPTION', `${name} must be a port number, got ${port}`);
+  }
+  return port;
+}
+
+function resolveTls(tls: TlsOptions | undefined): ResolvedTlsOptions | undefined {
+  if (!tls) return undefined;
+  const invalid = (message: string) => new ServerError('INVALID_OPTION', `tls ${message}`);
+  if (!tls.cert || !tls.key) throw invalid('needs a cert and a key');
+  const verifyAndMap = tls.verifyAndMap ?? false;
+  const verify = (tls.verify ?? false) || verifyAndMap;
+  if (verify && !tls.ca) throw invalid('verify needs a ca to check client certificates');
+  const timeout = tls.timeout || DEFAULTS.tlsTimeout;
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw invalid(`timeout must be a positive number, got ${timeout}`);
+  }
+  const pins = tls.pinnedCerts?.map((pin) => pin.toLowerCase());
+  const badPin = pins?.find((pin) => !PIN_PATTERN.test(pin));
+  if (badPin !== undefined) {
+    throw invalid(`pinnedCerts: ${badPin} is not a hex SHA-256 of a DER SubjectPublicKeyInfo`);
+  }
+  if (tls.cipherSuites?.length === 0) throw invalid('cipherSuites cannot be empty');
+  if (tls.minVersion !== undefined && tls.minVersion !== '1.2' && tls.minVersion !== '1.3') {
+    throw invalid(`minVersion must be '1.2' or '1.3', got ${String(tls.minVersion)}`);
+  }
+  const fallback = tls.handshakeFirstFallback ?? 0;
+  if (!Number.isFinite(fallback) || fallback < 0) {
+    throw invalid(`handshakeFirstFallback must be milliseconds >= 0, got ${fallback}`);
+  }
+  if (fallback > 0 && !tls.handshakeFirst)
+    throw invalid('handshakeFirstFallback needs handshakeFirst');
+  return {
+    ...tls,
+    timeout,
+    verify,
+    verifyAndMap,
+    // As nats-server: an empty list pins nothing, it does not shut everyone out.
+    pinnedCerts: pins && pins.length > 0 ? new Set(pins) : undefined,
+    handshakeFirst: tls.handshakeFirst ?? false,
+    handshakeFirstFallback: fallback,
   };
 }
 

@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { createSecureContext, type SecureContext, TLSSocket } from 'node:tls';
+import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import { Accounts } from './accounts/accounts.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -12,15 +12,10 @@ import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
-import {
-  type ResolvedOptions,
-  resolveOptions,
-  type ServerOptions,
-  type TlsOptions,
-} from './options.js';
+import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
 import { FlushQueue } from './outbound.js';
-import { pem } from './pem.js';
-import { startsTlsHandshake } from './tls-sniff.js';
+import { secureContextFor, secureContextOptions } from './tls/secure-context.js';
+import { type FirstBytes, firstBytes } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 import { ViolationLog } from './violation-log.js';
 import { startWebSocketListener, type WebSocketListener } from './websocket-listener.js';
@@ -36,7 +31,7 @@ export interface NatsServer {
   readonly host: string;
   /** The bound client port (the real one when port 0 was asked for). */
   readonly port: number;
-  /** `http://host:port` of the monitoring endpoints, when httpPort was set. */
+  /** `http://host:port` (`https://` for httpsPort) of the monitoring endpoints, when a port was set. */
   readonly httpUrl: string | undefined;
   readonly httpPort: number | undefined;
   /** `ws://host:port` (or `wss://`) of the WebSocket listener, when one was configured. */
@@ -89,7 +84,10 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   readonly #listener: Server;
   readonly #sockets = new Set<Socket>();
-  /** allow_non_tls sockets whose first byte has not come yet: no client serves them so far. */
+  /**
+   * allow_non_tls and handshake_first fallback sockets whose first byte has not come yet: no
+   * client serves them so far.
+   */
   readonly #sniffing = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
   #websocket: WebSocketListener | undefined;
@@ -150,7 +148,9 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   get httpUrl(): string | undefined {
     const port = this.#monitoring?.port;
-    return port === undefined ? undefined : `http://${dialable(this.options.httpHost)}:${port}`;
+    if (port === undefined) return undefined;
+    const scheme = this.options.httpsMonitoring ? 'https' : 'http';
+    return `${scheme}://${dialable(this.options.httpHost)}:${port}`;
   }
 
   async listen(): Promise<void> {
@@ -187,6 +187,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
           this,
           this.options.httpHost,
           this.options.httpPort,
+          this.options.httpsMonitoring ? secureContextOptions(this.options.tls!) : undefined,
         );
       } catch (error) {
         this.#listener.close();
@@ -271,23 +272,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (webSocket) {
       // The WebSocket listener did any TLS already. The INFO is the client port's, TLS fields
       // included, as nats-server 2.9.10 sends it.
-      this.#serve(cid, socket, nonce, { sendInfo: true, full });
+      this.#serve(cid, socket, nonce, { sendInfo: true, full, webSocket });
       return;
     }
     if (this.#secureContext && !full) {
-      this.#sendInfoInTheClear(cid, socket, nonce);
-      if (!this.options.allowNonTls) {
-        this.#serve(cid, this.#tlsSocket(socket), nonce);
-        return;
-      }
-      // allow_non_tls: the client's first byte says whether it starts TLS or speaks plain.
-      this.#sniffing.add(socket);
-      void startsTlsHandshake(socket, this.options.tls!.timeout).then((tls) => {
-        this.#sniffing.delete(socket);
-        if (this.#closing || socket.destroyed) return;
-        this.#serve(cid, tls ? this.#tlsSocket(socket) : socket, nonce);
-        if (!tls) socket.resume();
-      });
+      void this.#serveTls(cid, socket, nonce);
       return;
     }
     this.#serve(cid, socket, nonce, { sendInfo: true, full });
@@ -298,7 +287,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     cid: number,
     socket: Socket,
     nonce: string | undefined,
-    { sendInfo = false, full = false } = {},
+    { sendInfo = false, full = false, webSocket = false } = {},
   ): void {
     const client = new ClientConnection(cid, socket, this, nonce);
     if (!full) {
@@ -308,15 +297,51 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (this.options.debug) {
       this.logger.debug(`${client.label} - Client connection created`);
     }
-    client.start({ sendInfo });
+    // verify_and_map is the client port's: the WebSocket listener has its own TLS.
+    client.start({ sendInfo, mapCertificate: !webSocket && !!this.options.tls?.verifyAndMap });
     // nats-server sends INFO, then the error, then closes.
     if (full) client.close('Maximum Connections Exceeded', ErrText.maxConnections);
   }
 
   /**
    * TLS as NATS does it: INFO goes out in the clear (announcing tls_required), then the client
-   * starts the handshake and everything after, CONNECT included, is encrypted.
+   * starts the handshake and everything after, CONNECT included, is encrypted. handshake_first
+   * turns that round: the handshake comes first and INFO after it, encrypted; with a fallback
+   * delay, a client that has not started its handshake by then is greeted the usual way. With
+   * allow_non_tls, the client's first byte says whether it starts TLS or speaks plain.
    */
+  async #serveTls(cid: number, socket: Socket, nonce: string | undefined): Promise<void> {
+    const { handshakeFirst, handshakeFirstFallback, timeout } = this.options.tls!;
+    if (handshakeFirst) {
+      // As nats-server, any byte within the fallback delay is taken for a handshake.
+      const first =
+        handshakeFirstFallback > 0 ? await this.#sniff(socket, handshakeFirstFallback) : 'tls';
+      if (first === undefined) return;
+      if (first !== 'none') {
+        this.#serve(cid, this.#tlsSocket(socket), nonce, { sendInfo: true });
+        return;
+      }
+    }
+    this.#sendInfoInTheClear(cid, socket, nonce);
+    if (!this.options.allowNonTls) {
+      this.#serve(cid, this.#tlsSocket(socket), nonce);
+      return;
+    }
+    const first = await this.#sniff(socket, timeout);
+    if (first === undefined) return;
+    const secure = first === 'tls';
+    this.#serve(cid, secure ? this.#tlsSocket(socket) : socket, nonce);
+    if (!secure) socket.resume();
+  }
+
+  /** {@link firstBytes}; undefined when the server closed or the client left meanwhile. */
+  async #sniff(socket: Socket, timeoutMs: number): Promise<FirstBytes | undefined> {
+    this.#sniffing.add(socket);
+    const first = await firstBytes(socket, timeoutMs);
+    this.#sniffing.delete(socket);
+    return this.#closing || socket.destroyed ? undefined : first;
+  }
+
   #sendInfoInTheClear(cid: number, socket: Socket, nonce: string | undefined): void {
     const writer = new FrameWriter(512);
     writer.info(this.infoFor(cid, socket.remoteAddress ?? '', nonce));
@@ -401,7 +426,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     log.info(`  ID:       ${this.serverId}`);
     this.#startJetStream();
     if (this.#monitoring) {
-      log.info(`Starting http monitor on ${this.options.httpHost}:${this.#monitoring.port}`);
+      const scheme = this.options.httpsMonitoring ? 'https' : 'http';
+      log.info(`Starting ${scheme} monitor on ${this.options.httpHost}:${this.#monitoring.port}`);
     }
     if (this.websocketUrl) log.info(`Listening for websocket clients on ${this.websocketUrl}`);
     log.info(`Listening for client connections on ${this.options.host}:${this.port}`);
@@ -424,18 +450,6 @@ function dialable(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function secureContextFor(tls: TlsOptions): SecureContext {
-  try {
-    return createSecureContext({
-      cert: pem(tls.cert),
-      key: pem(tls.key),
-      ca: tls.ca && pem(tls.ca),
-    });
-  } catch (error) {
-    throw new ServerError('INVALID_OPTION', `tls: ${(error as Error).message}`, { cause: error });
-  }
 }
 
 function listenFailed(address: string, error: Error): ServerError {

@@ -3,28 +3,31 @@ import type { Socket } from 'node:net';
 /** The first byte of every TLS handshake record (ContentType handshake). */
 const TLS_HANDSHAKE = 0x16;
 
+/** What a client's first bytes were: the start of a TLS handshake, plain protocol, or nothing yet. */
+export type FirstBytes = 'tls' | 'plain' | 'none';
+
 /**
- * allow_non_tls: whether the client's first bytes start a TLS handshake, or are plain protocol.
- * Resolves false for a client that sends nothing within `timeoutMs` (it is then served in the
- * clear, where the auth timeout takes over) or goes away. The bytes read are put back, and the
- * socket is left paused for whoever reads it next.
+ * Waits up to `timeoutMs` for a client's first bytes and tells what they start: a TLS handshake
+ * (allow_non_tls, handshake_first's fallback) or plain protocol; 'none' when the client sent
+ * nothing in time or went away. The bytes read are put back, and the socket is left paused for
+ * whoever reads it next.
  */
-export function startsTlsHandshake(socket: Socket, timeoutMs: number): Promise<boolean> {
+export function firstBytes(socket: Socket, timeoutMs: number): Promise<FirstBytes> {
   return new Promise((resolve) => {
-    const decide = (tls: boolean) => {
+    const decide = (kind: FirstBytes) => {
       clearTimeout(timer);
       socket.off('data', onData);
       socket.off('close', onClose);
       socket.pause();
-      resolve(tls);
+      resolve(kind);
     };
     const onData = (chunk: Buffer) => {
       socket.pause();
       socket.unshift(chunk);
-      decide(chunk[0] === TLS_HANDSHAKE);
+      decide(chunk[0] === TLS_HANDSHAKE ? 'tls' : 'plain');
     };
-    const onClose = () => decide(false);
-    const timer = setTimeout(() => decide(false), timeoutMs);
+    const onClose = () => decide('none');
+    const timer = setTimeout(() => decide('none'), timeoutMs);
     timer.unref();
     socket.on('data', onData);
     socket.once('close', onClose);

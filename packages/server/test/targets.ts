@@ -29,7 +29,18 @@ export interface TargetOptions {
   lameDuckGracePeriod?: number;
   monitoring?: boolean;
   /** PEM files; ours reads them, nats-server gets a `tls {}` block. */
-  tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean; timeout?: number };
+  tls?: {
+    certFile: string;
+    keyFile: string;
+    caFile?: string;
+    verify?: boolean;
+    timeout?: number;
+    verifyAndMap?: boolean;
+    pinnedCerts?: string[];
+    cipherSuites?: string[];
+  };
+  /** Monitoring over HTTPS with the `tls` certificate (nats-server `https_port`). */
+  httpsMonitoring?: boolean;
   /** With `tls`: plain clients too, on the same port (nats-server `allow_non_tls`). */
   allowNonTls?: boolean;
   /** A WebSocket listener on a free port: plain, or `wss` with these PEM files. */
@@ -60,7 +71,7 @@ export interface Target {
 export const ours: Target = {
   name: 'slipstream',
   async start(options = {}) {
-    const { monitoring, tls, websocket, ...rest } = options;
+    const { monitoring, httpsMonitoring, tls, websocket, ...rest } = options;
     const server = await startServer({
       ...rest,
       websocket: websocket && {
@@ -73,15 +84,15 @@ export const ours: Target = {
         },
       },
       tls: tls && {
+        ...tls,
         cert: readFileSync(tls.certFile, 'utf8'),
         key: readFileSync(tls.keyFile, 'utf8'),
         ca: tls.caFile && readFileSync(tls.caFile, 'utf8'),
-        verify: tls.verify,
-        timeout: tls.timeout,
       },
       host: '127.0.0.1',
       port: 0,
       httpPort: monitoring ? 0 : undefined,
+      httpsPort: httpsMonitoring ? 0 : undefined,
       logger: silentLogger,
     });
     return {
@@ -130,15 +141,10 @@ export const natsServer: Target = {
       set('no_auth_user', JSON.stringify(options.noAuthUser));
     }
     if (options.accounts) lines.push(natsAccountsConfig(options.accounts));
-    if (options.tls) {
-      const { certFile, keyFile, caFile, verify, timeout } = options.tls;
-      const ca = caFile ? `, ca_file: "${caFile}"` : '';
-      const time = timeout === undefined ? '' : `, timeout: ${timeout / 1000}`;
-      lines.push(
-        `tls { cert_file: "${certFile}", key_file: "${keyFile}"${ca}, verify: ${verify ?? false}${time} }`,
-      );
-    }
+    if (options.tls) lines.push(natsTlsConfig(options.tls));
     set('allow_non_tls', options.allowNonTls);
+    const httpsPort = options.httpsMonitoring ? await freePort() : undefined;
+    set('https_port', httpsPort);
     const wsPort = options.websocket && (await freePort());
     if (options.websocket) lines.push(natsWebSocketConfig(options.websocket, wsPort!));
     const server = await startNatsServer({
@@ -148,12 +154,33 @@ export const natsServer: Target = {
     return {
       port: server.port,
       wsPort,
-      httpUrl: server.httpPort === undefined ? undefined : `http://127.0.0.1:${server.httpPort}`,
+      httpUrl:
+        httpsPort !== undefined
+          ? `https://127.0.0.1:${httpsPort}`
+          : server.httpPort === undefined
+            ? undefined
+            : `http://127.0.0.1:${server.httpPort}`,
       lameDuck: () => server.process.kill('SIGUSR2'),
       stop: () => server.stop(),
     };
   },
 };
+
+function natsTlsConfig(tls: NonNullable<TargetOptions['tls']>): string {
+  const block = {
+    cert_file: tls.certFile,
+    key_file: tls.keyFile,
+    ca_file: tls.caFile,
+    // Left out unless given: nats-server reads the block's keys in random order, and a
+    // `verify: false` read after `verify_and_map: true` would turn verification back off.
+    verify: tls.verify,
+    timeout: tls.timeout === undefined ? undefined : tls.timeout / 1000,
+    verify_and_map: tls.verifyAndMap,
+    pinned_certs: tls.pinnedCerts,
+    cipher_suites: tls.cipherSuites,
+  };
+  return `tls: ${JSON.stringify(block)}`;
+}
 
 function natsWebSocketConfig(ws: NonNullable<TargetOptions['websocket']>, port: number): string {
   const block = {

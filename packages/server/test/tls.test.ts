@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { connect as connectTcp } from 'node:net';
-import { connect as connectTls, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger, startServer } from '../src/index.js';
 import { RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, closeReasons } from './targets.js';
+import { connectSecure as connectTls } from './tls-client.js';
 
 let certs: TestCertificates;
 beforeAll(async () => {
@@ -13,42 +13,15 @@ beforeAll(async () => {
 });
 afterAll(() => certs?.remove());
 
-/** Reads the plain-text INFO, then upgrades to TLS like a NATS client; resolves with the INFO and the TLS client. */
-async function connectSecure(
-  port: number,
-  clientCertificate = false,
-): Promise<{ info: Record<string, unknown>; client: RawClient }> {
-  const socket = connectTcp({ port, host: '127.0.0.1' });
-  const infoLine = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('latin1');
-      if (text.includes('\r\n')) {
-        socket.off('data', onData);
-        socket.pause();
-        resolve(text);
-      }
-    };
-    socket.on('data', onData);
-    socket.once('error', reject);
-  });
-  const info = JSON.parse(/^INFO (.*) \r\n$/.exec(infoLine)![1]!) as Record<string, unknown>;
-  const secure = connectTls({
-    socket,
-    servername: 'localhost',
-    ca: readFileSync(certs.caFile),
-    ...(clientCertificate
-      ? { cert: readFileSync(certs.clientCertFile), key: readFileSync(certs.clientKeyFile) }
-      : {}),
-  });
-  const client = RawClient.over(secure);
-  await new Promise<void>((resolve) => {
-    secure.once('secureConnect', () => resolve());
-    secure.once('error', () => resolve());
-    secure.once('close', () => resolve());
-  });
-  return { info, client };
-}
+/** The TLS client as a NATS client starts it, trusting the test CA. */
+const connectSecure = (port: number, clientCertificate = false) =>
+  connectTls(
+    port,
+    certs,
+    clientCertificate
+      ? { certFile: certs.clientCertFile, keyFile: certs.clientKeyFile }
+      : undefined,
+  );
 
 describe.each(bothServers)('TLS against $name', (target) => {
   const resources = closedAfterEach(target);

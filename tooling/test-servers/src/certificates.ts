@@ -9,6 +9,12 @@ export interface CertificateFiles {
   keyFile: string;
   clientCertFile: string;
   clientKeyFile: string;
+  /**
+   * A client certificate for verify_and_map: subject `CN=alice,OU=dev,O=Slipstream` (RFC 2253),
+   * SAN e-mail alice@example.com, DNS alice.example.com and URI nats://alice.example.com.
+   */
+  aliceCertFile: string;
+  aliceKeyFile: string;
   /** A second CA's certificate: it signed none of the above. */
   otherCaFile: string;
 }
@@ -37,8 +43,8 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
     });
   const ca = await authority('Slipstream Test CA');
   const other = await authority('Some Other CA');
-  const issue = (name: string, extensions: Extensions) =>
-    generate([{ name: 'commonName', value: name }], {
+  const issue = (name: string | Parameters<typeof generate>[0], extensions: Extensions) =>
+    generate(typeof name === 'string' ? [{ name: 'commonName', value: name }] : name, {
       keyType: 'ec',
       algorithm: 'sha256',
       ...validity,
@@ -62,12 +68,34 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
     { name: 'keyUsage', digitalSignature: true, critical: true },
     { name: 'extKeyUsage', clientAuth: true },
   ]);
+  const alice = await issue(
+    [
+      { name: 'organizationName', value: 'Slipstream' },
+      { shortName: 'OU', value: 'dev' },
+      { name: 'commonName', value: 'alice' },
+    ],
+    [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', clientAuth: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 1, value: 'alice@example.com' },
+          { type: 2, value: 'alice.example.com' },
+          { type: 6, value: 'nats://alice.example.com' },
+        ],
+      },
+    ],
+  );
   const files: CertificateFiles = {
     caFile: join(dir, 'ca.pem'),
     certFile: join(dir, 'server.pem'),
     keyFile: join(dir, 'server-key.pem'),
     clientCertFile: join(dir, 'client.pem'),
     clientKeyFile: join(dir, 'client-key.pem'),
+    aliceCertFile: join(dir, 'alice.pem'),
+    aliceKeyFile: join(dir, 'alice-key.pem'),
     otherCaFile: join(dir, 'other-ca.pem'),
   };
   await Promise.all([
@@ -76,6 +104,8 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
     writeFile(files.keyFile, server.private),
     writeFile(files.clientCertFile, client.cert),
     writeFile(files.clientKeyFile, client.private),
+    writeFile(files.aliceCertFile, alice.cert),
+    writeFile(files.aliceKeyFile, alice.private),
     writeFile(files.otherCaFile, other.cert),
   ]);
   return files;

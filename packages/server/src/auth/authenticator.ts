@@ -1,6 +1,8 @@
+import type { X509Certificate } from 'node:crypto';
 import { GLOBAL_ACCOUNT } from '../accounts/account.js';
 import type { AccountOptions } from '../accounts/account-options.js';
 import { ServerError } from '../errors.js';
+import { certificateUser } from '../tls/certificate-user.js';
 import type { AuthorizationOptions, PermissionsOptions, UserOptions } from './auth-options.js';
 import { isUserNkey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
@@ -52,6 +54,8 @@ export class Authenticator {
   /** INFO carries a nonce to sign: there are nkey users. */
   readonly nonceRequired: boolean;
   readonly #users = new Map<string, Account>();
+  /** The names of `#users`, for verify_and_map's look-up. */
+  readonly #userNames: ReadonlySet<string>;
   readonly #nkeys = new Map<string, Identity>();
   readonly #token: string | undefined;
   readonly #single: { user: string; pass: string } | undefined;
@@ -118,6 +122,7 @@ export class Authenticator {
       }
     }
     this.nonceRequired = this.#nkeys.size > 0;
+    this.#userNames = new Set(this.#users.keys());
   }
 
   #addUsers({ account, users, defaultPermissions, where: list }: UserGroup): void {
@@ -161,16 +166,25 @@ export class Authenticator {
     return this.#noAuthUser?.identity;
   }
 
-  /** The identity the credentials prove, or undefined; `nonce` is the one this connection's INFO carried. */
+  /**
+   * The identity the credentials prove, or undefined; `nonce` is the one this connection's INFO
+   * carried. Under verify_and_map `certificate` is the client's (null: a plain client, which has
+   * none): it, not a user name and password, picks the user of `users`.
+   */
   authenticate(
     credentials: Credentials,
     nonce: string | undefined,
+    certificate?: X509Certificate | null,
   ): Identity | undefined | Promise<Identity | undefined> {
     const { user, pass, auth_token: token, nkey, sig } = credentials;
     if (this.#nkeys.size > 0 && nkey !== undefined) {
       const identity = this.#nkeys.get(nkey);
       if (!identity || sig === undefined || nonce === undefined) return undefined;
       return nonceSigned(nkey, nonce, sig) ? identity : undefined;
+    }
+    if (this.#users.size > 0 && certificate !== undefined) {
+      const name = certificate && certificateUser(certificate, this.#userNames);
+      return name ? this.#users.get(name)!.identity : undefined;
     }
     if (this.#users.size > 0) {
       if (!user && !pass && !token && this.#noAuthUser) return this.#noAuthUser.identity;

@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import { listen } from '../listen.js';
 import { connz } from './connz.js';
 import { goJson } from './format.js';
@@ -20,7 +22,9 @@ type Endpoint = (query: Query) => { status?: number; body: unknown; pretty?: boo
 const INDEX_PATHS = ['varz', 'connz', 'subsz', 'jsz', 'healthz'];
 
 /**
- * The HTTP monitoring endpoints over node:http, answering like nats-server: any method,
+ * The HTTP monitoring endpoints over node:http (node:https with `tls`: the client port's
+ * certificate and suites, no client certificate asked, as nats-server's https_port), answering
+ * like nats-server: any method,
  * pretty-printed JSON (compact for /healthz), `?callback=` JSONP, 400 text/plain for a bad query
  * value, 404 `404 page not found` otherwise, request counts in /varz http_req_stats.
  */
@@ -28,6 +32,7 @@ export async function startMonitoring(
   server: MonitoredServer,
   host: string,
   port: number,
+  tls?: SecureContextOptions,
 ): Promise<MonitoringServer> {
   const httpReqStats: Record<string, number> = {};
   const varz = createVarz(server, httpReqStats);
@@ -81,13 +86,14 @@ export async function startMonitoring(
     else send(res, answer.status ?? 200, 'application/json', json);
   };
 
-  const http = createServer((req, res) => {
+  const respond = (req: IncomingMessage, res: ServerResponse) => {
     try {
       handle(req, res);
     } catch (error) {
       send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(error as Error).message}`);
     }
-  });
+  };
+  const http = tls ? createHttpsServer(tls, respond) : createServer(respond);
   const boundPort = await listen(http, host, port);
   return {
     port: boundPort,

@@ -1,0 +1,178 @@
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { get as httpsGet } from 'node:https';
+import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserOptions } from '../src/index.js';
+import { delay } from './raw-client.js';
+import { bothServers, closedAfterEach, closeReasons, type TargetOptions } from './targets.js';
+import { type ClientCertificate, connectSecure, tlsClientOptions } from './tls-client.js';
+
+let certs: TestCertificates;
+let alice: ClientCertificate;
+let stranger: ClientCertificate;
+beforeAll(async () => {
+  certs = await makeTestCertificates();
+  alice = { certFile: certs.aliceCertFile, keyFile: certs.aliceKeyFile };
+  stranger = { certFile: certs.clientCertFile, keyFile: certs.clientKeyFile };
+});
+afterAll(() => certs?.remove());
+
+/** The pin nats-server's pinned_certs lists for a certificate: SHA-256 of its DER SubjectPublicKeyInfo. */
+function pinOf(certFile: string): string {
+  const spki = new X509Certificate(readFileSync(certFile)).publicKey.export({
+    type: 'spki',
+    format: 'der',
+  });
+  return createHash('sha256').update(spki).digest('hex');
+}
+
+const ALICE_DN = 'CN=alice,OU=dev,O=Slipstream';
+
+describe.each(bothServers)('TLS modes against $name', (target) => {
+  const resources = closedAfterEach(target);
+  const { track } = resources;
+  const start = (tls: Partial<NonNullable<TargetOptions['tls']>> = {}, more: TargetOptions = {}) =>
+    resources.start({
+      tls: { certFile: certs.certFile, keyFile: certs.keyFile, caFile: certs.caFile, ...tls },
+      monitoring: true,
+      ...more,
+    });
+  const secure = async (
+    port: number,
+    certificate?: ClientCertificate,
+    extra?: Parameters<typeof connectSecure>[3],
+  ) => {
+    const connection = await connectSecure(port, certs, certificate, extra);
+    return track(connection.client);
+  };
+
+  it('pings a TLS client only after its CONNECT, not while it has sent none', async () => {
+    const server = await start();
+    const client = await secure(server.port);
+    // The first PING after CONNECT comes within 2.4 s; before CONNECT nothing comes for a whole
+    // ping interval (2 minutes).
+    await delay(3_000);
+    expect(client.text).toBe('');
+    await client.send('CONNECT {"verbose":false}\r\n');
+    await client.waitFor('PING\r\n', 4_000);
+  });
+
+  describe('verify_and_map', () => {
+    const mapped = (users: UserOptions[]) =>
+      start({ verifyAndMap: true }, { authorization: { users } });
+
+    it('takes the client for the user its certificate subject names, with that user’s permissions', async () => {
+      const server = await mapped([
+        { user: ALICE_DN, permissions: { publish: { allow: ['alice.>'] } } },
+      ]);
+      const client = await secure(server.port, alice);
+      await client.send('CONNECT {"verbose":false}\r\nSUB > 1\r\nPUB alice.x 2\r\nhi\r\n');
+      await client.sync();
+      await client.send('PUB bob.x 2\r\nhi\r\n');
+      await client.waitFor(`-ERR 'Permissions Violation for Publish to "bob.x"'\r\n`);
+      expect(client.text).toContain('MSG alice.x 1 2\r\nhi\r\n');
+    });
+
+    it.each([
+      ['the subject with its RDNs in another order', 'O=Slipstream,OU=dev,CN=alice'],
+      ['the SAN e-mail address', 'alice@example.com'],
+      ['the SAN DNS name', 'alice.example.com'],
+      ['the SAN URI', 'nats://alice.example.com'],
+    ])('maps %s', async (_, user) => {
+      const server = await mapped([{ user: 'someone else' }, { user }]);
+      const client = await secure(server.port, alice);
+      await client.send('CONNECT {"verbose":false}\r\n');
+      expect(await client.sync()).toBe('PONG\r\n');
+    });
+
+    it('refuses a certificate that names no user, whatever user and password CONNECT gives', async () => {
+      const server = await mapped([{ user: ALICE_DN }, { user: 'bob', pass: 'secret' }]);
+      const client = await secure(server.port, stranger);
+      await client.send('CONNECT {"verbose":false,"user":"bob","pass":"secret"}\r\nPING\r\n');
+      const text = await client.waitClosed();
+      expect(text).toBe("-ERR 'Authorization Violation'\r\n");
+    });
+
+    it('announces tls_verify, and refuses a client without a certificate', async () => {
+      const server = await mapped([{ user: ALICE_DN }]);
+      const { info, client } = await connectSecure(server.port, certs);
+      track(client);
+      expect(info).toMatchObject({ tls_required: true, tls_verify: true, auth_required: true });
+      void client.send('CONNECT {"verbose":false}\r\nPING\r\n').catch(() => {});
+      expect(await client.waitClosed()).not.toContain('PONG');
+    });
+  });
+
+  describe('pinned_certs', () => {
+    it('serves a client whose certificate key is pinned and refuses any other', async () => {
+      const server = await start({ verify: true, pinnedCerts: [pinOf(certs.aliceCertFile)] });
+      const pinned = await secure(server.port, alice);
+      await pinned.send('CONNECT {"verbose":false}\r\n');
+      expect(await pinned.sync()).toBe('PONG\r\n');
+
+      const other = await secure(server.port, stranger);
+      void other.send('CONNECT {"verbose":false}\r\nPING\r\n').catch(() => {});
+      expect(await other.waitClosed()).not.toContain('PONG');
+      expect(await closeReasons(server)).toContain('TLS Handshake Failure');
+    });
+
+    it('accepts upper-case pins', async () => {
+      const server = await start({
+        verify: true,
+        pinnedCerts: [pinOf(certs.aliceCertFile).toUpperCase()],
+      });
+      const pinned = await secure(server.port, alice);
+      await pinned.send('CONNECT {"verbose":false}\r\n');
+      expect(await pinned.sync()).toBe('PONG\r\n');
+    });
+  });
+
+  describe('cipher_suites', () => {
+    const only = 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384';
+
+    it('negotiates TLS 1.2 with a configured suite only; TLS 1.3 stays as it is', async () => {
+      const server = await start({ cipherSuites: [only] });
+      const tls12 = await secure(server.port, undefined, { maxVersion: 'TLSv1.2' });
+      await tls12.send('CONNECT {"verbose":false}\r\n');
+      await tls12.sync();
+      const tls13 = await secure(server.port);
+      await tls13.send('CONNECT {"verbose":false}\r\n');
+      await tls13.sync();
+      const connz = (await (await fetch(`${server.httpUrl}/connz`)).json()) as {
+        connections: { tls_version: string; tls_cipher_suite: string }[];
+      };
+      const versions = connz.connections.map((c) => [c.tls_version, c.tls_cipher_suite]);
+      expect(versions).toContainEqual(['1.2', only]);
+      expect(versions.map(([version]) => version)).toContain('1.3');
+
+      const refused = await secure(server.port, undefined, {
+        maxVersion: 'TLSv1.2',
+        ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256',
+      });
+      expect(refused.socket.readyState).not.toBe('open');
+    });
+  });
+
+  it('serves the monitoring endpoints over HTTPS with the tls certificate (https_port)', async () => {
+    const server = await start({}, { monitoring: false, httpsMonitoring: true });
+    expect(server.httpUrl).toMatch(/^https:/);
+    const varz = JSON.parse(await httpsText(`${server.httpUrl}/varz`)) as Record<string, unknown>;
+    expect(varz.http_port).toBe(0);
+    expect(varz.https_port).toBe(Number(new URL(server.httpUrl!).port));
+  });
+});
+
+/** GET over HTTPS trusting the test CA (fetch cannot be given a CA). */
+function httpsText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { ca: tlsClientOptions(certs).ca }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
