@@ -125,7 +125,7 @@ export const apiOperations = {
   consumerInfo: op('none', undefined, consumerInfoResponseSchema),
   consumerDelete: op('none', undefined, consumerDeleteResponseSchema),
   consumerPause: op('optional', consumerPauseRequestSchema, consumerPauseResponseSchema),
-  consumerUnpin: op('required', consumerUnpinRequestSchema, consumerUnpinResponseSchema),
+  consumerUnpin: op('optional', consumerUnpinRequestSchema, consumerUnpinResponseSchema),
   consumerReset: op('optional', consumerResetRequestSchema, consumerResetResponseSchema),
   consumerNext: op('optional', pullRequestSchema, undefined),
   consumerLeaderStepdown: op(

@@ -36,8 +36,11 @@ export const consumerPauseRequestSchema = z.looseObject({
 });
 export type ConsumerPauseRequest = z.infer<typeof consumerPauseRequestSchema>;
 
-/** CONSUMER.UNPIN body: the priority group whose pinned client is released. */
-export const consumerUnpinRequestSchema = z.looseObject({ group: z.string() });
+/**
+ * CONSUMER.UNPIN body: the priority group whose pinned client is released. The server answers
+ * a missing group itself ("invalid JSON: consumer group not specified"), so it is optional here.
+ */
+export const consumerUnpinRequestSchema = z.looseObject({ group: z.string().optional() });
 export type ConsumerUnpinRequest = z.infer<typeof consumerUnpinRequestSchema>;
 
 /** CONSUMER.RESET body: the stream sequence to restart from; empty resets to the ack floor. */

@@ -76,12 +76,19 @@ const FIELDS = [
 /** Written even when empty (no `omitempty` in nats-server's struct tags). */
 const ALWAYS = new Set<string>(['deliver_policy', 'ack_policy', 'replay_policy', 'num_replicas']);
 
+/** Enum fields whose zero value Go's omitempty leaves out. */
+const ZERO: Partial<Record<keyof ConsumerConfig, unknown>> = { priority_policy: 'none' };
+
+/** A priority group's name (2.11 consumer.go:46 validGroupName). */
+const GROUP_NAME = /^[a-zA-Z0-9/_=-]{1,16}$/;
+
 /** The config as nats-server writes it: its fields, its order, empty ones omitted. */
 export function wireConsumerConfig(config: ConsumerConfig): ConsumerConfig {
   const out: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = config[field];
-    if (value === undefined || (!ALWAYS.has(field) && isGoEmpty(value))) continue;
+    if (value === undefined || value === ZERO[field]) continue;
+    if (!ALWAYS.has(field) && isGoEmpty(value)) continue;
     out[field] = value;
   }
   return out as ConsumerConfig;
@@ -125,6 +132,9 @@ export function withConsumerDefaults(
   if (acks && !config.max_ack_pending) config.max_ack_pending = consumerDefaults.maxAckPending;
   if (!config.durable_name && !(config.inactive_threshold! > 0)) {
     config.inactive_threshold = consumerDefaults.ephemeralInactiveThresholdNanos;
+  }
+  if (config.priority_policy === 'pinned_client' && !config.priority_timeout) {
+    config.priority_timeout = consumerDefaults.priorityTimeoutNanos;
   }
   // Kept in UTC, as 2.11's updateConfig stores it (consumer.go:2147); Go's zero time is none.
   if (config.pause_until !== undefined) {
@@ -189,6 +199,27 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
       limit: `${MAX_METADATA_BYTES / 1024}KB`,
     });
   }
+  checkPriorityGroups(config);
+}
+
+/** A priority policy needs groups, each with a valid name (2.11 consumer.go:819-831). */
+function checkPriorityGroups(config: ConsumerConfig): void {
+  if ((config.priority_policy ?? 'none') === 'none') return;
+  const groups = config.priority_groups ?? [];
+  if (groups.length === 0) throw ApiError.of(jsErrors.JSConsumerPriorityPolicyWithoutGroup);
+  for (const group of groups) {
+    if (group === '') throw ApiError.of(jsErrors.JSConsumerEmptyGroupName);
+    if (!GROUP_NAME.test(group)) throw ApiError.of(jsErrors.JSConsumerInvalidGroupNameErr);
+  }
+}
+
+/** CONSUMER.UNPIN's group: named, and a valid name (2.11 jetstream_api.go:3494-3505). */
+export function checkUnpinGroup(group: string | undefined): string {
+  if (!group) {
+    throw ApiError.of(jsErrors.JSInvalidJSONErr, { err: 'consumer group not specified' });
+  }
+  if (!GROUP_NAME.test(group)) throw ApiError.of(jsErrors.JSConsumerInvalidGroupNameErr);
+  return group;
 }
 
 /** The stream's consumer_limits cap what a consumer may set (2.10 consumer.go:554-559). */

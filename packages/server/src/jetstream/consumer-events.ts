@@ -1,7 +1,7 @@
 /**
  * The advisories and metrics of one consumer, in nats-server's shapes: created and deleted, a
- * message out of deliveries, a NAK, a TERM, sampled ack times (2.9.10), and 2.11's pause. Each is built
- * only when someone listens (Advisories).
+ * message out of deliveries, a NAK, a TERM, sampled ack times (2.9.10), and 2.11's pause and
+ * priority group pins. Each is built only when someone listens (Advisories).
  */
 import type { Advisories } from './advisories.js';
 import { wireTime } from './wire-time.js';
@@ -33,6 +33,28 @@ export class ConsumerEvents {
       consumer,
       paused,
       pause_until: wireTime(deadline),
+    }));
+  }
+
+  /** A pinned_client group got a new pin (2.11 consumer.go:1631). */
+  pinned(group: string, pinnedId: string): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent('consumerPinned', stream, consumer, () => ({
+      stream,
+      consumer,
+      group,
+      pinned_id: pinnedId,
+    }));
+  }
+
+  /** A pinned_client group lost its pin: "admin" (CONSUMER.UNPIN) or "timeout". */
+  unpinned(group: string, reason: string): void {
+    const { stream, consumer } = this;
+    this.advisories.consumerEvent('consumerUnpinned', stream, consumer, () => ({
+      stream,
+      consumer,
+      group,
+      reason,
     }));
   }
 

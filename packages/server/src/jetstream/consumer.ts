@@ -6,7 +6,7 @@
  * appends, by acks and by requests (signal.ts), never by polling; redeliveries wait on one
  * timer queue (redelivery.ts).
  */
-import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
+import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
@@ -18,6 +18,7 @@ import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { FlowControl } from './flow-control.js';
 import { withHeaders } from './header-block.js';
+import { PriorityGroups } from './priority-groups.js';
 import { PullRequests } from './pull-requests.js';
 import { RateLimit } from './rate-limit.js';
 import { RedeliveryTimer } from './redelivery.js';
@@ -63,6 +64,8 @@ export class Consumer {
   readonly #ackPrefix: string;
   readonly events: ConsumerEvents;
   readonly #pull: PullRequests | undefined;
+  /** Pull consumers: priority_groups / priority_policy. */
+  readonly #priority: PriorityGroups | undefined;
   #flow: FlowControl | undefined;
   #closed = false;
   /** last_per_subject: the sequences still to deliver first, and where to go on after. */
@@ -101,13 +104,18 @@ export class Consumer {
     this.#filters = new SubjectFilters(config);
     this.#ackPrefix = `$JS.ACK.${stream.name}.${name}.`;
     this.events = new ConsumerEvents(host.advisories, stream.name, name);
-    this.#pull = isPull(config)
+    const wake = () => this.#signal.raise();
+    this.#priority = isPull(config)
+      ? new PriorityGroups(() => this.#config, this.events, wake)
+      : undefined;
+    this.#pull = this.#priority
       ? new PullRequests({
           client: host.client,
           config: () => this.#config,
           available: () => this.#numPending() + this.#state.redeliverQueue.size,
           heartbeat: () => this.#heartbeat(),
-          wake: () => this.#signal.raise(),
+          wake,
+          priority: this.#priority,
         })
       : undefined;
     if (savedState) {
@@ -239,6 +247,7 @@ export class Consumer {
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
     this.#redelivery.clear();
     this.#pause.stop();
+    this.#priority?.stop();
     for (const timer of [this.#holdTimer, this.#inactiveTimer, this.#heartbeatTimer]) {
       clearTimeout(timer);
     }
@@ -283,7 +292,17 @@ export class Consumer {
     }
     // When the info was taken (nats-server 2.10 consumer.go:2510).
     info.ts = wireTime(nowNanos());
+    const groups = this.#priority?.state();
+    if (groups) info.priority_groups = groups;
     return info;
+  }
+
+  /** CONSUMER.UNPIN of `group`: its pin, if any, ends (10160 for a group it does not have). */
+  unpin(group: string): void {
+    if (!this.#config.priority_groups?.includes(group)) {
+      throw ApiError.of(jsErrors.JSConsumerInvalidPriorityGroupErr);
+    }
+    this.#priority?.unpin('admin');
   }
 
   /** Whether a subscriber listens on the deliver subject (push consumers). */
@@ -323,12 +342,16 @@ export class Consumer {
       const size = message.subject.length + reply.length + (headers?.length ?? 0) + payload.length;
       let target = this.#config.deliver_subject;
       if (waiting) {
-        const request = pull!.take(size);
+        const load = { pending: pendingAfter + 1, ackPending: this.#state.pending.size };
+        const request = pull!.take(size, load);
         if (!request) {
           this.#notSent(next);
           break;
         }
         target = request.reply;
+        // pinned_client: every message names the pin (consumer.go:4538-4550).
+        const priority = this.#priority!;
+        if (priority.pinned) headers = withHeaders(headers, [['Nats-Pin-Id', priority.pin]]);
       } else {
         const wait = this.#rate?.take(size) ?? 0;
         if (wait > 0) {

@@ -6,6 +6,7 @@
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import type { InternalClient } from '../internal-client.js';
+import type { ConsumerLoad, PriorityGroups } from './priority-groups.js';
 import { statusHeaders } from './status-message.js';
 import {
   parsePullBody,
@@ -29,6 +30,8 @@ export interface PullConsumer {
   heartbeat(): Buffer;
   /** Wakes the consumer's deliver pass. */
   wake(): void;
+  /** Its priority group policy. */
+  readonly priority: PriorityGroups;
 }
 
 export class PullRequests {
@@ -53,6 +56,11 @@ export class PullRequests {
     if (!parsed.ok) return parsed.status;
     const limited = pullLimitsExceeded(this.consumer.config(), parsed, now);
     if (limited) return limited;
+    // The priority check answers for itself: a refusal, or a 400 the request survives.
+    const admitted = this.consumer.priority.admit(parsed.priority, (status) =>
+      this.#status(reply, status),
+    );
+    if (!admitted) return undefined;
     if (waiting.full) this.expire(false);
     if (parsed.noWait) {
       const available = this.consumer.available();
@@ -79,6 +87,7 @@ export class PullRequests {
       noWait: parsed.noWait,
       heartbeat: parsed.heartbeat,
       nextHeartbeat: parsed.heartbeat > 0 ? now + parsed.heartbeat : 0,
+      priority: parsed.priority,
     };
     if (!waiting.add(request)) return { code: 409, description: 'Exceeded MaxWaiting' };
     this.#arm();
@@ -88,12 +97,26 @@ export class PullRequests {
 
   /**
    * The request the next message of `size` bytes goes to: the head of the queue, unless its
-   * byte budget is too small (409, and it is dropped) or it expired or lost its listener.
+   * priority says wait (it goes to the back; once every request waited, none), it claims a pin
+   * that is not the consumer's (423), its byte budget is too small (409, and it is dropped) or
+   * it expired or lost its listener.
    */
-  take(size: number): WaitingRequest | undefined {
+  take(size: number, load: ConsumerLoad): WaitingRequest | undefined {
     const waiting = this.queue;
     const now = Date.now();
+    const last = waiting.last;
     for (let request = waiting.peek(); request; request = waiting.peek()) {
+      const verdict = this.consumer.priority.verdict(request, load);
+      if (verdict === 'pass') {
+        waiting.cycle();
+        if (request === last) return undefined;
+        continue;
+      }
+      if (verdict === 'wrong-pin') {
+        waiting.dropHead();
+        this.#status(request.reply, { code: 423, description: 'Nats-Wrong-Pin-Id' });
+        continue;
+      }
       if (request.maxBytes > 0) {
         if (size <= request.maxBytes) {
           request.maxBytes -= size;

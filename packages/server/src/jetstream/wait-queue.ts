@@ -6,6 +6,7 @@
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import { formatGoDuration } from './go-duration.js';
+import type { PullPriority } from './priority-groups.js';
 
 export interface WaitingRequest {
   readonly reply: string;
@@ -21,6 +22,8 @@ export interface WaitingRequest {
   /** Idle heartbeat interval in ms (0: none) and when the next one is due. */
   readonly heartbeat: number;
   nextHeartbeat: number;
+  /** Its priority group fields (JSON requests only); a pinned request's id is its pin. */
+  priority: PullPriority | undefined;
 }
 
 /** A reply without a body: a status line and optional headers. */
@@ -38,6 +41,7 @@ export type ParsedPull =
       maxBytes: number;
       noWait: boolean;
       heartbeat: number;
+      priority: PullPriority | undefined;
     }
   | { ok: false; status: StatusReply };
 
@@ -68,10 +72,24 @@ export function parsePullBody(body: string, now: number): ParsedPull {
       maxBytes: numberOr0(request.max_bytes),
       noWait: request.no_wait === true,
       heartbeat: heartbeatNanos / NANOS_PER_MS,
+      priority: {
+        group: typeof request.group === 'string' ? request.group : '',
+        minPending: numberOr0(request.min_pending),
+        minAckPending: numberOr0(request.min_ack_pending),
+        id: typeof request.id === 'string' ? request.id : '',
+      },
     };
   }
   const batch = /^[+-]?\d+$/.test(text) ? Number(text) : 1;
-  return { ok: true, batch, expires: 0, maxBytes: 0, noWait: false, heartbeat: 0 };
+  return {
+    ok: true,
+    batch,
+    expires: 0,
+    maxBytes: 0,
+    noWait: false,
+    heartbeat: 0,
+    priority: undefined,
+  };
 }
 
 function numberOr0(value: unknown): number {
@@ -142,6 +160,17 @@ export class WaitQueue {
 
   peek(): WaitingRequest | undefined {
     return this.#requests[0];
+  }
+
+  /** The request that arrived last (the queue's tail). */
+  get last(): WaitingRequest | undefined {
+    return this.#requests[this.#requests.length - 1];
+  }
+
+  /** Moves the head request to the back without serving it (its priority says wait). */
+  cycle(): void {
+    const request = this.#requests.shift();
+    if (request) this.#requests.push(request);
   }
 
   /** Counts one message sent to the head request and moves it along. */

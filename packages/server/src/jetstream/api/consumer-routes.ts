@@ -1,5 +1,5 @@
 /**
- * CONSUMER.CREATE in its four subject forms, INFO, DELETE, NAMES, LIST, PAUSE and
+ * CONSUMER.CREATE in its four subject forms, INFO, DELETE, NAMES, LIST, PAUSE, UNPIN and
  * LEADER.STEPDOWN.
  * MSG.NEXT has no route: each pull consumer subscribes to its own next subject.
  */
@@ -11,6 +11,7 @@ import {
   ZERO_TIME,
 } from '@slipstream/jsapi';
 import type { Consumer } from '../consumer.js';
+import { checkUnpinGroup } from '../consumer-config.js';
 import { pauseDeadline } from '../consumer-pause.js';
 import { wireTime } from '../wire-time.js';
 import type { ApiContext, ApiRoute } from './route.js';
@@ -136,6 +137,19 @@ export const consumerPause: ApiRoute<'consumerPause'> = {
       pause_until: wireTime(deadline),
       ...(paused ? { pause_remaining: consumer.pauseRemaining } : {}),
     };
+  },
+};
+
+/**
+ * CONSUMER.UNPIN (2.11 jetstream_api.go:3472): the pin of a pinned_client group ends; the next
+ * request without a pin id gets a new one.
+ */
+export const consumerUnpin: ApiRoute<'consumerUnpin'> = {
+  type: 'consumer_unpin_response',
+  handle: (context) => {
+    const group = checkUnpinGroup(context.request?.group);
+    consumerOf(context).unpin(group);
+    return {};
   },
 };
 

@@ -10,6 +10,7 @@ import {
   consumerList,
   consumerNames,
   consumerPause,
+  consumerUnpin,
 } from './consumer-routes.js';
 import { streamMsgDelete, streamMsgGet } from './message-routes.js';
 import type { ApiRoutes } from './route.js';
@@ -53,4 +54,5 @@ export const apiRoutes: ApiRoutes = {
   consumerList,
   consumerLeaderStepdown,
   consumerPause,
+  consumerUnpin,
 };
