@@ -286,9 +286,11 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     const socket = this.#socket;
     socket.off('data', this.#onData);
     this.#reader.drop();
-    if (reason.startsWith('Slow Consumer')) {
-      // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7).
-      // Issue #3 asks for -ERR 'Slow Consumer'; we follow the reference server, and count it.
+    // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7);
+    // issue #3 asks for -ERR 'Slow Consumer', we follow the reference server, and count it. A
+    // failed TLS handshake has no channel left to write on (handshake_first's INFO would wait
+    // behind it until the write deadline).
+    if (reason.startsWith('Slow Consumer') || reason === 'TLS Handshake Failure') {
       this.outbound.dispose();
       socket.destroy();
     } else {

@@ -1,12 +1,24 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
+import { type ConnectionOptions, connect as connectTls, type TLSSocket } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserOptions } from '../src/index.js';
-import { delay } from './raw-client.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type NatsServer,
+  silentLogger,
+  startServer,
+  type TlsOptions,
+  type UserOptions,
+} from '../src/index.js';
+import { delay, RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, closeReasons, type TargetOptions } from './targets.js';
-import { type ClientCertificate, connectSecure, tlsClientOptions } from './tls-client.js';
+import {
+  type ClientCertificate,
+  connectSecure,
+  handshakeOver,
+  tlsClientOptions,
+} from './tls-client.js';
 
 let certs: TestCertificates;
 let alice: ClientCertificate;
@@ -176,3 +188,83 @@ function httpsText(url: string): Promise<string> {
     }).on('error', reject);
   });
 }
+
+// Newer than nats-server 2.9.10, which refuses these keys: against ours only.
+describe('TLS modes of newer nats-server versions, against slipstream', () => {
+  const servers: NatsServer[] = [];
+  const clients: RawClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  const start = async (tls: Partial<TlsOptions>) => {
+    const server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: {
+        cert: readFileSync(certs.certFile, 'utf8'),
+        key: readFileSync(certs.keyFile, 'utf8'),
+        ...tls,
+      },
+    });
+    servers.push(server);
+    return server;
+  };
+  /** A client that starts the TLS handshake at once, before any INFO (nats.js `handshakeFirst`). */
+  const tlsFirst = async (port: number, extra?: ConnectionOptions) => {
+    const socket = connectTls({
+      port,
+      host: '127.0.0.1',
+      ...tlsClientOptions(certs, undefined, extra),
+    });
+    const client = RawClient.over(socket);
+    clients.push(client);
+    await handshakeOver(socket);
+    return client;
+  };
+
+  describe('handshake_first (2.10.4+)', () => {
+    it('does the TLS handshake first and sends INFO after it, encrypted', async () => {
+      const server = await start({ handshakeFirst: true });
+      const client = await tlsFirst(server.port);
+      await client.waitFor(/^INFO .*\r\n/);
+      expect(client.info()).toMatchObject({ tls_required: true });
+      await client.send('CONNECT {"verbose":false}\r\nPING\r\n');
+      await client.waitFor('PONG\r\n');
+    });
+
+    it('sends nothing in the clear to a client that waits for INFO', async () => {
+      const server = await start({ handshakeFirst: true, timeout: 500 });
+      const plain = await RawClient.connect(server.port);
+      clients.push(plain);
+      await plain.waitClosed(3_000);
+      expect(plain.text).toBe('');
+    });
+
+    it('with a fallback delay, greets a client that has not started TLS the usual way', async () => {
+      const server = await start({ handshakeFirst: true, handshakeFirstFallback: 50 });
+      const upgraded = await connectSecure(server.port, certs);
+      clients.push(upgraded.client);
+      expect(upgraded.info).toMatchObject({ tls_required: true });
+      await upgraded.client.send('CONNECT {"verbose":false}\r\nPING\r\n');
+      await upgraded.client.waitFor('PONG\r\n');
+      const first = await tlsFirst(server.port);
+      await first.send('CONNECT {"verbose":false}\r\nPING\r\n');
+      await first.waitFor(/^INFO .*\r\nPONG\r\n$/);
+    });
+  });
+
+  it('min_version 1.3 (2.10.21+) refuses a TLS 1.2 client', async () => {
+    const server = await start({ minVersion: '1.3' });
+    const { client: tls13 } = await connectSecure(server.port, certs);
+    clients.push(tls13);
+    await tls13.send('CONNECT {"verbose":false}\r\nPING\r\n');
+    await tls13.waitFor('PONG\r\n');
+    const { client: tls12 } = await connectSecure(server.port, certs, undefined, {
+      maxVersion: 'TLSv1.2',
+    });
+    clients.push(tls12);
+    expect((tls12.socket as TLSSocket).encrypted && tls12.socket.readyState === 'open').toBe(false);
+  });
+});
