@@ -51,6 +51,25 @@ for (const f of fixtures) {
     pending[f.name] = 'stream templates (removed in nats-server 2.10)';
   else if (f.name === 'account-info-after' || f.name === 'account-purge') {
     pending[f.name] = 'counts consumers and API calls of the consumer fixtures';
+  } else if (f.name === 'consumer-pause' || f.name === 'consumer-unpin') {
+    pending[f.name] =
+      'a recording from nats-server 2.11 (2.9.10 did not answer CONSUMER.PAUSE / UNPIN; ours does, tested in packages/server/test/jetstream-consumer-pause and -priority)';
+  }
+}
+
+/**
+ * The LIMITS consumer's create request names filter_subjects ['orders.a'], which 2.9.10
+ * dropped and 2.10 keeps: its recorded infos get the filter and the pending count over it
+ * (1: ORDERS holds one orders.a message from opt_start_seq 2 on, of the 3 recorded).
+ */
+function withFilterSubjects(recorded: unknown): void {
+  if (typeof recorded !== 'object' || recorded === null) return;
+  const listed = (recorded as { consumers?: unknown }).consumers;
+  const infos = Array.isArray(listed) ? listed : [recorded];
+  for (const info of infos as { name?: string; config?: object; num_pending?: number }[]) {
+    if (info.name !== 'LIMITS' || !info.config) continue;
+    info.config = { ...info.config, filter_subjects: ['orders.a'] };
+    info.num_pending = 1;
   }
 }
 
@@ -97,7 +116,8 @@ function normaliseHeaders(block: string | undefined): string | undefined {
  */
 const ephemeralNames = new Map<string, string>();
 
-function comparable(reply: RecordedReply) {
+/** A reply as compared; `adjust` (recorded replies only) runs before listings are sorted. */
+function comparable(reply: RecordedReply, adjust?: (data: unknown) => void) {
   let text = reply.data;
   for (const [recorded, ours] of ephemeralNames) text = text.replaceAll(recorded, ours);
   let data: unknown = text;
@@ -112,6 +132,7 @@ function comparable(reply: RecordedReply) {
     delete created.mirror;
     delete created.sources;
   }
+  adjust?.(data);
   const listing = data as { consumers?: unknown[] } | undefined;
   if (Array.isArray(listing?.consumers)) {
     listing.consumers.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
@@ -170,7 +191,8 @@ describe('JetStream API replies of slipstream-server match those recorded from n
     it(`${fixture.name} (${fixture.subject})`, async () => {
       const replies = await call(fixture);
       rememberEphemeral(fixture, replies);
-      expect(replies.map(comparable)).toEqual(fixture.replies.map(comparable));
+      const recorded = fixture.replies.map((reply) => comparable(reply, withFilterSubjects));
+      expect(replies.map((reply) => comparable(reply))).toEqual(recorded);
     });
   }
 });
