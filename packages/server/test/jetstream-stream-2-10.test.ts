@@ -80,6 +80,31 @@ describe('compression, consumer_limits and ts', () => {
     expect(errorOf(bad)?.err_code).toBe(10025);
   });
 
+  it('refuses new consumer_limits that a consumer exceeds, naming it', async () => {
+    await created({ name: 'CL', subjects: ['cl'] });
+    const consumer = await js.probe.request('$JS.API.CONSUMER.DURABLE.CREATE.CL.D', {
+      stream_name: 'CL',
+      config: { durable_name: 'D', ack_policy: 'explicit', max_ack_pending: 500 },
+    });
+    expect(errorOf(consumer)).toBeUndefined();
+    // v2.10.0 stream.go:1703-1725, answered as JSStreamUpdateErrF (jetstream_api.go:1460)
+    expect(
+      errorOf(
+        await update({ name: 'CL', subjects: ['cl'], consumer_limits: { max_ack_pending: 100 } }),
+      ),
+    ).toEqual({
+      code: 500,
+      err_code: 10069,
+      description: 'change to limits violates consumers: D',
+    });
+    const raised = await update({
+      name: 'CL',
+      subjects: ['cl'],
+      consumer_limits: { max_ack_pending: 1000 },
+    });
+    expect(configOf(raised).consumer_limits).toEqual({ max_ack_pending: 1000 });
+  });
+
   it('answers create, update, info and list with the time the info was gathered', async () => {
     // v2.10.0 jetstream_api.go:1379 (create), 1473 (update), 1699 (list), 1854 (info)
     const before = Date.now();

@@ -85,7 +85,7 @@ describe('the Nats-TTL header', () => {
     for (const storage of ['memory', 'file']) {
       const name = `E${storage}`;
       await created({ name, subjects: [`e.${storage}`], storage, allow_msg_ttl: true });
-      await publish(`e.${storage}`, 'short', '1s');
+      await publish(`e.${storage}`, 'short', '2s');
       await publish(`e.${storage}`, 'kept');
       expect(await messages(name)).toBe(2);
     }
@@ -101,22 +101,42 @@ describe('the Nats-TTL header', () => {
       name: 'R',
       subjects: ['r.>'],
       allow_msg_ttl: true,
-      max_age: 3_000_000_000,
+      max_age: 5_000_000_000,
     });
-    await publish('r.ttl', 'two seconds', '2');
+    await publish('r.ttl', 'three seconds', '3');
     await publish('r.never', 'forever', 'never');
     await publish('r.plain', 'max age');
     await restart();
     expect(await messages('R')).toBe(3);
     // The TTL comes from the stored header (filestore.go keeps its own index; ours reads it).
-    await until(async () => (await messages('R')) === 2, 4_000);
+    await until(async () => (await messages('R')) === 2, 6_000);
     expect(await message('R', 1)).toBeUndefined();
     // memstore.go:1047-1053 / filestore.go:5571-5577: max_age passes over `never`.
-    await until(async () => (await messages('R')) === 1, 4_000);
+    await until(async () => (await messages('R')) === 1, 6_000);
     expect((await message('R', 2))?.data).toBe('forever');
     await restart();
     await sleep(300);
     expect((await message('R', 2))?.data).toBe('forever');
+  });
+});
+
+describe('Nats-Expected-Last-Subject-Sequence-Subject', () => {
+  it('checks the last sequence of the subject (or filter) it names', async () => {
+    await created({ name: 'LS', subjects: ['ls.>'] });
+    await publish('ls.a', 'a1');
+    await publish('ls.b', 'b1');
+    const guarded = (subject: string, expected: string, checked: string) =>
+      js.probe.request(subject, 'x', {
+        'Nats-Expected-Last-Subject-Sequence': expected,
+        'Nats-Expected-Last-Subject-Sequence-Subject': checked,
+      });
+    // v2.11.0 stream.go:4918-4948: the named subject's last sequence, here 1 (ls.a), not 2.
+    expect((await guarded('ls.c', '1', 'ls.a')).seq).toBe(3);
+    expect(errorOf(await guarded('ls.c', '1', 'ls.*'))).toEqual({
+      code: 400,
+      err_code: 10071,
+      description: 'wrong last sequence: 3',
+    });
   });
 });
 
@@ -132,7 +152,11 @@ describe('subject delete markers', () => {
     await publish('d.a', 'a1');
     await publish('d.a', 'a2');
     await publish('d.b', 'b1');
-    await until(async () => (await info('D')).state !== undefined && (await messages('D')) === 2);
+    // The three messages went (a1 and b1 on their own, a2 last) and two markers came.
+    await until(async () => {
+      const state = stateOf(await info('D'));
+      return state.messages === 2 && state.last_seq === 5;
+    });
     // filestore.go:4697-4701 / memstore.go:986-1005: one marker a subject, after its last went.
     const markers = [await message('D', 4), await message('D', 5)];
     const expected = (subject: string) => ({

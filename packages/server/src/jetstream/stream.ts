@@ -211,6 +211,36 @@ export class Stream implements FeedTarget {
     this.start();
   }
 
+  /**
+   * An update that changes consumer_limits is refused when a consumer exceeds the new ones,
+   * as nats-server 2.10/2.11 compares them (stream.go:1703-1725 at v2.10.0): a limit of 0
+   * (unset) is exceeded by any consumer value above 0.
+   */
+  checkConsumerLimits(updated: StreamConfig): void {
+    const before = this.#config.consumer_limits ?? {};
+    const after = updated.consumer_limits ?? {};
+    const inactive = after.inactive_threshold ?? 0;
+    const ackPending = after.max_ack_pending ?? 0;
+    if (
+      (before.inactive_threshold ?? 0) === inactive &&
+      (before.max_ack_pending ?? 0) === ackPending
+    ) {
+      return;
+    }
+    const violating = this.consumers
+      .sorted()
+      .filter(
+        ({ config }) =>
+          (config.inactive_threshold ?? 0) > inactive || (config.max_ack_pending ?? 0) > ackPending,
+      )
+      .map((consumer) => consumer.name);
+    if (violating.length > 0) {
+      throw ApiError.of(jsErrors.JSStreamUpdateErrF, {
+        err: `change to limits violates consumers: ${violating.join(', ')}`,
+      });
+    }
+  }
+
   async close(): Promise<void> {
     this.consumers.close();
     this.#stop();
@@ -409,7 +439,10 @@ export class Stream implements FeedTarget {
       }
       const lastBySubject = headerValue(headers, 'Nats-Expected-Last-Subject-Sequence');
       if (lastBySubject !== undefined) {
-        const last = this.#lastSeqOf(subject);
+        // 2.11 may name the subject (or filter) to check (v2.11.0 stream.go:4918-4923).
+        const checked =
+          headerValue(headers, 'Nats-Expected-Last-Subject-Sequence-Subject') || subject;
+        const last = this.#lastSeqOf(checked);
         if (last !== Number(lastBySubject)) {
           return this.#reject(reply, jsErrors.JSStreamWrongLastSequenceErrF, { seq: last });
         }

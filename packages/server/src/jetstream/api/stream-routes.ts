@@ -3,7 +3,7 @@ import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Stream } from '../stream.js';
 import { withServerApiLevel } from '../stream-api-level.js';
-import { wireStreamConfig } from '../stream-config.js';
+import { checkStreamUpdate, wireStreamConfig } from '../stream-config.js';
 import { nowNanos, wireTime } from '../wire-time.js';
 import { type ApiContext, type ApiRoute, page } from './route.js';
 
@@ -63,7 +63,14 @@ export const streamCreate: ApiRoute<'streamCreate'> = {
 export const streamUpdate: ApiRoute<'streamUpdate'> = {
   type: 'stream_update_response',
   handle: ({ js, account, params, request }) => {
-    const stream = account.updateStream(params.stream!, request as StreamConfig);
+    const requested = request as StreamConfig;
+    // nats-server checks the consumers against new consumer_limits once the config passed
+    // (v2.10.0 stream.go:1703-1725), before the subjects overlap check of the update.
+    const current = account.streams.get(params.stream!);
+    if (current && requested.name === current.name) {
+      current.checkConsumerLimits(checkStreamUpdate(current.config, requested, account.lookup));
+    }
+    const stream = account.updateStream(params.stream!, requested);
     js.advisories.streamAction(stream.name, 'modify');
     return streamInfoWithOrigins(stream);
   },
