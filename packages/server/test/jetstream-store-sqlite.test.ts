@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageStore, StoreLimits } from '../src/jetstream/store/message-store.js';
 import { openSqliteStore, type SqliteStoreOptions } from '../src/jetstream/store/sqlite-store.js';
 import {
@@ -133,6 +133,19 @@ describe('sqlite store', () => {
     }[];
     db.close();
     expect(result!.log).toBe(result!.checkpointed);
+  });
+
+  it('empties and truncates its WAL once idle, keeping every message', async () => {
+    const s = open();
+    for (let i = 0; i < 2000; i++) s.store('a', undefined, bytes(`message ${i}`));
+    await s.whenDurable();
+    const wal = `${databasePath(dir.path)}-wal`;
+    expect(statSync(wal).size).toBeGreaterThan(100_000);
+    await vi.waitFor(() => expect(statSync(wal).size).toBe(0), { timeout: 5000, interval: 20 });
+    expect(rowsOnDisk()).toBe(2000);
+    s.store('a', undefined, bytes('after'));
+    await s.whenDurable();
+    expect(rowsOnDisk()).toBe(2001);
   });
 
   it('reports a message whose stored bytes changed as corrupt, naming stream and sequence', async () => {

@@ -59,6 +59,11 @@ export class CommitGroup {
     }
   }
 
+  /** Nothing written and not yet committed, no commit being synced. */
+  get idle(): boolean {
+    return !this.open && !this.syncing;
+  }
+
   /** Resolves after the COMMIT of everything written so far; rejects if it failed. */
   whenDurable(): Promise<void> {
     if (!this.open) return this.syncing ?? settled;

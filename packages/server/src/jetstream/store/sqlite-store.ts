@@ -11,11 +11,15 @@
  * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk.
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
+ *
+ * A stream idle for IDLE_CHECKPOINT_MS has its WAL emptied and cut to nothing off the event
+ * loop (checkpoint-worker.ts), so at rest a stream takes the disk of its rows only.
  */
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
+import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
@@ -79,6 +83,16 @@ const SCHEMA = `
     state TEXT
   );
 `;
+
+/** No commit for this long and the WAL is checkpointed and truncated (checkpoint-worker.ts). */
+const IDLE_CHECKPOINT_MS = 100;
+
+/**
+ * What a WAL is cut back to when it starts over after a checkpoint: the size SQLite's
+ * automatic checkpoint (1,000 pages) lets it reach, so one huge transaction (a purge of
+ * millions) does not leave a huge file behind.
+ */
+const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** How many rows a scan reads per query: no statement stays open between yields. */
 const SCAN_BATCH = 512;
@@ -156,6 +170,15 @@ class SqliteLog implements MessageLog {
   private lastSeq = 0;
   private lastTime = 0n;
   private checkpointAfterCommit = false;
+  /**
+   * The last sequence and time are saved only by a commit that needs them: while the newest
+   * message is in the table its row says both, and only a removal (or an explicit setLast)
+   * can take that row away. One page fewer to write per commit.
+   */
+  private lastNeedsSaving = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** The idle checkpoint in flight, awaited by close. */
+  private idleCheckpoint: Promise<unknown> | undefined;
   /** The WAL file, opened for fsync after the first commit in `sync: 'always'` mode. */
   private walFd: number | undefined;
   private closed = false;
@@ -229,11 +252,15 @@ class SqliteLog implements MessageLog {
     this.consumers = new SqliteConsumerStore(db, (write) => this.group.write(write));
     this.group = new CommitGroup(db, {
       beforeCommit: () => {
-        this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        if (this.lastNeedsSaving) this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        this.lastNeedsSaving = false;
         this.consumers.writeChangedStates();
       },
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
+        this.idleTimer ??= setTimeout(() => this.checkpointWhenIdle(), IDLE_CHECKPOINT_MS);
+        this.idleTimer.unref();
+        this.idleTimer.refresh();
       },
       lostWrites: () => {
         this.ahead = undefined;
@@ -254,6 +281,7 @@ class SqliteLog implements MessageLog {
       db = new Database(options.path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma('cell_size_check = ON');
       if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
       db.exec(SCHEMA);
@@ -337,6 +365,7 @@ class SqliteLog implements MessageLog {
 
   remove(seq: number, erase: boolean): void {
     this.ahead?.rows.delete(seq);
+    this.lastNeedsSaving = true;
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);
@@ -356,6 +385,7 @@ class SqliteLog implements MessageLog {
 
   removeRange(from: number, to: number): RemovedSubject[] {
     this.ahead = undefined;
+    this.lastNeedsSaving = true;
     return this.group.write(() => {
       const removed = (
         this.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
@@ -367,6 +397,7 @@ class SqliteLog implements MessageLog {
 
   removeAll(): void {
     this.ahead = undefined;
+    this.lastNeedsSaving = true;
     this.group.write(() => this.db.exec('DELETE FROM messages'));
   }
 
@@ -431,6 +462,7 @@ class SqliteLog implements MessageLog {
   setLast(seq: number, time: bigint): void {
     this.lastSeq = seq;
     this.lastTime = time;
+    this.lastNeedsSaving = true;
   }
 
   whenDurable(): Promise<void> {
@@ -473,8 +505,11 @@ class SqliteLog implements MessageLog {
     if (this.closed) return;
     this.closed = true;
     if (this.syncTimer) clearInterval(this.syncTimer);
+    clearTimeout(this.idleTimer);
     this.group.commit();
     await this.group.whenDurable().catch(() => {});
+    await this.idleCheckpoint;
+    await checkpointWorker.release(this.path);
     this.runCheckpoint();
     this.db.close();
     if (this.walFd !== undefined) closeSync(this.walFd);
@@ -530,6 +565,22 @@ class SqliteLog implements MessageLog {
     } catch (error) {
       throw this.translate(error);
     }
+  }
+
+  /**
+   * The stream wrote nothing for IDLE_CHECKPOINT_MS: its WAL is checkpointed and truncated on
+   * the worker's thread. A write that starts meanwhile waits for it (SQLite's busy timeout).
+   * A commit still open or being synced (a slow disk) puts it off for another interval.
+   */
+  private checkpointWhenIdle(): void {
+    if (this.closed || this.idleCheckpoint) return;
+    if (!this.group.idle) {
+      this.idleTimer?.refresh();
+      return;
+    }
+    this.idleCheckpoint = checkpointWorker.truncate(this.path).finally(() => {
+      this.idleCheckpoint = undefined;
+    });
   }
 
   /** Commits what is pending and checkpoints, which syncs the WAL (lazy mode's timer). */
