@@ -1,3 +1,5 @@
+import type { Msg } from '@slipstream/client';
+
 /** The options of one pull request, as a `next` notification shows them (times in ms). */
 export interface PullOptions {
   batch: number;
@@ -21,7 +23,13 @@ export type ConsumerNotification =
   | { type: 'reset'; name: string }
   /** A pull request was sent. */
   | { type: 'next'; options: PullOptions }
-  /** `409 Consumer Deleted`: the consumption ends. */
+  /** The server asked for a flow control reply (push consumers); it was sent. */
+  | { type: 'flow_control' }
+  /** An ordered consumer replaced its consumer by this one (after a `reset`). */
+  | { type: 'ordered_consumer_recreated'; name: string }
+  /** `503`: nothing answered a pull request (no such consumer on the server). */
+  | { type: 'no_responders'; code: number }
+  /** `409 Consumer Deleted`. */
   | { type: 'consumer_deleted'; code: number; description: string }
   /** A `409 Exceeded ...` limit (max waiting, max request batch / bytes / expires). */
   | { type: 'exceeded_limits'; code: number; description: string }
@@ -72,11 +80,23 @@ export class ConsumerStatus {
   }
 }
 
-/** The `status()` of a consumption that has no notifications (yet): it ends with `closed`. */
-export function noNotifications(closed: Promise<unknown>): AsyncIterable<ConsumerNotification> {
+/** The server's idle heartbeat message as a notification: where the consumer stands. */
+export function heartbeatNotification(msg: Msg): ConsumerNotification {
   return {
-    [Symbol.asyncIterator]: () => ({
-      next: () => closed.then(() => ({ done: true, value: undefined })),
-    }),
+    type: 'heartbeat',
+    lastConsumerSequence: Number(msg.headers?.get('Nats-Last-Consumer')) || 0,
+    lastStreamSequence: Number(msg.headers?.get('Nats-Last-Stream')) || 0,
   };
+}
+
+/**
+ * The notification of a status that is a problem for the consumption: sorted by code and
+ * description as nats.js v3 sorts them.
+ */
+export function problemNotification(code: number, description: string): ConsumerNotification {
+  if (code === 503) return { type: 'no_responders', code };
+  const text = description.toLowerCase();
+  if (text === 'consumer deleted') return { type: 'consumer_deleted', code, description };
+  if (text.startsWith('exceeded')) return { type: 'exceeded_limits', code, description };
+  return { type: 'debug', code, description };
 }

@@ -2,6 +2,7 @@
  * `js.consumers`: the way to consumers that exist (pull and push) and to ordered ones, kept
  * apart from the consumer kinds so none of them imports another's entry point.
  */
+import type { ConsumerInfo } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
 import { JetStreamError } from './errors.js';
@@ -12,7 +13,11 @@ import {
   type OrderedPushConsumerOptions,
 } from './ordered-consumer-push.js';
 import { type Consumer, PullConsumerImpl } from './pull-consumer.js';
-import { type PushConsumer, PushConsumerImpl } from './push-consumer.js';
+import {
+  type BoundPushConsumerOptions,
+  type PushConsumer,
+  PushConsumerImpl,
+} from './push-consumer.js';
 
 /** Access to existing consumers, as nats.js's `js.consumers`. */
 export interface Consumers {
@@ -26,6 +31,14 @@ export interface Consumers {
     stream: string,
     name?: string | Partial<OrderedPushConsumerOptions>,
   ): Promise<PushConsumer>;
+  /**
+   * A push consumer known by its deliver subject (and group, heartbeat) alone, with no request
+   * to the server: for users allowed to subscribe but not to read consumer infos. Its `info()`
+   * and `delete()` are refused (InvalidOperationError).
+   */
+  getBoundPushConsumer(options: BoundPushConsumerOptions): Promise<PushConsumer>;
+  /** The pull consumer of an info already at hand, with no request to the server. */
+  getConsumerFromInfo(info: ConsumerInfo): Consumer;
 }
 
 export class ConsumersImpl implements Consumers {
@@ -41,11 +54,18 @@ export class ConsumersImpl implements Consumers {
     if (typeof name !== 'string') {
       return new OrderedConsumerImpl(this.#api, this.#consumers, stream, name);
     }
-    const info = await this.#consumers.info(stream, name);
+    return this.getConsumerFromInfo(await this.#consumers.info(stream, name));
+  }
+
+  getConsumerFromInfo(info: ConsumerInfo): Consumer {
     if (info.config.deliver_subject) {
-      throw new JetStreamError(`consumer '${name}' is a push consumer: it cannot be pulled`);
+      throw new JetStreamError(`consumer '${info.name}' is a push consumer: it cannot be pulled`);
     }
     return new PullConsumerImpl(this.#api, this.#consumers, info);
+  }
+
+  async getBoundPushConsumer(options: BoundPushConsumerOptions): Promise<PushConsumer> {
+    return new PushConsumerImpl(this.#api, this.#consumers, { bound: options });
   }
 
   async getPushConsumer(
@@ -55,10 +75,7 @@ export class ConsumersImpl implements Consumers {
     if (typeof name !== 'string') {
       return new OrderedPushConsumerImpl(this.#api, this.#consumers, stream, name);
     }
-    return new PushConsumerImpl(
-      this.#api,
-      this.#consumers,
-      await this.#consumers.info(stream, name),
-    );
+    const info = await this.#consumers.info(stream, name);
+    return new PushConsumerImpl(this.#api, this.#consumers, { info });
   }
 }

@@ -56,6 +56,7 @@ export type {
   NextOptions,
 } from './pull-consumer.js';
 export type {
+  BoundPushConsumerOptions,
   ConsumerCallbackFn,
   PushConsumer,
   PushConsumerOptions,

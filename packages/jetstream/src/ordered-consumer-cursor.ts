@@ -47,6 +47,8 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
   /** The consumer sequence of the last delivery of the current consumer. */
   #deliverySeq = 0;
   #current: C | undefined;
+  /** The consumer used last, kept after a reset for `info(true)`. */
+  #last: C | undefined;
 
   constructor(consumers: ConsumerAPI, stream: string, options: Partial<OrderedConsumerOptions>) {
     this.consumers = consumers;
@@ -60,9 +62,13 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
   /** The consumer to read through, once created. */
   protected abstract wrap(info: ConsumerInfo): C;
 
-  /** The info of the consumer in use (created if there is none yet). */
+  /**
+   * The info of the consumer in use (created if there is none yet); `cached`: the last known
+   * one, also of a consumer already replaced or deleted.
+   */
   async info(cached = false): Promise<ConsumerInfo> {
-    return (await this.current()).info(cached);
+    const known = cached ? this.#last : undefined;
+    return (known ?? (await this.current())).info(cached);
   }
 
   async delete(): Promise<boolean> {
@@ -73,7 +79,7 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
 
   accept(msg: JsMsg): boolean {
     const { consumer, deliverySequence, streamSequence } = msg.info;
-    if (consumer !== this.#currentName() || deliverySequence !== this.#deliverySeq + 1) {
+    if (consumer !== this.consumerName() || deliverySequence !== this.#deliverySeq + 1) {
       return false;
     }
     this.#deliverySeq = deliverySequence;
@@ -106,17 +112,18 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
     this.#deliverySeq = 0;
     const info = await this.consumers.add(this.#stream, this.flavour(this.#config()));
     this.#current = this.wrap(info);
+    this.#last = this.#current;
     return this.#current;
   }
 
-  #currentName(): string {
+  consumerName(): string {
     return `${this.#namePrefix}_${this.#serial}`;
   }
 
   #config(): ConsumerConfig {
     const o = this.#options;
     const config: ConsumerConfig = {
-      name: this.#currentName(),
+      name: this.consumerName(),
       ack_policy: 'none',
       max_deliver: 1,
       mem_storage: true,

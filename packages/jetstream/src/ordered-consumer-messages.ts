@@ -1,5 +1,5 @@
 import { ClosedConnectionError, DrainingConnectionError } from '@slipstream/client';
-import { type ConsumerNotification, noNotifications } from './consumer-status.js';
+import { type ConsumerNotification, ConsumerStatus } from './consumer-status.js';
 import { StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
@@ -9,8 +9,13 @@ import { deliverToCallback } from './push-consumer-messages.js';
 export interface OrderedCursor {
   /** True when `msg` is the next delivery; false on a gap. */
   accept(msg: JsMsg): boolean;
-  /** Drops the consumer in use: the next pull creates one after the last sequence seen. */
+  /**
+   * Drops the consumer in use (deleting it on the server): the next pull creates one after the
+   * last sequence seen.
+   */
   reset(): void;
+  /** The name of the consumer in use (the one created last). */
+  consumerName(): string;
   /** False when the consumer in use is gone from the server. */
   exists(): Promise<boolean>;
 }
@@ -38,7 +43,9 @@ const RECREATE_DELAY_MS = 1000;
  * Consumer Deleted, missed heartbeats). With `reopen` (consume) it then pulls again from a new
  * consumer and carries on; without (fetch) it ends, and the next fetch starts afresh. A consumer
  * the server lost silently (a restart: pulls to it are not answered) is noticed by asking for
- * its info after `idleCheck` without a message.
+ * its info after `idleCheck` without a message. A consume that ends deletes its consumer rather
+ * than leave it to the server's inactive_threshold. `status()` passes on the underlying pulls'
+ * notifications and adds `reset` and `ordered_consumer_recreated`.
  */
 export class OrderedConsumerMessages implements ConsumerMessages {
   readonly #cursor: OrderedCursor;
@@ -51,6 +58,7 @@ export class OrderedConsumerMessages implements ConsumerMessages {
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set when the idle check found the consumer gone and ended the pull. */
   #lost = false;
+  readonly #status = new ConsumerStatus();
 
   constructor(
     cursor: OrderedCursor,
@@ -60,6 +68,7 @@ export class OrderedConsumerMessages implements ConsumerMessages {
   ) {
     this.#cursor = cursor;
     this.#inner = first;
+    void this.#forwardStatus(first);
     this.#reopen = reopen;
     this.#closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
@@ -74,7 +83,7 @@ export class OrderedConsumerMessages implements ConsumerMessages {
         const inner = this.#inner ?? (await this.#open());
         if (!inner) break;
         this.#inner = inner;
-        if (!(yield* this.#drain(inner))) this.#cursor.reset();
+        if (!(yield* this.#drain(inner))) this.#reset();
         this.#inner = undefined;
         if (!this.#reopen) break;
       }
@@ -95,7 +104,17 @@ export class OrderedConsumerMessages implements ConsumerMessages {
   }
 
   status(): AsyncIterable<ConsumerNotification> {
-    return noNotifications(this.#closed);
+    return this.#status.iterate();
+  }
+
+  /** Passes on what the underlying pull tells, until it ends. */
+  async #forwardStatus(inner: ConsumerMessages): Promise<void> {
+    for await (const n of inner.status()) this.#status.notify(n);
+  }
+
+  #reset(): void {
+    this.#status.notify({ type: 'reset', name: this.#cursor.consumerName() });
+    this.#cursor.reset();
   }
 
   /**
@@ -143,7 +162,13 @@ export class OrderedConsumerMessages implements ConsumerMessages {
   async #open(): Promise<ConsumerMessages | undefined> {
     while (!this.#stopped) {
       try {
-        return await this.#reopen!.open();
+        const inner = await this.#reopen!.open();
+        void this.#forwardStatus(inner);
+        this.#status.notify({
+          type: 'ordered_consumer_recreated',
+          name: this.#cursor.consumerName(),
+        });
+        return inner;
       } catch (error) {
         if (isLasting(error)) throw error;
         await new Promise<void>((resolve) => {
@@ -161,6 +186,8 @@ export class OrderedConsumerMessages implements ConsumerMessages {
     clearTimeout(this.#idleTimer);
     this.#wake?.();
     void this.#inner?.close();
+    if (this.#reopen) this.#cursor.reset();
+    this.#status.end();
     this.#resolveClosed(error);
   }
 }

@@ -52,7 +52,7 @@ export class OrderedPushConsumerImpl
   }
 
   protected wrap(info: ConsumerInfo): PushConsumerImpl {
-    return new PushConsumerImpl(this.#api, this.consumers, info);
+    return new PushConsumerImpl(this.#api, this.consumers, { info });
   }
 
   isPullConsumer(): boolean {

@@ -1,11 +1,21 @@
 import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
 import type { PullRequest } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
-import { type ConsumerNotification, noNotifications } from './consumer-status.js';
+import {
+  type ConsumerNotification,
+  ConsumerStatus,
+  heartbeatNotification,
+  problemNotification,
+} from './consumer-status.js';
 import { JetStreamStatusError } from './errors.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
-import { endsRequestNormally, isHeartbeat, pullStatus } from './pull-status.js';
+import {
+  discardNotification,
+  endsRequestNormally,
+  isHeartbeat,
+  pullStatus,
+} from './pull-status.js';
 
 /** The messages of one pull: iterate them; the iteration ends when the pull is over. */
 export interface ConsumerMessages extends AsyncIterable<JsMsg> {
@@ -13,10 +23,7 @@ export interface ConsumerMessages extends AsyncIterable<JsMsg> {
   close(): Promise<void>;
   /** Resolves when the pull is over: undefined when it ended normally, else the error. */
   closed(): Promise<Error | undefined>;
-  /**
-   * Notifications from this call on, until the consumption ends; a continuous pull `consume()`
-   * sends them all, other consumptions none yet.
-   */
+  /** Notifications (nats.js v3's ConsumerNotification) from this call on, until the end. */
   status(): AsyncIterable<ConsumerNotification>;
 }
 
@@ -39,7 +46,8 @@ const EXPIRY_MARGIN_MS = 1000;
  * One pull request and its replies on an inbox of its own. The request body goes through the
  * jsapi pull request schema. Delivered messages come out as JsMsgs; status messages end the
  * pull (normally, or with a JetStreamStatusError); idle heartbeats only show the pull is alive,
- * and two missed ones end it with an error.
+ * and two missed ones end it with an error. `status()` tells heartbeats, what an ended request
+ * left undelivered (`discard`), missed heartbeats and the problem statuses.
  */
 export class PullBatch implements ConsumerMessages {
   readonly #nc: NatsConnection;
@@ -52,6 +60,7 @@ export class PullBatch implements ConsumerMessages {
   #received = 0;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #heartbeat: HeartbeatMonitor;
+  readonly #status = new ConsumerStatus();
 
   constructor(nc: NatsConnection, options: PullBatchOptions) {
     this.#nc = nc;
@@ -69,9 +78,10 @@ export class PullBatch implements ConsumerMessages {
       throw error;
     }
     this.#expiryTimer = setTimeout(() => this.#end(), options.expires + EXPIRY_MARGIN_MS);
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, () =>
-      this.#end(new JetStreamStatusError('idle heartbeats missed', 409)),
-    );
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+      this.#status.notify({ type: 'heartbeats_missed', count });
+      this.#end(new JetStreamStatusError('idle heartbeats missed', 409));
+    });
     this.#heartbeat.alive();
   }
 
@@ -81,12 +91,18 @@ export class PullBatch implements ConsumerMessages {
         this.#heartbeat.alive();
         const status = pullStatus(msg);
         if (status) {
-          if (isHeartbeat(status)) continue;
-          this.#end(
-            endsRequestNormally(status)
-              ? undefined
-              : new JetStreamStatusError(status.description, status.code),
-          );
+          if (isHeartbeat(status)) {
+            this.#status.notify(heartbeatNotification(msg));
+            continue;
+          }
+          if (endsRequestNormally(status)) {
+            const discard = discardNotification(status);
+            if (discard) this.#status.notify(discard);
+            this.#end();
+          } else {
+            this.#status.notify(problemNotification(status.code, status.description));
+            this.#end(new JetStreamStatusError(status.description, status.code));
+          }
           break;
         }
         this.#received++;
@@ -112,7 +128,7 @@ export class PullBatch implements ConsumerMessages {
   }
 
   status(): AsyncIterable<ConsumerNotification> {
-    return noNotifications(this.#closed);
+    return this.#status.iterate();
   }
 
   #end(error?: Error): void {
@@ -122,6 +138,7 @@ export class PullBatch implements ConsumerMessages {
     clearTimeout(this.#expiryTimer);
     this.#heartbeat.stop();
     this.#sub.unsubscribe();
+    this.#status.end();
     this.#resolveClosed(error);
   }
 }

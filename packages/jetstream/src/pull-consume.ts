@@ -1,17 +1,23 @@
 import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
 import { nanos } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
-import { type ConsumerNotification, ConsumerStatus, type PullOptions } from './consumer-status.js';
+import {
+  type ConsumerNotification,
+  ConsumerStatus,
+  heartbeatNotification,
+  type PullOptions,
+  problemNotification,
+} from './consumer-status.js';
 import { JetStreamStatusError } from './errors.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
 import {
+  discardNotification,
   endsRequestNormally,
   isHeartbeat,
   isMaxWaitingExceeded,
   isRequestLost,
-  type PullStatus,
   pullStatus,
 } from './pull-status.js';
 
@@ -62,8 +68,6 @@ export class PullConsume implements ConsumerMessages {
   #pending = 0;
   /** Bytes asked for and not yet delivered or given up (with maxBytes). */
   #pendingBytes = 0;
-  /** Heartbeat checks in a row that found nothing. */
-  #silentChecks = 0;
   readonly #status = new ConsumerStatus();
 
   constructor(nc: NatsConnection, options: PullConsumeOptions) {
@@ -73,8 +77,8 @@ export class PullConsume implements ConsumerMessages {
       this.#resolveClosed = resolve;
     });
     this.#sub = nc.subscribe(this.#inbox);
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, () => {
-      this.#status.notify({ type: 'heartbeats_missed', count: 2 * ++this.#silentChecks });
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+      this.#status.notify({ type: 'heartbeats_missed', count });
       this.#status.notify({ type: 'reset', name: options.consumer });
       this.#pending = 0;
       this.#pendingBytes = 0;
@@ -92,32 +96,22 @@ export class PullConsume implements ConsumerMessages {
     try {
       for await (const msg of this.#sub) {
         this.#heartbeat.alive();
-        this.#silentChecks = 0;
         const status = pullStatus(msg);
         if (!status) {
           this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
           yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
         } else if (isHeartbeat(status)) {
-          this.#status.notify({
-            type: 'heartbeat',
-            lastConsumerSequence: Number(msg.headers?.get('Nats-Last-Consumer')) || 0,
-            lastStreamSequence: Number(msg.headers?.get('Nats-Last-Stream')) || 0,
-          });
+          this.#status.notify(heartbeatNotification(msg));
         } else if (endsRequestNormally(status) || isRequestLost(status)) {
-          if (status.pendingMessages > 0 || status.pendingBytes > 0) {
-            this.#status.notify({
-              type: 'discard',
-              messagesLeft: status.pendingMessages,
-              bytesLeft: status.pendingBytes,
-            });
-          }
+          const discard = discardNotification(status);
+          if (discard) this.#status.notify(discard);
           this.#received(status.pendingMessages, status.pendingBytes);
         } else if (isMaxWaitingExceeded(status)) {
           // one request was refused (too many waiting on the consumer); the others still run,
           // and the heartbeat clock asks again if they all end up lost
-          this.#status.notify(problem(status));
+          this.#status.notify(problemNotification(status.code, status.description));
         } else {
-          this.#status.notify(problem(status));
+          this.#status.notify(problemNotification(status.code, status.description));
           this.#end(new JetStreamStatusError(status.description, status.code));
         }
       }
@@ -189,12 +183,4 @@ export class PullConsume implements ConsumerMessages {
     this.#status.end();
     this.#resolveClosed(error);
   }
-}
-
-/** The notification of a status that is a problem: by its description, as nats.js sorts them. */
-function problem({ code, description }: PullStatus): ConsumerNotification {
-  const text = description.toLowerCase();
-  if (text === 'consumer deleted') return { type: 'consumer_deleted', code, description };
-  if (text.startsWith('exceeded')) return { type: 'exceeded_limits', code, description };
-  return { type: 'debug', code, description };
 }

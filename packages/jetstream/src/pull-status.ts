@@ -1,4 +1,5 @@
 import type { Msg } from '@slipstream/client';
+import type { ConsumerNotification } from './consumer-status.js';
 
 /** A header-only status message of a pull (`NATS/1.0 408 Request Timeout`). */
 export interface PullStatus {
@@ -48,4 +49,12 @@ export const isMaxWaitingExceeded = (status: PullStatus) =>
 export function isRequestLost({ code, description }: PullStatus): boolean {
   const text = description.toLowerCase();
   return code === 409 && (text === 'server shutdown' || text === 'leadership change');
+}
+
+/** What an ended request left undelivered, as a `discard` notification; undefined for nothing. */
+export function discardNotification(status: PullStatus): ConsumerNotification | undefined {
+  const { pendingMessages: messagesLeft, pendingBytes: bytesLeft } = status;
+  return messagesLeft > 0 || bytesLeft > 0
+    ? { type: 'discard', messagesLeft, bytesLeft }
+    : undefined;
 }

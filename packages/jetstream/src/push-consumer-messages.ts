@@ -1,5 +1,10 @@
 import type { Msg, NatsConnection, Subscription } from '@slipstream/client';
-import { type ConsumerNotification, noNotifications } from './consumer-status.js';
+import {
+  type ConsumerNotification,
+  ConsumerStatus,
+  heartbeatNotification,
+  problemNotification,
+} from './consumer-status.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { type JsMsg, JsMsgImpl } from './jsmsg.js';
 import type { ConsumerMessages } from './pull-batch.js';
@@ -29,13 +34,15 @@ const STALLED_HEADER = 'Nats-Consumer-Stalled';
  * (status 100, no payload) are answered here and not handed out: a flow control request gets an
  * empty reply, without which the server stops sending, and a heartbeat saying the consumer is
  * stalled gets one on the subject it names (the reply to an earlier request was lost). Every
- * message, heartbeats included, shows the consumer is alive.
+ * message, heartbeats included, shows the consumer is alive. `status()` tells heartbeats, flow
+ * control, missed heartbeats and any other status the server sends.
  */
 export class PushConsumerMessages implements ConsumerMessages {
   readonly #nc: NatsConnection;
   readonly #options: PushConsumerMessagesOptions;
   readonly #sub: Subscription;
   readonly #heartbeat: HeartbeatMonitor;
+  readonly #status = new ConsumerStatus();
   readonly #closed: Promise<Error | undefined>;
   #resolveClosed!: (error: Error | undefined) => void;
   #ended = false;
@@ -51,7 +58,10 @@ export class PushConsumerMessages implements ConsumerMessages {
       options.deliverSubject,
       options.queue ? { queue: options.queue } : undefined,
     );
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, () => void this.#missed());
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+      this.#status.notify({ type: 'heartbeats_missed', count });
+      void this.#missed();
+    });
     this.#heartbeat.alive();
     if (options.callback) void deliverToCallback(this, options.callback, (e) => this.#end(e));
   }
@@ -60,7 +70,9 @@ export class PushConsumerMessages implements ConsumerMessages {
     try {
       for await (const msg of this.#sub) {
         this.#heartbeat.alive();
-        if (isControl(msg)) this.#answer(msg);
+        const code = statusCode(msg);
+        if (code === 100) this.#answer(msg);
+        else if (code) this.#status.notify(problemNotification(code, msg.headers!.description));
         else yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
       }
     } catch (error) {
@@ -80,14 +92,16 @@ export class PushConsumerMessages implements ConsumerMessages {
   }
 
   status(): AsyncIterable<ConsumerNotification> {
-    return noNotifications(this.#closed);
+    return this.#status.iterate();
   }
 
   #answer(msg: Msg): void {
     if (msg.reply) {
       msg.respond();
+      this.#status.notify({ type: 'flow_control' });
       return;
     }
+    this.#status.notify(heartbeatNotification(msg));
     const stalled = msg.headers?.get(STALLED_HEADER);
     if (stalled) this.#nc.publish(stalled);
   }
@@ -95,7 +109,6 @@ export class PushConsumerMessages implements ConsumerMessages {
   async #missed(): Promise<void> {
     const error = await this.#options.heartbeatsMissed();
     if (error) this.#end(error);
-    else this.#heartbeat.alive();
   }
 
   #end(error?: Error): void {
@@ -104,13 +117,20 @@ export class PushConsumerMessages implements ConsumerMessages {
     this.#error = error;
     this.#heartbeat.stop();
     this.#sub.unsubscribe();
+    this.#status.end();
     this.#resolveClosed(error);
   }
 }
 
-/** An idle heartbeat or a flow control request: status 100 and no payload. */
-function isControl(msg: Msg): boolean {
-  return msg.data.length === 0 && msg.headers?.code === 100;
+/**
+ * The status code of a message from the server rather than the stream: no payload and a status
+ * line; 100 for an idle heartbeat or a flow control request (the one with a reply subject), 0
+ * for a delivered message (which always has a reply subject: its ack subject).
+ */
+function statusCode(msg: Msg): number {
+  if (msg.data.length > 0 || !msg.headers?.code) return 0;
+  const { code } = msg.headers;
+  return code === 100 || !msg.reply ? code : 0;
 }
 
 /**

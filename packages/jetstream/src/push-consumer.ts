@@ -1,4 +1,5 @@
-import type { ConsumerInfo } from '@slipstream/jsapi';
+import { InvalidArgumentError, InvalidOperationError } from '@slipstream/client';
+import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
 import { millis } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
@@ -22,6 +23,19 @@ export interface PushConsumerOptions {
   abort_on_missing_resource?: boolean;
 }
 
+/**
+ * A push consumer known by its delivery alone (nats.js v3's BoundPushConsumerOptions): the
+ * values must be those of the consumer's config.
+ */
+export interface BoundPushConsumerOptions {
+  deliver_subject: string;
+  deliver_group?: string;
+  /** Nanoseconds, as in the config: the client expects a heartbeat this often. */
+  idle_heartbeat?: number;
+  /** The default callback of `consume()`. */
+  callback?: ConsumerCallbackFn;
+}
+
 /** A push consumer, shaped like nats.js's PushConsumer. */
 export interface PushConsumer {
   info(cached?: boolean): Promise<ConsumerInfo>;
@@ -32,33 +46,57 @@ export interface PushConsumer {
   isPushConsumer(): boolean;
 }
 
+/** What consuming needs of a push consumer's config. */
+type Delivery = Pick<ConsumerConfig, 'deliver_subject' | 'deliver_group' | 'idle_heartbeat'>;
+
 /**
- * A push consumer that exists on the server: consuming subscribes to its deliver subject (in
- * its deliver group), answers flow control and watches its idle heartbeats. One consume at a
- * time, as the deliver subject is the consumer's one way out.
+ * A push consumer: consuming subscribes to its deliver subject (in its deliver group), answers
+ * flow control and watches its idle heartbeats. One consume at a time, as the deliver subject
+ * is the consumer's one way out. Made from the consumer's info, or bound to a delivery alone
+ * (`bound`), which knows no stream or name: info and delete are refused, as in nats.js v3.
  */
 export class PushConsumerImpl implements PushConsumer {
   readonly #api: ApiClient;
   readonly #consumers: ConsumerAPI;
-  #info: ConsumerInfo;
+  #info: ConsumerInfo | undefined;
+  readonly #bound: BoundPushConsumerOptions | undefined;
   #consuming: ConsumerMessages | undefined;
 
-  constructor(api: ApiClient, consumers: ConsumerAPI, info: ConsumerInfo) {
-    if (!info.config.deliver_subject) {
-      throw new JetStreamError(`consumer '${info.name}' is a pull consumer: nothing is pushed`);
-    }
+  constructor(
+    api: ApiClient,
+    consumers: ConsumerAPI,
+    from: { info: ConsumerInfo } | { bound: BoundPushConsumerOptions },
+  ) {
     this.#api = api;
     this.#consumers = consumers;
-    this.#info = info;
+    if ('bound' in from) {
+      if (!from.bound.deliver_subject) {
+        throw new InvalidArgumentError('a bound push consumer needs its deliver_subject');
+      }
+      this.#bound = from.bound;
+    } else {
+      const { info } = from;
+      if (!info.config.deliver_subject) {
+        throw new JetStreamError(`consumer '${info.name}' is a pull consumer: nothing is pushed`);
+      }
+      this.#info = info;
+    }
   }
 
   async info(cached = false): Promise<ConsumerInfo> {
-    if (!cached) this.#info = await this.#consumers.info(this.#info.stream_name, this.#info.name);
-    return this.#info;
+    const info = this.#known('info');
+    if (!cached) this.#info = await this.#consumers.info(info.stream_name, info.name);
+    return this.#info!;
   }
 
-  delete(): Promise<boolean> {
-    return this.#consumers.delete(this.#info.stream_name, this.#info.name);
+  async delete(): Promise<boolean> {
+    const { stream_name, name } = this.#known('delete');
+    return this.#consumers.delete(stream_name, name);
+  }
+
+  #known(what: string): ConsumerInfo {
+    if (!this.#info) throw new InvalidOperationError(`a bound push consumer cannot ${what}`);
+    return this.#info;
   }
 
   isPullConsumer(): boolean {
@@ -71,14 +109,14 @@ export class PushConsumerImpl implements PushConsumer {
 
   async consume(options: PushConsumerOptions = {}): Promise<ConsumerMessages> {
     if (this.#consuming) throw new JetStreamError('the push consumer is already being consumed');
-    const { config } = this.#info;
+    const delivery: Delivery = this.#bound ?? this.#info!.config;
     const messages = new PushConsumerMessages(this.#api.nc, {
-      deliverSubject: config.deliver_subject!,
-      queue: config.deliver_group,
-      idleHeartbeat: config.idle_heartbeat ? millis(config.idle_heartbeat) : 0,
+      deliverSubject: delivery.deliver_subject!,
+      queue: delivery.deliver_group,
+      idleHeartbeat: delivery.idle_heartbeat ? millis(delivery.idle_heartbeat) : 0,
       ackTimeout: this.#api.options.timeout,
       heartbeatsMissed: () => this.#missingResource(options.abort_on_missing_resource ?? false),
-      callback: options.callback,
+      callback: options.callback ?? this.#bound?.callback,
     });
     this.#consuming = messages;
     void messages.closed().then(() => {
@@ -87,9 +125,12 @@ export class PushConsumerImpl implements PushConsumer {
     return messages;
   }
 
-  /** What missed heartbeats mean: the consumer or stream gone, when the caller wants to know. */
+  /**
+   * What missed heartbeats mean: the consumer or stream gone, when the caller wants to know
+   * (a bound consumer cannot ask).
+   */
   async #missingResource(abort: boolean): Promise<Error | undefined> {
-    if (!abort) return undefined;
+    if (!abort || this.#bound) return undefined;
     try {
       await this.info();
       return undefined;
