@@ -4,23 +4,20 @@
  * stream's consumer_limits, and the info's `ts`. Expected behaviour is nats-server's at v2.10.0
  * / v2.11.0, cited by file:line in server/ at that tag.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConsumerRequests, configOf, errorOf } from './jetstream-consumer-requests.js';
-import { type ConsumerTarget, ConsumerWire, startOurs } from './jetstream-consumer-wire.js';
+import { describe, expect, it } from 'vitest';
+import {
+  type ConsumerRequests,
+  configOf,
+  errorOf,
+  useOurServer,
+} from './jetstream-consumer-requests.js';
+import type { ConsumerWire } from './jetstream-consumer-wire.js';
 
-let target: ConsumerTarget;
 let wire: ConsumerWire;
 let js: ConsumerRequests;
-
-beforeEach(async () => {
-  target = await startOurs();
-  wire = await ConsumerWire.connect(target.port);
-  js = new ConsumerRequests(wire);
-});
-
-afterEach(async () => {
-  wire.close();
-  await target.stop();
+useOurServer((connected, requests) => {
+  wire = connected;
+  js = requests;
 });
 
 describe('filter_subjects (nats-server 2.10)', () => {

@@ -5,29 +5,21 @@
  * and the pinned / unpinned advisories, on our server over raw requests. Expected behaviour is
  * nats-server's at v2.11.0, cited by file:line in server/ at that tag.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Answer, ConsumerRequests, configOf, errorOf } from './jetstream-consumer-requests.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  type ConsumerTarget,
-  ConsumerWire,
-  sleep,
-  startOurs,
-  type WireMessage,
-} from './jetstream-consumer-wire.js';
+  type Answer,
+  type ConsumerRequests,
+  configOf,
+  errorOf,
+  useOurServer,
+} from './jetstream-consumer-requests.js';
+import { type ConsumerWire, sleep, type WireMessage } from './jetstream-consumer-wire.js';
 
-let target: ConsumerTarget;
 let wire: ConsumerWire;
 let js: ConsumerRequests;
-
-beforeEach(async () => {
-  target = await startOurs();
-  wire = await ConsumerWire.connect(target.port);
-  js = new ConsumerRequests(wire);
-});
-
-afterEach(async () => {
-  wire.close();
-  await target.stop();
+useOurServer((connected, requests) => {
+  wire = connected;
+  js = requests;
 });
 
 /** Sends a pull request with `body` on a fresh inbox; returns the inbox. */

@@ -3,8 +3,8 @@
  * official client only sends to a server advertising that version): streams, consumers, info,
  * no_wait pulls, over one ConsumerWire.
  */
-import { expect } from 'vitest';
-import type { ConsumerWire } from './jetstream-consumer-wire.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { type ConsumerTarget, ConsumerWire, startOurs } from './jetstream-consumer-wire.js';
 
 export type Answer = Record<string, unknown>;
 
@@ -20,6 +20,24 @@ export function errorOf(answer: Answer): ApiErrorBody | undefined {
 
 export function configOf(answer: Answer): Record<string, unknown> {
   return answer.config as Record<string, unknown>;
+}
+
+/**
+ * Starts our server on a fresh store before each test and stops it after; `connected` gets the
+ * test's connection and its requests.
+ */
+export function useOurServer(connected: (wire: ConsumerWire, js: ConsumerRequests) => void): void {
+  let target: ConsumerTarget;
+  let wire: ConsumerWire;
+  beforeEach(async () => {
+    target = await startOurs();
+    wire = await ConsumerWire.connect(target.port);
+    connected(wire, new ConsumerRequests(wire));
+  });
+  afterEach(async () => {
+    wire.close();
+    await target.stop();
+  });
 }
 
 export class ConsumerRequests {
