@@ -186,6 +186,22 @@ describe('subject_transform', () => {
     expect(await message('X', 2)).toEqual({ subject: 'in.z', data: 'two' });
   });
 
+  it("reshapes tokens with nats-server's mapping functions", async () => {
+    await created({
+      name: 'FN',
+      subjects: ['p.>'],
+      subject_transform: {
+        src: 'p.*.*.*',
+        dest: 'q.{{split(1,-)}}.{{SplitFromLeft(2,1)}}.{{sliceFromRight(3,2)}}.{{partition(10,1,2)}}',
+      },
+    });
+    await js.probe.request('p.a-b.xyz.abcde', 'one');
+    // subject_transform.go TransformTokenizedSubject (v2.11.0): split drops empty parts,
+    // sliceFromRight keeps the short slice first, partition is FNV-1a 32 of the tokens mod 10
+    // (FNV-1a of "a-bxyz" is 785161558).
+    expect((await message('FN', 1))?.subject).toBe('q.a.b.x.yz.a.bc.de.8');
+  });
+
   it('refuses a bad source or destination with nats-server 2.11 errors', async () => {
     const refusal = async (src: string, dest: string) =>
       errorOf(await create({ name: 'BAD', subjects: ['b.>'], subject_transform: { src, dest } }));
@@ -208,6 +224,12 @@ describe('subject_transform', () => {
     );
     expect((await refusal('b.x', 'c.$1'))?.description).toBe(
       'stream transform: invalid mapping destination: wildcard index out of range in $1',
+    );
+    expect((await refusal('b.*', 'c.{{partition(3)}}'))?.description).toBe(
+      'stream transform: invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}',
+    );
+    expect((await refusal('b.*', 'c.{{splitFromLeft(1,a)}}'))?.description).toBe(
+      'stream transform: invalid mapping destination: function argument is invalid or in the wrong format in {{splitFromLeft(1,a)}}',
     );
     expect((await refusal('b.>', 'c.>.d'))?.description).toBe(
       'stream transform: invalid mapping destination: invalid transform in d',

@@ -1,45 +1,153 @@
 /**
  * Subject mappings from a source pattern to a destination, as nats-server's subject transforms
- * (server/subject_transform.go, v2.11.0): a stream's `subject_transform`, its sources' and
- * mirror's `subject_transforms`, and republish. A destination token `$N` or `{{wildcard(N)}}`
- * takes the Nth `*` of the source; a final `>` takes what the source's `>` matched. An empty
- * source means `>`.
+ * (server/subject_transform.go and sublist.go ValidateMapping, v2.11.0): a stream's
+ * `subject_transform`, its sources' and mirror's `subject_transforms`, and republish. A
+ * destination token `$N` or `{{wildcard(N)}}` takes the Nth `*` of the source; the functions
+ * partition, splitFromLeft / splitFromRight, sliceFromLeft / sliceFromRight and split reshape
+ * one; a final `>` takes what the source's `>` matched. An empty source means `>`.
  */
 import { isValidSubscribeSubject, subjectMatches } from '@slipstream/protocol';
 
 export type SubjectTransform = (subject: string) => string | undefined;
 
-const WILDCARD_FUNCTION = /^\{\{\s*[wW]ildcard\s*\((.*)\)\s*\}\}$/;
-/** Mapping functions nats-server 2.11.0 knows besides wildcard(); this server does not run them. */
-const OTHER_FUNCTIONS =
-  /^\{\{\s*(?:[pP]artition|[sS]plit[fF]rom[lL]eft|[sS]plit[fF]rom[rR]ight|[sS]lice[fF]rom[lL]eft|[sS]lice[fF]rom[rR]ight|[sS]plit)\s*\(.*\)\s*\}\}$/;
-
 const INVALID = 'invalid mapping destination';
-
-/** The `*` a destination token refers to (1-based), or undefined for a literal token. */
-function wildcardReference(token: string): number | undefined {
-  if (token.length > 1 && token.startsWith('$')) {
-    const index = Number(token.slice(1));
-    return /^\d+$/.test(token.slice(1)) ? index : undefined;
-  }
-  const call = WILDCARD_FUNCTION.exec(token);
-  if (!call) return undefined;
-  const args = call[1]!.split(/,\s*/);
-  if (args.length === 1 && args[0] === '')
-    throw mappingError('not enough arguments passed to the function', token);
-  if (args.length > 1) throw mappingError('too many arguments passed to the function', token);
-  const index = args[0]!.trim();
-  if (!/^-?\d+$/.test(index))
-    throw mappingError('function argument is invalid or in the wrong format', token);
-  return Number(index);
-}
 
 function mappingError(what: string, token: string): Error {
   return new Error(`${INVALID}: ${what} in ${token}`);
 }
 
-function isMustache(token: string): boolean {
-  return token.length > 4 && token.startsWith('{{') && token.endsWith('}}');
+/** One destination token at run time: the subject's tokens and where its `*`s are → text. */
+type TokenMapper = (tokens: string[], starPositions: number[]) => string;
+
+interface MappingFunction {
+  /** Its name as nats-server matches it, first letter and word starts in either case. */
+  readonly name: RegExp;
+  /** Checks the arguments; the mapper and the `*` indexes it reads. */
+  compile(args: string[], token: string): { indexes: number[]; map: TokenMapper };
+}
+
+const notEnough = (token: string) =>
+  mappingError('not enough arguments passed to the function', token);
+const tooMany = (token: string) => mappingError('too many arguments passed to the function', token);
+const badArgument = (token: string) =>
+  mappingError('function argument is invalid or in the wrong format', token);
+
+/** Go's strconv.Atoi on a trimmed argument. */
+function integer(arg: string, token: string): number {
+  const text = arg.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw badArgument(token);
+  return Number(text);
+}
+
+/** The token of the `*` at 1-based `index` (nats-server reads token 0 for an index below 1). */
+function starToken(tokens: string[], starPositions: number[], index: number): string {
+  return tokens[starPositions[index - 1] ?? 0] ?? '';
+}
+
+/** A function of one `*` and one number: `f(index, n)`. */
+function indexAndNumber(
+  name: RegExp,
+  reshape: (token: string, n: number) => string,
+): MappingFunction {
+  return {
+    name,
+    compile: (args, token) => {
+      if (args.length < 2) throw notEnough(token);
+      if (args.length > 2) throw tooMany(token);
+      const index = integer(args[0]!, token);
+      const n = integer(args[1]!, token);
+      return {
+        indexes: [index],
+        map: (tokens, stars) => reshape(starToken(tokens, stars, index), n),
+      };
+    },
+  };
+}
+
+const fits = (token: string, n: number) => n > 0 && n < token.length;
+
+/** FNV-1a, 32 bits: nats-server's partition hash. */
+function fnv1a32(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
+}
+
+/** In nats-server's order of matching (subject_transform.go indexPlaceHolders). */
+const FUNCTIONS: readonly MappingFunction[] = [
+  {
+    name: /[wW]ildcard/,
+    compile: (args, token) => {
+      if (args.length === 1 && args[0] === '') throw notEnough(token);
+      if (args.length > 1) throw tooMany(token);
+      const index = integer(args[0]!, token);
+      return { indexes: [index], map: (tokens, stars) => starToken(tokens, stars, index) };
+    },
+  },
+  {
+    name: /[pP]artition/,
+    compile: (args, token) => {
+      if (args.length < 2) throw notEnough(token);
+      const buckets = integer(args[0]!, token);
+      const indexes = args.slice(1).map((arg) => integer(arg, token));
+      return {
+        indexes,
+        map: (tokens, stars) => {
+          const key = indexes.map((index) => starToken(tokens, stars, index)).join('');
+          return String(fnv1a32(Buffer.from(key)) % buckets);
+        },
+      };
+    },
+  },
+  indexAndNumber(/[sS]plit[fF]rom[lL]eft/, (token, at) =>
+    fits(token, at) ? `${token.slice(0, at)}.${token.slice(at)}` : token,
+  ),
+  indexAndNumber(/[sS]plit[fF]rom[rR]ight/, (token, at) =>
+    fits(token, at) ? `${token.slice(0, -at)}.${token.slice(-at)}` : token,
+  ),
+  indexAndNumber(/[sS]lice[fF]rom[lL]eft/, (token, size) => {
+    if (!fits(token, size)) return token;
+    const slices: string[] = [];
+    for (let i = 0; i < token.length; i += size) slices.push(token.slice(i, i + size));
+    return slices.join('.');
+  }),
+  indexAndNumber(/[sS]lice[fF]rom[rR]ight/, (token, size) => {
+    if (!fits(token, size)) return token;
+    const head = token.length % size;
+    const slices = head > 0 ? [token.slice(0, head)] : [];
+    for (let i = head; i < token.length; i += size) slices.push(token.slice(i, i + size));
+    return slices.join('.');
+  }),
+  {
+    name: /[sS]plit/,
+    compile: (args, token) => {
+      if (args.length < 2) throw notEnough(token);
+      if (args.length > 2) throw tooMany(token);
+      const index = integer(args[0]!, token);
+      const delimiter = args[1]!;
+      if (delimiter.includes(' ') || delimiter.includes('.')) throw badArgument(token);
+      return {
+        indexes: [index],
+        map: (tokens, stars) =>
+          starToken(tokens, stars, index)
+            .split(delimiter)
+            .filter((part) => part !== '')
+            .join('.'),
+      };
+    },
+  },
+];
+
+const isMustache = (token: string) =>
+  token.length > 4 && token.startsWith('{{') && token.endsWith('}}');
+
+/** The function a `{{name(args)}}` token calls and its arguments, or undefined for none known. */
+function functionCall(token: string): { fn: MappingFunction; args: string[] } | undefined {
+  for (const fn of FUNCTIONS) {
+    const call = new RegExp(`\\{\\{\\s*${fn.name.source}\\s*\\((.*)\\)\\s*\\}\\}`).exec(token);
+    if (call) return { fn, args: call[1]!.split(/,\s*/) };
+  }
+  return undefined;
 }
 
 /**
@@ -57,8 +165,7 @@ export function transformProblem(source: string, destination: string): string | 
 }
 
 interface Compiled {
-  /** Per destination token: the index into the captured `*` tokens, or the literal. */
-  tokens: Array<{ wildcard: number } | { literal: string }>;
+  mappers: TokenMapper[];
   sourceTokens: string[];
   endsWithRest: boolean;
 }
@@ -66,17 +173,17 @@ interface Compiled {
 function compile(sourcePattern: string, destination: string): Compiled {
   const source = sourcePattern || '>';
   const destinationTokens = destination.split('.');
+  // ValidateMapping: every token present, nothing after `>`, functions known, no spaces.
   let afterRest = false;
   for (const token of destinationTokens) {
     if (token === '' || afterRest) throw new Error(`${INVALID}: invalid transform in ${token}`);
     if (isMustache(token)) {
-      if (!WILDCARD_FUNCTION.test(token) && !OTHER_FUNCTIONS.test(token)) {
-        throw mappingError('unknown function', token);
-      }
-      continue;
+      if (!functionCall(token)) throw mappingError('unknown function', token);
+    } else if (token === '>') {
+      afterRest = true;
+    } else if (/[\t\n\f\r ]/.test(token)) {
+      throw new Error(`${INVALID}: invalid transform`);
     }
-    if (token === '>') afterRest = true;
-    else if (/[\t\n\f\r ]/.test(token)) throw new Error(`${INVALID}: invalid transform`);
   }
   const sourceTokens = source.split('.');
   const stars = sourceTokens.filter((t) => t === '*').length;
@@ -90,30 +197,33 @@ function compile(sourcePattern: string, destination: string): Compiled {
   ) {
     throw new Error('invalid subject');
   }
-  const tokens = destinationTokens.map((token) => {
-    if (OTHER_FUNCTIONS.test(token)) {
-      throw mappingError('function not supported by this server', token);
-    }
-    const index = wildcardReference(token);
-    if (index === undefined) return { literal: token };
+  const mappers = destinationTokens.map((token): TokenMapper => {
+    const reference = /^\$([+-]?\d+)$/.exec(token);
+    const call = reference
+      ? { fn: FUNCTIONS[0]!, args: [reference[1]!] }
+      : isMustache(token)
+        ? functionCall(token)
+        : undefined;
+    if (!call) return () => token;
+    const { indexes, map } = call.fn.compile(call.args, token);
     if (stars === 0) throw mappingError('wildcard index out of range', token);
-    if (index > stars) throw mappingError('wildcard index out of range', `${token}: [${index}]`);
-    return { wildcard: index - 1 };
+    for (const index of indexes) {
+      if (index > stars) throw mappingError('wildcard index out of range', `${token}: [${index}]`);
+    }
+    return map;
   });
-  return { tokens, sourceTokens, endsWithRest: destinationRest };
+  return { mappers, sourceTokens, endsWithRest: destinationRest };
 }
 
 /** The mapping as a function: the mapped subject, or undefined when `subject` does not match. */
 export function subjectTransform(source: string, destination: string): SubjectTransform {
   const pattern = source || '>';
-  const { tokens, sourceTokens, endsWithRest } = compile(pattern, destination);
+  const { mappers, sourceTokens, endsWithRest } = compile(pattern, destination);
   const starPositions = sourceTokens.flatMap((t, i) => (t === '*' ? [i] : []));
   return (subject) => {
     if (!subjectMatches(subject, pattern)) return undefined;
     const subjectTokens = subject.split('.');
-    const mapped = tokens.map((token) =>
-      'literal' in token ? token.literal : (subjectTokens[starPositions[token.wildcard]!] ?? ''),
-    );
+    const mapped = mappers.map((map) => map(subjectTokens, starPositions));
     if (endsWithRest) mapped.splice(-1, 1, ...subjectTokens.slice(sourceTokens.length - 1));
     return mapped.join('.');
   };
