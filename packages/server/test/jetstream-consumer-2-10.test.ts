@@ -232,3 +232,40 @@ describe("the stream's consumer_limits (nats-server 2.10)", () => {
     });
   });
 });
+
+describe('a pedantic create (nats-server 2.11)', () => {
+  it('is refused where a default or a stream limit would change what it asked for', async () => {
+    await js.stream({
+      name: 'PD',
+      subjects: ['pd.>'],
+      consumer_limits: { max_ack_pending: 50, inactive_threshold: 2_000_000_000 },
+    });
+    const create = (config: Record<string, unknown>) =>
+      wire.request('$JS.API.CONSUMER.CREATE.PD.X', {
+        stream_name: 'PD',
+        config: { durable_name: 'X', ack_policy: 'explicit', ...config },
+        pedantic: true,
+      });
+    // setConsumerConfigDefaults (consumer.go:552-571 at v2.11.0).
+    expect(errorOf(await create({ backoff: [1_000_000_000] }))).toEqual({
+      code: 400,
+      err_code: 10157,
+      description: 'pedantic mode: first backoff value has to equal batch AckWait',
+    });
+    expect(errorOf(await create({ inactive_threshold: 1_000_000_000 }))).toMatchObject({
+      description: "pedantic mode: max_ack_pending must be set if it's configured in stream limits",
+    });
+    expect(errorOf(await create({ max_ack_pending: 5 }))).toMatchObject({
+      description:
+        "pedantic mode: inactive_threshold must be set if it's configured in stream limits",
+    });
+    const exact = await create({
+      max_ack_pending: 5,
+      inactive_threshold: 1_000_000_000,
+      ack_wait: 1_000_000_000,
+      backoff: [1_000_000_000],
+      max_deliver: 3,
+    });
+    expect(errorOf(exact)).toBeUndefined();
+  });
+});

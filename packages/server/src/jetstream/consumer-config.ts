@@ -106,11 +106,13 @@ export function isPull(config: ConsumerConfig): boolean {
 /**
  * A requested config with nats-server's defaults, trimmed to the fields it knows. The stream's
  * consumer_limits fill in max_ack_pending and inactive_threshold before the server's own
- * defaults do (2.11 consumer.go:560-570).
+ * defaults do (2.11 consumer.go:560-570). A `pedantic` create (2.11) is refused (10157) where a
+ * default would change what it asked for.
  */
 export function withConsumerDefaults(
   requested: ConsumerConfig,
   stream: StreamConfig,
+  pedantic = false,
 ): ConsumerConfig {
   const config = wireConsumerConfig(requested);
   config.deliver_policy ??= 'all';
@@ -121,12 +123,23 @@ export function withConsumerDefaults(
   if (isPull(config) && !config.max_waiting) config.max_waiting = consumerDefaults.maxWaiting;
   if (acks && !config.ack_wait) config.ack_wait = consumerDefaults.ackWaitNanos;
   if (!config.max_deliver) config.max_deliver = -1;
-  if (config.backoff?.length) config.ack_wait = config.backoff[0];
+  if (config.backoff?.length) {
+    if (pedantic && config.ack_wait !== config.backoff[0]) {
+      throw pedanticError('first backoff value has to equal batch AckWait');
+    }
+    config.ack_wait = config.backoff[0];
+  }
   const limits = stream.consumer_limits;
   if (!config.max_ack_pending && limits?.max_ack_pending) {
+    if (pedantic) {
+      throw pedanticError("max_ack_pending must be set if it's configured in stream limits");
+    }
     config.max_ack_pending = limits.max_ack_pending;
   }
   if (!config.inactive_threshold && limits?.inactive_threshold) {
+    if (pedantic) {
+      throw pedanticError("inactive_threshold must be set if it's configured in stream limits");
+    }
     config.inactive_threshold = limits.inactive_threshold;
   }
   if (acks && !config.max_ack_pending) config.max_ack_pending = consumerDefaults.maxAckPending;
@@ -141,6 +154,10 @@ export function withConsumerDefaults(
     config.pause_until = wirePauseUntil(pauseDeadline(config.pause_until));
   }
   return config;
+}
+
+function pedanticError(err: string): ApiError {
+  return ApiError.of(jsErrors.JSPedanticErrF, { err });
 }
 
 function invalidPolicy(err: string): ApiError {

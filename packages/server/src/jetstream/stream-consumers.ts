@@ -50,15 +50,22 @@ export class StreamConsumers implements ConsumerOwner {
   }
 
   /** CONSUMER.CREATE: a new consumer, or the update of the one with that name. */
-  create(requested: ConsumerConfig, action: ConsumerAction | undefined): Consumer {
+  create(
+    requested: ConsumerConfig,
+    action: ConsumerAction | undefined,
+    pedantic = false,
+  ): Consumer {
     const stream = this.#stream.config;
-    const config = withConsumerDefaults(requested, stream);
+    const config = withConsumerDefaults(requested, stream, pedantic);
     checkConsumerConfig(config, stream);
     const name = config.durable_name || config.name;
     const existing = name ? this.#byName.get(name) : undefined;
     if (existing) return this.#update(existing, config, action);
     if (action === 'update') throw ApiError.of(jsErrors.JSConsumerDoesNotExist);
-    const max = stream.max_consumers ?? -1;
+    // The account's limit applies per stream too, and wins when it is lower (nats-server).
+    const own = stream.max_consumers ?? -1;
+    const account = this.#host.maxConsumers;
+    const max = own <= 0 || (account > 0 && account < own) ? account : own;
     if (max > 0 && this.#byName.size >= max) throw ApiError.of(jsErrors.JSMaximumConsumersLimitErr);
     if (stream.retention === 'workqueue') this.#checkWorkQueue(config);
     const consumerName = name || this.#generateName();

@@ -34,8 +34,14 @@ function createConsumer(
   operation: CreateOperation,
   { account, params, request }: ApiContext<CreateOperation>,
 ) {
-  const { stream_name, config: requested, action } = request as ConsumerCreateRequest;
+  const { stream_name, config: requested, action, pedantic } = request as ConsumerCreateRequest;
   const config = { ...requested };
+  // 2.11 decodes three policies; a newer one fails the request's JSON (consumer.go:258-269).
+  if (config.priority_policy === 'prioritized') {
+    throw ApiError.of(jsErrors.JSInvalidJSONErr, {
+      err: 'unknown priority policy: "prioritized"',
+    });
+  }
   if (params.stream !== stream_name) throw ApiError.of(jsErrors.JSStreamMismatchErr);
   const name = params.consumer;
   if (name && /[/\\]/.test(name)) {
@@ -63,7 +69,7 @@ function createConsumer(
   }
   if ((config.num_replicas ?? 0) > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
   const stream = account.stream(stream_name);
-  return stream.consumers.create(config, action).info();
+  return stream.consumers.create(config, action, pedantic).info();
 }
 
 function createRoute<Op extends CreateOperation>(operation: Op): ApiRoute<Op> {
