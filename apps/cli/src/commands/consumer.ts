@@ -13,6 +13,7 @@ import type { Session } from '../session.js';
 import { section, table } from '../style.js';
 import { formatCount, formatDuration, formatTimestamp, parseInteger } from '../units.js';
 import { requireName, UsageError } from '../usage-error.js';
+import { registerConsumerPause } from './consumer-pause.js';
 
 /** `slip consumer ...`: pull and push consumers of a stream, with the commands and flags of `nats consumer`. */
 export function registerConsumer(program: Command, act: Act): void {
@@ -206,6 +207,8 @@ export function registerConsumer(program: Command, act: Act): void {
       },
     ),
   );
+
+  registerConsumerPause(consumer, act);
 }
 
 interface ReadOptions {
@@ -230,6 +233,17 @@ function messagePrinter(session: Session, options: ReadOptions): (msg: JsMsg) =>
       if (style === 'human') session.out('Acknowledged message\n');
     }
   };
+}
+
+/** When a paused consumer goes on, as `nats consumer info` shows it. */
+function pauseDeadline(info: ConsumerInfo): string | undefined {
+  const until = info.config.pause_until;
+  if (!until) return undefined;
+  if (!info.paused) return `${formatTimestamp(until)} (passed)`;
+  const remaining = info.pause_remaining
+    ? ` (${formatDuration(info.pause_remaining / 1e6)} remaining)`
+    : '';
+  return `${formatTimestamp(until)}${remaining}`;
 }
 
 function formatConsumerInfo(info: ConsumerInfo): string {
@@ -266,6 +280,7 @@ function formatConsumerInfo(info: ConsumerInfo): string {
       ['Idle Heartbeat', nanos(c.idle_heartbeat)],
       ['Flow Control', c.deliver_subject ? (c.flow_control ? 'yes' : 'no') : undefined],
       ['Headers Only', c.headers_only ? 'yes' : undefined],
+      ['Paused Until Deadline', pauseDeadline(info)],
     ]),
     section('State', [
       [

@@ -33,7 +33,7 @@ export function registerServerPing(server: Command, act: Act): void {
         'ping every server through the system account ($SYS.REQ.SERVER.PING) and list each answer with its size and round trip',
       )
       .option('--id', 'show each server ID too'),
-    'slip --creds sys.creds server ping 3',
+    'slip server ping 3 --creds sys.creds',
   ).action(
     act(async (session, expect: string | undefined, options: { id?: boolean }) => {
       let expected = expect === undefined ? 0 : parseInteger(expect, 1);
@@ -83,7 +83,10 @@ function formatPong(pong: Pong, withId: boolean): string {
 function printSummary(session: Session, pongs: Pong[], expected: number): void {
   const rtts = pongs.map((p) => p.rtt_ms);
   const missing = Math.max(0, expected - pongs.length);
-  if (session.json) return session.printJson({ replies: pongs, expected, missing });
+  if (session.json) {
+    session.printJson({ replies: pongs, expected, missing });
+    return;
+  }
   session.out('\n---- ping statistics ----');
   if (rtts.length === 0) session.out('no responses received');
   else {

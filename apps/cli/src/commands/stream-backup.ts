@@ -8,10 +8,11 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInbox, type Msg, type NatsConnection } from '@slipstream/client';
+import { createInbox } from '@slipstream/client';
 import type { StreamConfig, StreamInfo, StreamState } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
+import { apiCall, apiReply } from '../jetstream-api-call.js';
 import { progressBar, silentProgress } from '../progress.js';
 import type { Session } from '../session.js';
 import { formatStreamInfo } from '../stream-info-view.js';
@@ -204,23 +205,4 @@ async function restore(session: Session, dir: string, flags: RestoreFlags): Prom
   }
   const timeout = Math.max(session.timeout, RESTORE_FINISH_MS);
   return apiReply<StreamInfo>(await nc.request(upload, new Uint8Array(0), { timeout }));
-}
-
-/** A JetStream API request made by hand; an error answer is thrown, with its code. */
-async function apiCall<T>(
-  nc: NatsConnection,
-  subject: string,
-  body: unknown,
-  timeout: number,
-): Promise<T> {
-  return apiReply<T>(await nc.request(subject, JSON.stringify(body), { timeout }));
-}
-
-async function apiReply<T>(msg: Msg): Promise<T> {
-  const { type: _type, error, ...answer } = msg.json<{ type?: string; error?: never }>();
-  if (error) {
-    const { JetStreamApiError } = await import('@slipstream/jetstream');
-    throw new JetStreamApiError(error);
-  }
-  return answer as T;
 }
