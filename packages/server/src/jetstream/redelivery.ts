@@ -4,14 +4,10 @@
  * Entries are never removed early: an ack or a new deadline leaves a stale entry behind, and
  * the consumer tells stale from live when it fires (`isDue`).
  */
-
-interface DueEntry {
-  due: number;
-  seq: number;
-}
+import { DueHeap } from './due-heap.js';
 
 export class RedeliveryTimer {
-  readonly #heap: DueEntry[] = [];
+  readonly #heap = new DueHeap<number>();
   #timer: NodeJS.Timeout | undefined;
   #timerDue = Number.POSITIVE_INFINITY;
 
@@ -22,12 +18,12 @@ export class RedeliveryTimer {
 
   /** Redeliver `seq` at `due` (milliseconds since the epoch) unless acked by then. */
   schedule(seq: number, due: number): void {
-    this.#push({ due, seq });
+    this.#heap.push(seq, due);
     if (due < this.#timerDue) this.#arm(due);
   }
 
   clear(): void {
-    this.#heap.length = 0;
+    this.#heap.clear();
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerDue = Number.POSITIVE_INFINITY;
@@ -43,41 +39,9 @@ export class RedeliveryTimer {
   #expire(): void {
     this.#timer = undefined;
     this.#timerDue = Number.POSITIVE_INFINITY;
-    const now = Date.now();
-    const due: number[] = [];
-    while (this.#heap.length > 0 && this.#heap[0]!.due <= now) due.push(this.#pop().seq);
-    if (this.#heap.length > 0) this.#arm(this.#heap[0]!.due);
+    const due = this.#heap.takeDue(Date.now());
+    const next = this.#heap.nextDue;
+    if (next !== undefined) this.#arm(next);
     if (due.length > 0) this.fire(due);
-  }
-
-  #push(entry: DueEntry): void {
-    const heap = this.#heap;
-    heap.push(entry);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]!.due <= heap[i]!.due) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-      i = parent;
-    }
-  }
-
-  #pop(): DueEntry {
-    const heap = this.#heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let least = i;
-        if (left < heap.length && heap[left]!.due < heap[least]!.due) least = left;
-        if (right < heap.length && heap[right]!.due < heap[least]!.due) least = right;
-        if (least === i) break;
-        [heap[least], heap[i]] = [heap[i]!, heap[least]!];
-        i = least;
-      }
-    }
-    return top;
   }
 }

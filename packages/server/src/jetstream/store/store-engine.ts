@@ -5,6 +5,7 @@
  * calls. Memory and SQLite stores are this engine over different logs.
  */
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import { DueHeap } from '../due-heap.js';
 import { NEVER, storedTtl } from '../message-ttl.js';
 import { type Clock, systemClock } from './clock.js';
 import {
@@ -28,7 +29,6 @@ import {
   type StoreState,
   type SubjectState,
 } from './message-store.js';
-import { TtlQueue } from './ttl-queue.js';
 
 export interface EngineOptions {
   name: string;
@@ -59,7 +59,7 @@ export class StoreEngine implements MessageStore {
   /** When the armed timer fires (clock time), so a sooner TTL can re-arm it. */
   private expiryDue = 0n;
   /** Messages with a TTL, by when they are due (allowMsgTtl). */
-  private readonly ttls = new TtlQueue();
+  private readonly ttls = new DueHeap<bigint>();
   /** Messages whose TTL is `never`: max_age passes them by. */
   private readonly spared = new Set<number>();
   private agedOutLast: ((message: StoredMessage) => void) | undefined;
@@ -117,7 +117,7 @@ export class StoreEngine implements MessageStore {
     if (!this.limits.allowMsgTtl || !message.headers) return;
     const ttl = storedTtl(message.headers);
     if (ttl === NEVER) this.spared.add(message.seq);
-    else if (ttl > 0) this.ttls.add(message.seq, message.time + BigInt(ttl) * 1_000_000_000n);
+    else if (ttl > 0) this.ttls.push(message.seq, message.time + BigInt(ttl) * 1_000_000_000n);
   }
 
   private readSafely(seq: number): StoredMessage | undefined {
@@ -559,7 +559,7 @@ export class StoreEngine implements MessageStore {
 
   /** When the next message is due to expire (clock time), or undefined when none will. */
   private nextExpiry(): bigint | undefined {
-    let due = this.ttls.next;
+    let due = this.ttls.nextDue;
     if (this.limits.maxAge > 0n && this.messages > 0) {
       const oldest = this.oldestExpirable();
       const time =
