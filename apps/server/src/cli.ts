@@ -146,6 +146,7 @@ export function toServerOptions(
     serverName: settings.serverName,
     httpHost: settings.httpHost,
     httpPort: settings.httpPort === 0 ? undefined : settings.httpPort,
+    httpsPort: settings.httpsPort === 0 ? undefined : settings.httpsPort,
     maxPayload: settings.maxPayload,
     maxPending: settings.maxPending,
     maxControlLine: settings.maxControlLine,

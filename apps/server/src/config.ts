@@ -77,13 +77,45 @@ const jetstream = z.union([
   jetstreamBlock,
 ]);
 
+/**
+ * nats-server 2.10.4+'s `handshake_first`: true/false ("on"/"off"), or "auto" (a 50 ms fallback)
+ * or a duration (that fallback), after which a client that has not started TLS gets INFO first.
+ */
+const handshakeFirst = flexible(
+  'true, false, "auto" or a fallback duration like "300ms"',
+  (value): { first: boolean; fallback?: number } | undefined => {
+    if (typeof value === 'boolean') return { first: value };
+    if (typeof value !== 'string') return undefined;
+    const word = value.toLowerCase();
+    if (word === 'true' || word === 'on') return { first: true };
+    if (word === 'false' || word === 'off') return { first: false };
+    if (word === 'auto' || word === 'auto_fallback') return { first: true, fallback: 50 };
+    const fallback = parseDuration(value);
+    return fallback === undefined ? undefined : { first: true, fallback };
+  },
+);
+
 const tlsBlock = z.looseObject({
   cert_file: z.string().optional(),
   key_file: z.string().optional(),
   ca_file: z.string().optional(),
   verify: z.boolean().optional(),
   timeout: duration.optional(),
+  verify_and_map: z.boolean().optional(),
+  pinned_certs: z.array(z.string()).optional(),
+  cipher_suites: z.array(z.string()).optional(),
+  /** nats-server 2.10.21+. */
+  min_version: flexible('"1.2" or "1.3"', (value) =>
+    String(value) === '1.2' || String(value) === '1.3'
+      ? (String(value) as '1.2' | '1.3')
+      : undefined,
+  ).optional(),
+  handshake_first: handshakeFirst.optional(),
+  first: handshakeFirst.optional(),
+  immediate: handshakeFirst.optional(),
 });
+/** The keys of a websocket's tls block this server honours: its listener has no more. */
+const websocketTlsKeys = ['cert_file', 'key_file', 'ca_file', 'verify', 'timeout'];
 
 const websocketBlock = z.looseObject({
   host: z.string().optional(),
@@ -108,6 +140,8 @@ const configSchema = z.object({
   server_name: stringLike.optional(),
   http: hostPort.optional(),
   http_port: port.optional(),
+  https: hostPort.optional(),
+  https_port: port.optional(),
   monitor_port: port.optional(),
   max_payload: size.optional(),
   max_pending: size.optional(),
@@ -142,6 +176,7 @@ const supportedKeys = new Set(Object.keys(configSchema.shape));
 // The blocks' schemas keep unknown keys (to point at them below), so their shapes list what is honoured.
 const supportedAuthorizationKeys = new Set(Object.keys(authorizationBlock.shape));
 const supportedTlsKeys = new Set(Object.keys(tlsBlock.shape));
+const supportedWebsocketTlsKeys = new Set(websocketTlsKeys);
 const supportedWebsocketKeys = new Set(Object.keys(websocketBlock.shape));
 
 /** Reads, parses and validates a config file; every problem names its file, line and key. */
@@ -182,8 +217,13 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedAuthorizationKeys,
     'user/password, token, users, default_permissions and timeout',
   );
-  const tlsKeys = 'cert_file, key_file, ca_file, verify and timeout';
-  refuseUnsupported(parsed, 'tls', config.tls, supportedTlsKeys, tlsKeys);
+  refuseUnsupported(
+    parsed,
+    'tls',
+    config.tls,
+    supportedTlsKeys,
+    'cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first',
+  );
   // The websocket block's own authorization (no_auth_user, users, jwt_cookie …) is not
   // implemented: refused, not ignored, for a browser would otherwise get in without it.
   refuseUnsupported(
@@ -193,7 +233,13 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedWebsocketKeys,
     'host, port, listen, no_tls, tls, compression, same_origin, allowed_origins and handshake_timeout',
   );
-  refuseUnsupported(parsed, 'websocket.tls', config.websocket?.tls, supportedTlsKeys, tlsKeys);
+  refuseUnsupported(
+    parsed,
+    'websocket.tls',
+    config.websocket?.tls,
+    supportedWebsocketTlsKeys,
+    'cert_file, key_file, ca_file, verify and timeout',
+  );
   return { settings: toSettings(config), warnings };
 }
 
@@ -222,8 +268,9 @@ function toSettings(c: ConfigShape): Settings {
     host: c.listen?.host ?? c.host ?? c.net,
     port: c.listen?.port ?? c.port,
     serverName: c.server_name,
-    httpHost: c.http?.host,
+    httpHost: c.http?.host ?? c.https?.host,
     httpPort: c.http?.port ?? c.http_port ?? c.monitor_port,
+    httpsPort: c.https?.port ?? c.https_port,
     maxPayload: c.max_payload,
     maxPending: c.max_pending,
     maxControlLine: c.max_control_line,
@@ -277,6 +324,7 @@ function toSettings(c: ConfigShape): Settings {
 }
 
 function tlsSettings(tls: z.output<typeof tlsBlock>): NonNullable<Settings['tls']> {
+  const first = tls.handshake_first ?? tls.first ?? tls.immediate;
   return dropUndefined({
     enabled: true,
     cert: tls.cert_file,
@@ -284,6 +332,12 @@ function tlsSettings(tls: z.output<typeof tlsBlock>): NonNullable<Settings['tls'
     ca: tls.ca_file,
     verify: tls.verify,
     timeout: tls.timeout,
+    verifyAndMap: tls.verify_and_map,
+    pinnedCerts: tls.pinned_certs,
+    cipherSuites: tls.cipher_suites,
+    minVersion: tls.min_version,
+    handshakeFirst: first?.first,
+    handshakeFirstFallback: first?.fallback,
   });
 }
 

@@ -88,8 +88,8 @@ export const flagTable: readonly FlagSpec[] = [
     kind: 'int',
     section: 'Server',
     valueName: 'port',
-    help: 'Use port for HTTPS monitoring (not supported yet: refuses to start)',
-    refuse: () => 'HTTPS monitoring is not supported yet',
+    help: 'Use port for HTTPS monitoring, with the TLS certificate (-1 for a random port)',
+    sets: ['httpsPort'],
   },
   {
     names: ['ports_file_dir'],

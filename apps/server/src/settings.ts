@@ -1,4 +1,4 @@
-import type { ServerOptions } from '@slipstream/server';
+import type { ServerOptions, TlsOptions } from '@slipstream/server';
 
 /**
  * Everything the command line and the config file can set, in one shape, so that flags can
@@ -12,6 +12,7 @@ export interface Settings
     | 'serverName'
     | 'httpHost'
     | 'httpPort'
+    | 'httpsPort'
     | 'maxPayload'
     | 'maxPending'
     | 'maxControlLine'
@@ -54,15 +55,23 @@ export interface Settings
     allowedOrigins?: string[];
     handshakeTimeout?: number;
   };
-  /** File names, read when the server starts; `timeout` in milliseconds. */
+  /** File names, read when the server starts; `timeout` and `handshakeFirstFallback` in milliseconds. */
   tls?: {
     enabled?: boolean;
     cert?: string;
     key?: string;
     ca?: string;
-    verify?: boolean;
-    timeout?: number;
-  };
+  } & Pick<
+    TlsOptions,
+    | 'verify'
+    | 'timeout'
+    | 'verifyAndMap'
+    | 'pinnedCerts'
+    | 'cipherSuites'
+    | 'minVersion'
+    | 'handshakeFirst'
+    | 'handshakeFirstFallback'
+  >;
 }
 
 type Nested = 'authorization' | 'jetstream' | 'tls';

@@ -41,7 +41,7 @@ export function readTlsFiles(tls: Settings['tls']): TlsOptions | undefined {
       'TLS needs the private key of the server certificate: give --tlskey or key_file in the tls block',
     );
   }
-  if (tls.verify && !tls.ca) {
+  if ((tls.verify || tls.verifyAndMap) && !tls.ca) {
     throw new TlsSetupError(
       'TLS_INCOMPLETE',
       'TLS verify needs the CA that signs client certificates: give --tlscacert or ca_file in the tls block',
@@ -62,13 +62,9 @@ export function readTlsFiles(tls: Settings['tls']): TlsOptions | undefined {
     ca = readPem(tls.ca, 'CA certificate');
     parse(tls.ca, 'CA certificate', () => new X509Certificate(ca!));
   }
-  return {
-    cert,
-    key,
-    ...(ca === undefined ? {} : { ca }),
-    verify: tls.verify ?? false,
-    ...(tls.timeout === undefined ? {} : { timeout: tls.timeout }),
-  };
+  // The rest of the block (verify, timeout, pins, suites …) the library checks itself.
+  const { enabled: _enabled, cert: _cert, key: _key, ca: _ca, ...rest } = tls;
+  return { ...rest, cert, key, ...(ca === undefined ? {} : { ca }), verify: tls.verify ?? false };
 }
 
 function readPem(file: string, what: string): string {

@@ -16,8 +16,6 @@ export const refusedKeys: Readonly<Record<string, string>> = {
   trusted: operatorAuth,
   trusted_keys: operatorAuth,
   mqtt: 'MQTT is not supported: no MQTT listener would open',
-  https_port: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
-  https: 'HTTPS monitoring is not supported yet: no monitoring listener would open',
   max_sub_tokens: 'the subject token limit is not enforced yet: longer subjects would be accepted',
 };
 

@@ -94,8 +94,6 @@ describe('config file validation', () => {
     ['trusted', 'trusted: "OPERATORKEY"'],
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
     ['mqtt', 'mqtt { port: 1883 }'],
-    ['https_port', 'https_port: 8443'],
-    ['https', 'https: "127.0.0.1:8443"'],
     ['max_sub_tokens', 'max_sub_tokens: 16'],
   ];
 
@@ -212,9 +210,50 @@ describe('config file validation', () => {
     );
   });
 
+  it('maps verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first', () => {
+    const tls = (block: string) => load(`tls { cert_file: c.pem, key_file: k.pem, ${block} }`);
+    expect(
+      tls(
+        'verify_and_map: true, pinned_certs: ["ab12"], cipher_suites: [TLS_AES_128_GCM_SHA256], min_version: "1.3", handshake_first: true',
+      ).settings.tls,
+    ).toEqual({
+      enabled: true,
+      cert: 'c.pem',
+      key: 'k.pem',
+      verifyAndMap: true,
+      pinnedCerts: ['ab12'],
+      cipherSuites: ['TLS_AES_128_GCM_SHA256'],
+      minVersion: '1.3',
+      handshakeFirst: true,
+    });
+    const first = (value: string) => {
+      const { handshakeFirst, handshakeFirstFallback } = tls(`handshake_first: ${value}`).settings
+        .tls!;
+      return [handshakeFirst, handshakeFirstFallback];
+    };
+    expect(first('"auto"')).toEqual([true, 50]);
+    expect(first('"300ms"')).toEqual([true, 300]);
+    expect(first('off')).toEqual([false, undefined]);
+    expect(tls('first: on').settings.tls?.handshakeFirst).toBe(true);
+    expect(errorOf('tls { handshake_first: "later" }').message).toMatch(
+      /^server\.conf:1: tls\.handshake_first: expected true, false, "auto"/,
+    );
+    expect(errorOf('tls { min_version: "1.1" }').message).toMatch(/tls\.min_version: expected/);
+  });
+
+  it('maps https_port and https to an HTTPS monitoring port', () => {
+    expect(load('https_port: 8443').settings).toEqual({ httpsPort: 8443 });
+    expect(load('https: "127.0.0.1:8443"').settings).toEqual({
+      httpHost: '127.0.0.1',
+      httpsPort: 8443,
+    });
+  });
+
   it('refuses tls settings it cannot honour rather than run with weaker TLS', () => {
-    expect(errorOf('tls {\n  cert_file: c.pem\n  pinned_certs: ["abc"]\n}').message).toMatch(
-      /^server\.conf:3: tls\.pinned_certs: not supported yet \(only cert_file, key_file, ca_file, verify and timeout are\); refusing to start/,
+    expect(
+      errorOf('tls {\n  cert_file: c.pem\n  cert_store: "WindowsCurrentUser"\n}').message,
+    ).toMatch(
+      /^server\.conf:3: tls\.cert_store: not supported yet \(only cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first are\); refusing to start/,
     );
     expect(errorOf('tls { verify: "yes" }').message).toMatch(/^server\.conf:1: tls\.verify: /);
   });

@@ -21,6 +21,8 @@ describe('parseCommandLine', () => {
     [['-server_name=alpha'], { serverName: 'alpha' }],
     [['-m', '8333'], { httpPort: 8333 }],
     [['-http_port', '8333'], { httpPort: 8333 }],
+    [['-ms', '8443'], { httpsPort: 8443 }],
+    [['--https_port=8443'], { httpsPort: 8443 }],
     [['-user', 'me', '-pass', 'secret'], { authorization: { user: 'me', pass: 'secret' } }],
     [['--user=me', '--pass=a=b'], { authorization: { user: 'me', pass: 'a=b' } }],
     [['-auth', 'tok'], { authorization: { token: 'tok' } }],
@@ -91,8 +93,6 @@ describe('parseCommandLine', () => {
     [['-D=maybe'], 'INVALID_VALUE', 'invalid boolean'],
     [['stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
     [['--', 'stray'], 'UNEXPECTED_ARGUMENT', 'unexpected argument "stray"'],
-    [['-ms', '8443'], 'NOT_SUPPORTED', '-ms: HTTPS monitoring is not supported yet; refusing'],
-    [['--https_port=8443'], 'NOT_SUPPORTED', '-https_port: HTTPS monitoring is not supported'],
   ])('rejects %j', (argv, code, text) => {
     const caught = thrown(FlagError, () => parseCommandLine(argv));
     expect(caught).toBeInstanceOf(FlagError);

@@ -1,4 +1,6 @@
+import { createHash, X509Certificate } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
+import { get as httpsGet } from 'node:https';
 import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
@@ -161,3 +163,71 @@ describe('slipstream-server with TLS', () => {
     await expectPrinted(server, 'TLS needs a server certificate: give --tlscert');
   });
 });
+
+describe('slipstream-server TLS modes from the config file', () => {
+  const alice = (): NodeConnectionOptions['tls'] => ({
+    caFile: files.caFile,
+    certFile: files.aliceCertFile,
+    keyFile: files.aliceKeyFile,
+  });
+
+  it('maps certificates to users, pins them, and serves monitoring over HTTPS', async () => {
+    const pem = await readFile(files.aliceCertFile, 'utf8');
+    const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+    const pin = createHash('sha256').update(spki).digest('hex');
+    const config = join(files.dir, 'tls-modes.conf');
+    await writeFile(
+      config,
+      [
+        'tls {',
+        `  cert_file: "${files.certFile}"`,
+        `  key_file: "${files.keyFile}"`,
+        `  ca_file: "${files.caFile}"`,
+        '  verify_and_map: true',
+        `  pinned_certs: ["${pin}"]`,
+        '  cipher_suites: ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]',
+        '}',
+        'authorization { users = [ { user: "CN=alice,OU=dev,O=Slipstream" } ] }',
+        'https_port: -1',
+        '',
+      ].join('\n'),
+    );
+    await serving(['-c', config], async (port, server) => {
+      expect(await roundTrip(port, alice())).toBe('over tls');
+      // The 'client' certificate is signed by the same CA but neither pinned nor mapped.
+      await expect(roundTrip(port, withClientCertificate())).rejects.toThrow();
+      await expectPrinted(server, 'Starting https monitor on');
+      const httpsPort = /Starting https monitor on [^:]+:(\d+)/.exec(server.output())![1];
+      const varz = await httpsJson(`https://127.0.0.1:${httpsPort}/varz`);
+      expect(varz).toMatchObject({ https_port: Number(httpsPort), http_port: 0 });
+    });
+  });
+
+  it('does the TLS handshake first with handshake_first, for a client that asks for it', async () => {
+    const config = join(files.dir, 'tls-first.conf');
+    await writeFile(
+      config,
+      `tls { cert_file: "${files.certFile}", key_file: "${files.keyFile}", handshake_first: true }\n`,
+    );
+    await serving(['-c', config, '-m', '0'], async (port) => {
+      expect(await roundTrip(port, { caFile: files.caFile, handshakeFirst: true })).toBe(
+        'over tls',
+      );
+    });
+  });
+});
+
+/** GET over HTTPS trusting the test CA. */
+async function httpsJson(url: string): Promise<Record<string, unknown>> {
+  const ca = await readFile(files.caFile);
+  return new Promise((resolve, reject) => {
+    httpsGet(url, { ca }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve(JSON.parse(body) as Record<string, unknown>));
+    }).on('error', reject);
+  });
+}

@@ -125,6 +125,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #authenticated: boolean;
   #authTimer: NodeJS.Timeout | undefined;
   #mapCertificate = false;
+  /** A TLS connection whose handshake is not over yet. */
+  #handshaking = false;
   /** What arrives while a bcrypt check is in progress, handled in order once it is over. */
   #held: (() => void)[] | undefined;
   /** The authenticated user's permissions; undefined = everything allowed. */
@@ -202,7 +204,9 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     const tls = options.tls!;
     const handshake = setTimeout(() => this.close('TLS Handshake Failure'), tls.timeout);
     handshake.unref();
+    this.#handshaking = true;
     socket.once('secure', () => {
+      this.#handshaking = false;
       clearTimeout(handshake);
       if (tls.pinnedCerts && !hasPinnedCertificate(socket, tls.pinnedCerts)) {
         if (options.debug) this.#host.logger.debug(`${this.label} - Client certificate not pinned`);
@@ -287,10 +291,14 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     socket.off('data', this.#onData);
     this.#reader.drop();
     // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7);
-    // issue #3 asks for -ERR 'Slow Consumer', we follow the reference server, and count it. A
-    // failed TLS handshake has no channel left to write on (handshake_first's INFO would wait
-    // behind it until the write deadline).
-    if (reason.startsWith('Slow Consumer') || reason === 'TLS Handshake Failure') {
+    // issue #3 asks for -ERR 'Slow Consumer', we follow the reference server, and count it. A TLS
+    // connection whose handshake failed or is not over has no channel to write on: an end()
+    // would wait for it (with handshake_first's INFO queued) and never close the socket.
+    if (
+      reason.startsWith('Slow Consumer') ||
+      reason === 'TLS Handshake Failure' ||
+      this.#handshaking
+    ) {
       this.outbound.dispose();
       socket.destroy();
     } else {

@@ -1,6 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
+import { connect as connectTcp } from 'node:net';
 import { type ConnectionOptions, connect as connectTls, type TLSSocket } from 'node:tls';
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -240,6 +241,20 @@ describe('TLS modes of newer nats-server versions, against slipstream', () => {
       clients.push(plain);
       await plain.waitClosed(3_000);
       expect(plain.text).toBe('');
+    });
+
+    it('shuts down at once with a client that reset its connection before the handshake', async () => {
+      const server = await start({ handshakeFirst: true });
+      // A port probe: connect, then reset at once.
+      await new Promise<void>((resolve) => {
+        const probe = connectTcp({ port: server.port, host: '127.0.0.1' }, () => {
+          probe.destroy();
+          resolve();
+        });
+      });
+      await delay(200);
+      const closed = server.close().then(() => 'closed');
+      expect(await Promise.race([closed, delay(1_000).then(() => 'still waiting')])).toBe('closed');
     });
 
     it('with a fallback delay, greets a client that has not started TLS the usual way', async () => {
