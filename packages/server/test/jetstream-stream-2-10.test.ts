@@ -216,24 +216,27 @@ describe('subject_transform', () => {
       err_code: 10156,
       description: 'stream transform: invalid subject',
     });
-    expect((await refusal('b.*', 'c.{{nope(1)}}'))?.description).toBe(
-      'stream transform: invalid mapping destination: unknown function in {{nope(1)}}',
-    );
-    expect((await refusal('b.*', 'c.$2'))?.description).toBe(
-      'stream transform: invalid mapping destination: wildcard index out of range in $2: [2]',
-    );
-    expect((await refusal('b.x', 'c.$1'))?.description).toBe(
-      'stream transform: invalid mapping destination: wildcard index out of range in $1',
-    );
-    expect((await refusal('b.*', 'c.{{partition(3)}}'))?.description).toBe(
-      'stream transform: invalid mapping destination: not enough arguments passed to the function in {{partition(3)}}',
-    );
-    expect((await refusal('b.*', 'c.{{splitFromLeft(1,a)}}'))?.description).toBe(
-      'stream transform: invalid mapping destination: function argument is invalid or in the wrong format in {{splitFromLeft(1,a)}}',
-    );
-    expect((await refusal('b.>', 'c.>.d'))?.description).toBe(
-      'stream transform: invalid mapping destination: invalid transform in d',
-    );
+    const mappingRefusals: Array<[string, string, string]> = [
+      ['b.*', 'c.{{nope(1)}}', 'unknown function in {{nope(1)}}'],
+      ['b.*', 'c.$2', 'wildcard index out of range in $2: [2]'],
+      ['b.x', 'c.$1', 'wildcard index out of range in $1'],
+      [
+        'b.*',
+        'c.{{partition(3)}}',
+        'not enough arguments passed to the function in {{partition(3)}}',
+      ],
+      [
+        'b.*',
+        'c.{{splitFromLeft(1,a)}}',
+        'function argument is invalid or in the wrong format in {{splitFromLeft(1,a)}}',
+      ],
+      ['b.>', 'c.>.d', 'invalid transform in d'],
+    ];
+    for (const [src, dest, problem] of mappingRefusals) {
+      expect((await refusal(src, dest))?.description).toBe(
+        `stream transform: invalid mapping destination: ${problem}`,
+      );
+    }
   });
 });
 
