@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { type NatsServer, silentLogger, startServer } from '@slipstream/server';
 import {
   makeTestCertificates,
   type RunningNatsServer,
@@ -5,7 +7,7 @@ import {
   type TestCertificates,
 } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, connect, createInbox } from '../src/node.js';
+import { ConnectionError, connect, createInbox, TimeoutError } from '../src/node.js';
 import { waitFor } from './servers.js';
 
 describe('client over TLS against nats-server 2.9.10', () => {
@@ -60,5 +62,49 @@ describe('client over TLS against nats-server 2.9.10', () => {
     const error = await connect({ servers: server.url, timeout: 5000 }).catch((e) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error.cause as { code?: string }).code).toBe('TLS_FAILED');
+  });
+});
+
+// handshake_first is nats-server 2.10.4+: 2.9.10 refuses the key, so this runs against ours.
+describe('client with tls.handshakeFirst against slipstream-server', () => {
+  let certs: TestCertificates;
+  let server: NatsServer;
+  beforeAll(async () => {
+    certs = await makeTestCertificates();
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: {
+        cert: readFileSync(certs.certFile, 'utf8'),
+        key: readFileSync(certs.keyFile, 'utf8'),
+        handshakeFirst: true,
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await certs?.remove();
+  });
+
+  it('starts TLS before the INFO and talks over it', async () => {
+    const nc = await connect({ servers: server.url, tls: { ca: certs.ca, handshakeFirst: true } });
+    expect(nc.info?.tls_required).toBe(true);
+    const subject = createInbox();
+    const sub = nc.subscribe(subject, { max: 1 });
+    nc.publish(subject, 'secret');
+    const got: string[] = [];
+    for await (const m of sub) got.push(m.string());
+    expect(got).toEqual(['secret']);
+    await nc.close();
+  });
+
+  it('cannot connect without it: the server says nothing until the handshake', async () => {
+    const error = await connect({
+      servers: server.url,
+      tls: { ca: certs.ca },
+      timeout: 1000,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
   });
 });
