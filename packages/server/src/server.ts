@@ -7,7 +7,8 @@ import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
 import { InternalClient } from './internal-client.js';
-import { JetStream } from './jetstream/jetstream.js';
+import { answerJetStreamDisabled } from './jetstream/disabled-api.js';
+import { JetStreamServer } from './jetstream/jetstream-server.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
@@ -92,7 +93,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #monitoring: MonitoringServer | undefined;
   #websocket: WebSocketListener | undefined;
   /** JetStream, when enabled. */
-  jetstream: JetStream | undefined;
+  jetstream: JetStreamServer | undefined;
   readonly #secureContext: SecureContext | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
@@ -212,13 +213,22 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #startJetStream(): void {
     const options = this.options.jetstream;
     if (!options) return;
-    this.jetstream = new JetStream(
+    const enabled = [...this.accounts.jetStream].map(([name, limits]) => ({
+      name,
+      limits,
+      client: this.internalClient(this.accounts.get(name)),
+    }));
+    this.jetstream = new JetStreamServer(
       options,
-      this.internalClient(),
       this.logger,
       this.info.server_name ?? this.serverId,
+      enabled,
     );
     this.jetstream.start();
+    for (const account of this.accounts.values()) {
+      if (!this.accounts.jetStream.has(account.name))
+        answerJetStreamDisabled(this.internalClient(account));
+    }
   }
 
   infoFor(cid: number, ip: string, nonce?: string): string {

@@ -24,6 +24,8 @@ export interface TargetOptions {
   authTimeout?: number;
   authorization?: AuthorizationOptions;
   accounts?: Record<string, AccountOptions>;
+  /** JetStream: in memory for ours, in a temporary store directory for nats-server. */
+  jetstream?: boolean;
   noAuthUser?: string;
   lameDuckDuration?: number;
   lameDuckGracePeriod?: number;
@@ -150,6 +152,7 @@ export const natsServer: Target = {
     const server = await startNatsServer({
       config: lines.join('\n'),
       monitoring: options.monitoring,
+      jetstream: options.jetstream,
     });
     return {
       port: server.port,

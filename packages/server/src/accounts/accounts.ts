@@ -1,7 +1,13 @@
 import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
 import { ServerError } from '../errors.js';
+import { type JsAccountLimits, UNLIMITED } from '../jetstream/js-account.js';
 import { Account, GLOBAL_ACCOUNT } from './account.js';
-import type { AccountOptions, ExportOptions, ImportOptions } from './account-options.js';
+import type {
+  AccountJetStreamOptions,
+  AccountOptions,
+  ExportOptions,
+  ImportOptions,
+} from './account-options.js';
 import { DEFAULT_RESPONSE_THRESHOLD } from './service-responses.js';
 
 const RESPONSE_TYPES = new Set(['singleton', 'stream', 'chunked']);
@@ -13,6 +19,11 @@ const RESPONSE_TYPES = new Set(['singleton', 'stream', 'chunked']);
  */
 export class Accounts {
   readonly global: Account;
+  /**
+   * The accounts JetStream serves, with their limits, when the server runs it: those whose
+   * options enable it, or `$G` alone when no account is configured (as nats-server).
+   */
+  readonly jetStream = new Map<string, JsAccountLimits>();
   readonly #byName = new Map<string, Account>();
 
   /** Throws ServerError INVALID_OPTION for a config nats-server would refuse too. */
@@ -22,11 +33,11 @@ export class Accounts {
     for (const name of Object.keys(configured)) {
       if (name === GLOBAL_ACCOUNT) throw invalid(`accounts: "${name}" is a reserved account`);
       if (!name || /[\s.*>]/.test(name)) throw invalid(`accounts: invalid account name "${name}"`);
-      if (configured[name]!.jetstream !== undefined) {
-        throw invalid(`accounts.${name}.jetstream: JetStream per account is not supported yet`);
-      }
+      const limits = jetStreamLimits(configured[name]!.jetstream, `accounts.${name}.jetstream`);
+      if (limits) this.jetStream.set(name, limits);
       this.#byName.set(name, new Account(name));
     }
+    if (this.#byName.size === 1) this.jetStream.set(GLOBAL_ACCOUNT, UNLIMITED);
     for (const [name, options] of Object.entries(configured)) {
       for (const [i, entry] of (options.exports ?? []).entries()) {
         this.#addExport(this.#byName.get(name)!, entry, `accounts.${name}.exports[${i}]`);
@@ -115,6 +126,28 @@ export class Accounts {
     }
     account.importService(exporter, subject, local, exported.responses);
   }
+}
+
+/** An account's `jetstream` option as limits; undefined when JetStream is off for it. */
+function jetStreamLimits(
+  option: AccountOptions['jetstream'],
+  where: string,
+): JsAccountLimits | undefined {
+  if (!option) return undefined;
+  if (option === true) return UNLIMITED;
+  const limit = (key: keyof AccountJetStreamOptions) => {
+    const value = option[key] ?? -1;
+    if (!Number.isInteger(value) || value < -1) {
+      throw invalid(`${where}.${key} must be an integer >= -1, got ${value}`);
+    }
+    return value;
+  };
+  return {
+    maxMemory: limit('maxMemory'),
+    maxFile: limit('maxFile'),
+    maxStreams: limit('maxStreams'),
+    maxConsumers: limit('maxConsumers'),
+  };
 }
 
 function invalid(message: string): ServerError {

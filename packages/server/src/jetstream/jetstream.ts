@@ -1,80 +1,64 @@
 /**
- * JetStream in this server: the accounts' streams, the `$JS.API` subscription that feeds the
- * dispatcher, and the server-wide limits. It reaches the rest of the server only through its
- * internal client, like nats-server's JetStream.
+ * One account's JetStream: its streams (`JsAccount`), its advisories, and the `$JS.API`
+ * subscription in the account's own subject space that feeds the dispatcher. It reaches the rest
+ * of the server only through its internal client, like nats-server's JetStream; what the
+ * accounts share (the server's limits, start and close) is `JetStreamServer`'s.
  */
+import type { JsErrorEntry } from '@slipstream/jsapi';
 import type { InternalClient } from '../internal-client.js';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { Advisories } from './advisories.js';
 import { ApiDispatcher } from './api/dispatch.js';
-import { JsAccount } from './js-account.js';
-import type { StreamHost } from './stream.js';
-
-/** The account of every client until accounts arrive. */
-export const GLOBAL_ACCOUNT = '$G';
+import { JsAccount, type JsAccountLimits } from './js-account.js';
 
 export class JetStream {
-  readonly accounts = new Map<string, JsAccount>();
   readonly advisories: Advisories;
+  readonly #account: JsAccount;
   readonly #dispatcher: ApiDispatcher;
 
   constructor(
     readonly options: ResolvedJetStreamOptions,
+    /** A client in the account's subject space. */
     readonly client: InternalClient,
     readonly logger: Logger,
     /** The server's name, which advisories and /jsz report. */
     readonly serverName: string,
+    account: string,
+    limits: JsAccountLimits,
+    /** The server's own budget check for a storage type. */
+    serverExhausted: (storage: 'memory' | 'file') => JsErrorEntry | undefined,
   ) {
     this.advisories = new Advisories(client, serverName, options.domain);
-    const host: Omit<StreamHost, 'stream'> = {
-      client,
-      advisories: this.advisories,
+    this.#account = new JsAccount(
+      account,
+      options,
+      {
+        client,
+        advisories: this.advisories,
+        logger,
+        domain: options.domain,
+        resourcesExhausted: serverExhausted,
+      },
       logger,
-      domain: options.domain,
-      resourcesExhausted: (storage) => this.#exhausted(storage),
-    };
-    this.accounts.set(GLOBAL_ACCOUNT, new JsAccount(GLOBAL_ACCOUNT, options, host, logger));
+      limits,
+    );
     this.#dispatcher = new ApiDispatcher(this);
   }
 
-  /** Restores what the store directory holds, then starts answering the API. */
+  /** Restores what the store directory holds for the account, then starts answering the API. */
   start(): void {
-    const { storeDir, maxMemory, maxFile, domain, syncInterval } = this.options;
-    this.logger.info('Starting JetStream');
-    this.logger.info(`  Store directory:  ${storeDir ?? '(none: memory only)'}`);
-    this.logger.info(`  Max memory:       ${limitText(maxMemory)}`);
-    this.logger.info(`  Max storage:      ${limitText(maxFile)}`);
-    this.logger.info(
-      `  Sync:             ${syncInterval === 'always' ? 'always' : `every ${syncInterval} ms`}`,
-    );
-    if (domain) this.logger.info(`  Domain:           ${domain}`);
-    for (const account of this.accounts.values()) account.recover();
+    this.#account.recover();
     this.#dispatcher.start();
   }
 
-  account(name: string = GLOBAL_ACCOUNT): JsAccount {
-    return this.accounts.get(name)!;
+  /** The account this JetStream serves. */
+  account(): JsAccount {
+    return this.#account;
   }
 
   async close(): Promise<void> {
     this.#dispatcher.stop();
-    await Promise.all([...this.accounts.values()].map((account) => account.close()));
+    await this.#account.close();
   }
-
-  /** The server's budget for a storage type is spent (nats-server's limitsExceeded). */
-  #exhausted(storage: 'memory' | 'file'): boolean {
-    const limit = storage === 'memory' ? this.options.maxMemory : this.options.maxFile;
-    if (limit < 0) return false;
-    let used = 0;
-    for (const account of this.accounts.values()) {
-      const usage = account.usage();
-      used += storage === 'memory' ? usage.memory : usage.storage;
-    }
-    return used >= limit;
-  }
-}
-
-function limitText(bytes: number): string {
-  return bytes < 0 ? 'unlimited' : `${bytes} bytes`;
 }

@@ -1,12 +1,11 @@
 /**
  * The JetStream state of one account: its streams by name, what they hold against the
- * account's limits, and its API counters. Today every client is in the global account `$G`;
- * accounts slot in by creating more of these.
+ * account's limits, and its API counters.
  */
 
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
+import { ApiError, type JsErrorEntry, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
@@ -31,6 +30,21 @@ import {
   writeStreamMeta,
 } from './stream-files.js';
 import { nowNanos } from './wire-time.js';
+
+/** An account's JetStream limits (nats-server's account `jetstream {}` block); -1: none. */
+export interface JsAccountLimits {
+  readonly maxMemory: number;
+  readonly maxFile: number;
+  readonly maxStreams: number;
+  readonly maxConsumers: number;
+}
+
+export const UNLIMITED: JsAccountLimits = {
+  maxMemory: -1,
+  maxFile: -1,
+  maxStreams: -1,
+  maxConsumers: -1,
+};
 
 export interface ApiCounters {
   total: number;
@@ -59,11 +73,21 @@ export class JsAccount {
   constructor(
     readonly name: string,
     private readonly options: ResolvedJetStreamOptions,
-    host: Omit<StreamHost, 'stream'>,
+    host: Omit<StreamHost, 'stream' | 'maxConsumers' | 'resourcesExhausted'> & {
+      /** The server's own budget check, before the account's. */
+      resourcesExhausted(storage: 'memory' | 'file'): JsErrorEntry | undefined;
+    },
     private readonly logger: Logger,
+    readonly limits: JsAccountLimits = UNLIMITED,
   ) {
     // Streams find their mirror's and sources' origins among this account's streams.
-    this.host = { ...host, stream: (name) => this.streams.get(name) };
+    this.host = {
+      ...host,
+      maxConsumers: limits.maxConsumers,
+      resourcesExhausted: (storage, bytes) =>
+        host.resourcesExhausted(storage) ?? this.#exceeded(storage, bytes),
+      stream: (name) => this.streams.get(name),
+    };
   }
 
   /** Reopens the file streams found in the store directory. */
@@ -129,6 +153,7 @@ export class JsAccount {
       return { stream: existing, created: false };
     }
     this.#checkNoOverlap(config);
+    this.#checkLimits(config);
     const created = nowNanos();
     let store: MessageStore;
     try {
@@ -156,6 +181,7 @@ export class JsAccount {
       throw ApiError.of(jsErrors.JSStreamNameExistRestoreFailedErr);
     }
     this.#checkNoOverlap(config);
+    this.#checkLimits(config);
     if ('store' in staged) {
       const stream = new Stream(this.host, config, staged.store, created);
       this.streams.set(config.name, stream);
@@ -221,6 +247,51 @@ export class JsAccount {
   async close(): Promise<void> {
     await Promise.all([...this.streams.values()].map((stream) => stream.close()));
     this.streams.clear();
+  }
+
+  /**
+   * A new stream must fit the account's limits: the stream count, its max_consumers, and its
+   * max_bytes (at least one byte) on top of what the account's streams of that storage already
+   * reserve (nats-server's jsNonClusteredStreamLimitsCheck).
+   */
+  #checkLimits(config: StreamConfig): void {
+    const { maxStreams, maxConsumers, maxMemory, maxFile } = this.limits;
+    if (maxStreams > 0 && this.streams.size >= maxStreams) {
+      throw ApiError.of(jsErrors.JSMaximumStreamsLimitErr);
+    }
+    const consumers = config.max_consumers ?? -1;
+    if (consumers > 0 && maxConsumers > 0 && consumers > maxConsumers) {
+      throw ApiError.of(jsErrors.JSMaximumConsumersLimitErr);
+    }
+    const storage = config.storage ?? 'file';
+    const limit = storage === 'memory' ? maxMemory : maxFile;
+    if (limit < 0) return;
+    let reserved = 0;
+    for (const stream of this.streams.values()) {
+      if ((stream.config.storage ?? 'file') === storage)
+        reserved += Math.max(0, stream.config.max_bytes ?? 0);
+    }
+    const wanted = Math.max(1, config.max_bytes ?? -1);
+    if (reserved + wanted > limit) {
+      throw ApiError.of(
+        storage === 'memory'
+          ? jsErrors.JSMemoryResourcesExceededErr
+          : jsErrors.JSStorageResourcesExceededErr,
+      );
+    }
+  }
+
+  /**
+   * A message of about `bytes` would overspend the account's budget for a storage type.
+   * nats-server 2.9.10 stores it, finds the account over its limit and removes it again
+   * (jsa.limitsExceeded): the same answer, but here its sequence is not used up.
+   */
+  #exceeded(storage: 'memory' | 'file', bytes: number): JsErrorEntry | undefined {
+    const limit = storage === 'memory' ? this.limits.maxMemory : this.limits.maxFile;
+    if (limit < 0) return undefined;
+    const usage = this.usage();
+    const used = storage === 'memory' ? usage.memory : usage.storage;
+    return used + bytes > limit ? jsErrors.JSAccountResourcesExceededErr : undefined;
   }
 
   #checkNoOverlap(config: StreamConfig): void {

@@ -45,8 +45,13 @@ export interface StreamHost {
   readonly advisories: Advisories;
   readonly logger: Logger;
   readonly domain: string | undefined;
-  /** True when the account's memory or file budget is spent. */
-  resourcesExhausted(storage: 'memory' | 'file'): boolean;
+  /** The account's limit of consumers per stream; -1 for none. */
+  readonly maxConsumers: number;
+  /**
+   * The error a message of about `bytes` is refused with when the server's memory or file
+   * budget is spent or the account's would be overspent; undefined while there is room.
+   */
+  resourcesExhausted(storage: 'memory' | 'file', bytes: number): JsErrorEntry | undefined;
   /** Another stream of the same account (a mirror's or source's origin). */
   stream(name: string): Stream | undefined;
 }
@@ -479,9 +484,9 @@ export class Stream implements FeedTarget {
     if ((headers?.length ?? 0) > MAX_HEADER_BYTES) {
       return this.#reject(reply, jsErrors.JSStreamHeaderExceedsMaximumErr);
     }
-    if (this.#host.resourcesExhausted(config.storage ?? 'file')) {
-      return this.#reject(reply, jsErrors.JSInsufficientResourcesErr);
-    }
+    const bytes = received.length + (headers?.length ?? 0) + payload.length;
+    const exhausted = this.#host.resourcesExhausted(config.storage ?? 'file', bytes);
+    if (exhausted) return this.#reject(reply, exhausted);
     // v2.11.0 stream.go:5154-5165: checked last, just before storing.
     try {
       messageTtl(headers);

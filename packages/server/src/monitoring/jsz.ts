@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { streamInfo } from '../jetstream/api/stream-routes.js';
-import type { JetStream } from '../jetstream/jetstream.js';
+import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { JsAccount } from '../jetstream/js-account.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { rfc3339 } from './format.js';
@@ -41,7 +41,7 @@ export function jetStreamConfig(options: ResolvedJetStreamOptions) {
  * streams' max_bytes reserve, accounts, and API requests answered and failed. A standalone
  * server has no replicated (HA) assets.
  */
-export function jetStreamStats(js: JetStream) {
+export function jetStreamStats(js: JetStreamServer) {
   let memory = 0;
   let storage = 0;
   let reservedMemory = 0;
@@ -141,7 +141,7 @@ export function jsz(server: MonitoredServer, query: Query) {
 }
 
 function accountDetail(
-  js: JetStream,
+  js: JetStreamServer,
   account: JsAccount,
   options: { withStreams: boolean; withConsumers: boolean; withConfig: boolean },
 ) {

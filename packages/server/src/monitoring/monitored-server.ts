@@ -1,7 +1,7 @@
 import type { ServerInfo } from '@slipstream/protocol';
 import type { Accounts } from '../accounts/accounts.js';
 import type { ClientConnection, TrafficStats } from '../client-connection.js';
-import type { JetStream } from '../jetstream/jetstream.js';
+import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ConnectionState } from './connection-state.js';
 
@@ -19,5 +19,5 @@ export interface MonitoredServer {
   readonly accounts: Accounts;
   readonly httpPort: number | undefined;
   /** JetStream, when enabled and started. */
-  readonly jetstream: JetStream | undefined;
+  readonly jetstream: JetStreamServer | undefined;
 }

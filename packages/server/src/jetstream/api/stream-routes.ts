@@ -106,8 +106,12 @@ export const streamDelete: ApiRoute<'streamDelete'> = {
   },
 };
 
+/** The paging and list fields nats-server also writes into a listing's error answer. */
+const emptyListing = { total: 0, offset: 0, limit: 0, streams: null };
+
 export const streamNames: ApiRoute<'streamNames'> = {
   type: 'stream_names_response',
+  errorFields: emptyListing,
   handle: (context) => {
     const names = sortedStreams(context).map((s) => s.name);
     const { items, ...paging } = page(names, context.request?.offset, NAMES_PAGE);
@@ -117,6 +121,7 @@ export const streamNames: ApiRoute<'streamNames'> = {
 
 export const streamList: ApiRoute<'streamList'> = {
   type: 'stream_list_response',
+  errorFields: emptyListing,
   handle: (context) => {
     const { items, ...paging } = page(sortedStreams(context), context.request?.offset, LIST_PAGE);
     return { ...paging, streams: items.map((stream) => streamInfoWithOrigins(stream)) };
