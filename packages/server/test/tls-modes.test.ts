@@ -6,7 +6,9 @@ import { type ConnectionOptions, connect as connectTls, type TLSSocket } from 'n
 import { makeTestCertificates, type TestCertificates } from '@slipstream/test-servers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  checkOptions,
   type NatsServer,
+  type ServerOptions,
   silentLogger,
   startServer,
   type TlsOptions,
@@ -281,5 +283,47 @@ describe('TLS modes of newer nats-server versions, against slipstream', () => {
     });
     clients.push(tls12);
     expect((tls12.socket as TLSSocket).encrypted && tls12.socket.readyState === 'open').toBe(false);
+  });
+});
+
+describe('TLS options startServer and checkOptions refuse, as nats-server', () => {
+  // Functions: the certificates exist only once the tests run.
+  const tls = () => ({
+    cert: readFileSync(certs.certFile, 'utf8'),
+    key: readFileSync(certs.keyFile, 'utf8'),
+    ca: certs.ca,
+  });
+  it.each<[string, () => ServerOptions, RegExp]>([
+    [
+      'a pin that is not a hex SHA-256',
+      () => ({ tls: { ...tls(), verify: true, pinnedCerts: ['abc'] } }),
+      /pinnedCerts: abc/,
+    ],
+    [
+      'an unknown cipher suite',
+      () => ({ tls: { ...tls(), cipherSuites: ['TLS_NOPE'] } }),
+      /unsupported cipher suite TLS_NOPE/,
+    ],
+    [
+      'an empty cipher suite list',
+      () => ({ tls: { ...tls(), cipherSuites: [] } }),
+      /cipherSuites cannot be empty/,
+    ],
+    [
+      'min_version 1.1',
+      () => ({ tls: { ...tls(), minVersion: '1.1' as '1.2' } }),
+      /minVersion must be/,
+    ],
+    [
+      'HTTP and HTTPS monitoring together',
+      () => ({ tls: tls(), httpPort: 0, httpsPort: 0 }),
+      /both an HTTP/,
+    ],
+    ['HTTPS monitoring without tls', () => ({ httpsPort: 0 }), /httpsPort needs tls/],
+  ])('%s', async (_, options, message) => {
+    expect(() => checkOptions(options())).toThrow(message);
+    await expect(
+      startServer({ ...options(), host: '127.0.0.1', port: 0, logger: silentLogger }),
+    ).rejects.toThrow(message);
   });
 });
