@@ -1,17 +1,12 @@
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slipAgainst, slipHome, startJetStreamServer } from './slip.js';
+import { startNatsServer } from '@slipstream/test-servers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failure, slipSuite, startJetStreamServer } from './slip.js';
 
 // CONSUMER.PAUSE is nats-server 2.11's: our server has it, nats-server 2.9.10 does not.
 describe('consumer pause and resume against slipstream-server', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  let run: ReturnType<typeof slipAgainst>['run'];
-  let json: ReturnType<typeof slipAgainst>['json'];
+  const { server, home, run, json } = slipSuite(startJetStreamServer);
 
   beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
-    ({ run, json } = slipAgainst(home, () => server.url));
     for (const args of [
       ['stream', 'add', 'TASKS', '--subjects', 'tasks', '--defaults'],
       ['pub', 'tasks', 'task {{Count}}', '--count', '2', '-J'],
@@ -19,9 +14,6 @@ describe('consumer pause and resume against slipstream-server', () => {
     ]) {
       expect((await run(...args)).code).toBe(0);
     }
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
   });
 
   it('pause stops deliveries until resume; info shows the deadline', async () => {
@@ -34,22 +26,18 @@ describe('consumer pause and resume against slipstream-server', () => {
     expect(info.stdout).toMatch(
       / Paused Until Deadline: [\d-]+ [\d:]+ \((1h|59m\d+s) remaining\)\n/,
     );
-    expect(await run('--timeout', '1s', 'consumer', 'next', 'TASKS', 'worker', '--raw')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: no message from TASKS > worker within 1s\n',
-    });
+    expect(await run('--timeout', '1s', 'consumer', 'next', 'TASKS', 'worker', '--raw')).toEqual(
+      failure('no message from TASKS > worker within 1s'),
+    );
 
     const resumed = await run('consumer', 'resume', 'TASKS', 'worker', '-f');
     expect(resumed.stdout).toMatch(
       /^Consumer TASKS > worker was resumed while previously paused until [\d-]+ [\d:]+\n$/,
     );
     expect((await run('consumer', 'next', 'TASKS', 'worker', '--raw')).stdout).toBe('task 1\n');
-    expect(await run('consumer', 'resume', 'TASKS', 'worker', '-f')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: consumer TASKS > worker is not paused\n',
-    });
+    expect(await run('consumer', 'resume', 'TASKS', 'worker', '-f')).toEqual(
+      failure('consumer TASKS > worker is not paused'),
+    );
   });
 
   it('a time is UTC; --json gives the answer; a past time, no time, or a missing consumer is one error line', async () => {
@@ -57,8 +45,8 @@ describe('consumer pause and resume against slipstream-server', () => {
     until.setUTCMilliseconds(0);
     const text = until.toISOString().slice(0, 19).replace('T', ' ');
     // Read as UTC even where slip runs in another time zone.
-    const result = await home.run(
-      ['-s', server.url, '--json', 'consumer', 'pause', 'TASKS', 'worker', text, '-f'],
+    const result = await home().run(
+      ['-s', server().url, '--json', 'consumer', 'pause', 'TASKS', 'worker', text, '-f'],
       { TZ: 'Asia/Tokyo' },
     );
     expect(result).toMatchObject({ code: 0, stderr: '' });
@@ -68,52 +56,33 @@ describe('consumer pause and resume against slipstream-server', () => {
     expect((await json('consumer', 'info', 'TASKS', 'worker')).paused).toBe(true);
     expect((await run('consumer', 'resume', 'TASKS', 'worker', '-f')).code).toBe(0);
 
-    expect(await run('consumer', 'pause', 'TASKS', 'worker', '2020-01-02 03:04:05', '-f')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: consumer failed to pause, perhaps a time in the past was given\n',
-    });
-    expect(await run('consumer', 'pause', 'TASKS', 'worker', '-f')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: give the time or duration to pause until\n',
-    });
-    expect(await run('consumer', 'pause', 'TASKS', 'worker', 'later', '-f')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr:
-        'slip: error: could not read "later" as a time (2026-12-24 18:00:00) or a duration (1h30m)\n',
-    });
-    expect(await run('consumer', 'pause', 'TASKS', 'nobody', '1h', '-f')).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: consumer not found (status 404, err_code 10014)\n',
-    });
+    expect(await run('consumer', 'pause', 'TASKS', 'worker', '2020-01-02 03:04:05', '-f')).toEqual(
+      failure('consumer failed to pause, perhaps a time in the past was given'),
+    );
+    expect(await run('consumer', 'pause', 'TASKS', 'worker', '-f')).toEqual(
+      failure('give the time or duration to pause until'),
+    );
+    expect(await run('consumer', 'pause', 'TASKS', 'worker', 'later', '-f')).toEqual(
+      failure('could not read "later" as a time (2026-12-24 18:00:00) or a duration (1h30m)'),
+    );
+    expect(await run('consumer', 'pause', 'TASKS', 'nobody', '1h', '-f')).toEqual(
+      failure('consumer not found (status 404, err_code 10014)'),
+    );
   });
 });
 
 describe('consumer pause and resume against nats-server 2.9.10', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  let run: ReturnType<typeof slipAgainst>['run'];
+  const { run } = slipSuite(() => startNatsServer({ jetstream: true }));
 
   beforeAll(async () => {
-    [server, home] = await Promise.all([startNatsServer({ jetstream: true }), slipHome()]);
-    ({ run } = slipAgainst(home, () => server.url));
     await run('stream', 'add', 'TASKS', '--subjects', 'tasks', '--defaults');
     await run('consumer', 'add', 'TASKS', 'worker', '--pull', '--defaults');
   });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
-  });
 
   it('says in one line that the server cannot pause consumers', async () => {
-    const unsupported = {
-      code: 1,
-      stdout: '',
-      stderr:
-        'slip: error: the server did not answer CONSUMER.PAUSE within 1s: pausing consumers needs nats-server 2.11 or newer\n',
-    };
+    const unsupported = failure(
+      'the server did not answer CONSUMER.PAUSE within 1s: pausing consumers needs nats-server 2.11 or newer',
+    );
     expect(
       await run('--timeout', '1s', 'consumer', 'pause', 'TASKS', 'worker', '1h', '-f'),
     ).toEqual(unsupported);

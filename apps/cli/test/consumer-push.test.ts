@@ -1,21 +1,12 @@
-import type { RunningNatsServer } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jetStreamServers, slipAgainst, slipHome } from './slip.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { failure, jetStreamServers, slipSuite } from './slip.js';
 
 describe.each(jetStreamServers)('push consumers against $name', ({ start }) => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  let run: ReturnType<typeof slipAgainst>['run'];
-  let json: ReturnType<typeof slipAgainst>['json'];
+  const { run, json } = slipSuite(start);
 
   beforeAll(async () => {
-    [server, home] = await Promise.all([start(), slipHome()]);
-    ({ run, json } = slipAgainst(home, () => server.url));
     await run('stream', 'add', 'EVENTS', '--subjects', 'events.*', '--defaults');
     await run('pub', 'events.a', 'event {{Count}}', '--count', '3', '-J');
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
   });
 
   it('consumer add --target makes a push consumer with the nats CLI push flags', async () => {
@@ -104,18 +95,10 @@ describe.each(jetStreamServers)('push consumers against $name', ({ start }) => {
   it('push-only flags on a pull consumer, or --pull with --target, are one error line', async () => {
     expect(
       await run('consumer', 'add', 'EVENTS', 'bad', '--heartbeat', '1s', '--defaults'),
-    ).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: --heartbeat and --flow-control are for push consumers (--target)\n',
-    });
+    ).toEqual(failure('--heartbeat and --flow-control are for push consumers (--target)'));
     expect(
       await run('consumer', 'add', 'EVENTS', 'bad', '--pull', '--target', 'x', '--defaults'),
-    ).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: give --pull or --target, not both\n',
-    });
+    ).toEqual(failure('give --pull or --target, not both'));
     expect((await run('consumer', 'add', 'EVENTS', '--defaults')).stderr).toBe(
       'slip: error: a consumer name is needed (or run at a terminal to be asked)\n',
     );

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type RunningNatsServer, startNatsServer, TestOperator } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slipHome } from './slip.js';
+import { failure, slipHome } from './slip.js';
 
 // Operator mode (decentralized JWT auth) with a memory resolver: nats-server 2.9.10, as our
 // server does not have it yet. Users authenticate with .creds files only.
@@ -67,30 +67,22 @@ describe('--creds against nats-server 2.9.10 in operator mode', () => {
       NATS_CREDS: files.app,
     });
     expect(viaEnv).toMatchObject({ code: 0, stderr: 'Published 2 bytes to "greetings"\n' });
-    expect(await home.run(['-s', server.url, 'pub', 'greetings', 'hi'])).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: Authorization Violation\n',
-    });
+    expect(await home.run(['-s', server.url, 'pub', 'greetings', 'hi'])).toEqual(
+      failure('Authorization Violation'),
+    );
   });
 
   it('a broken, missing or untrusted creds file is one clear error line', async () => {
-    expect(await home.run(withCreds(files.broken, 'pub', 'x', 'y'))).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: `slip: error: ${files.broken} is not a usable creds file: creds do not hold a user JWT and seed\n`,
-    });
+    expect(await home.run(withCreds(files.broken, 'pub', 'x', 'y'))).toEqual(
+      failure(`${files.broken} is not a usable creds file: creds do not hold a user JWT and seed`),
+    );
     const missing = join(home.dir, 'missing.creds');
-    expect(await home.run(withCreds(missing, 'pub', 'x', 'y'))).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: `slip: error: cannot read the creds file: ENOENT: no such file or directory, open '${missing}'\n`,
-    });
-    expect(await home.run(withCreds(files.stranger, 'pub', 'x', 'y'))).toEqual({
-      code: 1,
-      stdout: '',
-      stderr: 'slip: error: Authorization Violation\n',
-    });
+    expect(await home.run(withCreds(missing, 'pub', 'x', 'y'))).toEqual(
+      failure(`cannot read the creds file: ENOENT: no such file or directory, open '${missing}'`),
+    );
+    expect(await home.run(withCreds(files.stranger, 'pub', 'x', 'y'))).toEqual(
+      failure('Authorization Violation'),
+    );
   });
 
   it('a system account user pings the servers', async () => {

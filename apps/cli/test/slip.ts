@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 
 // Runs the built bin (bin/slip.js, which imports dist/) as a person or a script would.
 
@@ -114,6 +114,34 @@ export function slipAgainst(home: Awaited<ReturnType<typeof slipHome>>, url: () 
     return JSON.parse(result.stdout);
   };
   return { run, json };
+}
+
+/**
+ * A test file's server (started before its tests, stopped after them with the config dir) and
+ * runners of slip against it; `server()` and `home()` once the tests run.
+ */
+export function slipSuite(start: () => Promise<RunningNatsServer>) {
+  let server: RunningNatsServer;
+  let home: Awaited<ReturnType<typeof slipHome>>;
+  let runners: ReturnType<typeof slipAgainst>;
+  beforeAll(async () => {
+    [server, home] = await Promise.all([start(), slipHome()]);
+    runners = slipAgainst(home, () => server.url);
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), home?.remove()]);
+  });
+  return {
+    server: () => server,
+    home: () => home,
+    run: (...args: string[]) => runners.run(...args),
+    json: (...args: string[]) => runners.json(...args),
+  };
+}
+
+/** What a failed command gives: exit status 1, nothing on stdout, one error line. */
+export function failure(message: string): SlipResult {
+  return { code: 1, stdout: '', stderr: `slip: error: ${message}\n` };
 }
 
 // The slipstream-server command, as its package declares it; it reads nats-server's config file.
