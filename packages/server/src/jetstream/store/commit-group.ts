@@ -3,7 +3,10 @@
  * transaction, committed once the turn's I/O callbacks have run (setImmediate), so a burst
  * of publishes costs one COMMIT and one sync of the WAL instead of one per message.
  * Callers learn when their writes are durable through `whenDurable()`, which is how a
- * PubAck waits for the disk.
+ * PubAck waits for the disk. A transaction of bookkeeping only (a consumer's ack state, which
+ * nobody waits for) is committed without a sync of its own: the next synced commit carries it
+ * to the disk, or the first `whenDurable()` after it (a double ack's confirmation). In a pull
+ * consume every turn of acks was an fdatasync.
  */
 import type { Database } from 'better-sqlite3';
 
@@ -39,19 +42,27 @@ export class CommitGroup {
   private syncing: Promise<void> | undefined;
   /** A turn ended while a sync ran: the open transaction commits when the sync is done. */
   private commitAfterSync = false;
+  /** The open transaction holds a write that its commit must sync, or someone waits for it. */
+  private syncWanted = false;
+  /** A commit went out without a sync: the next `whenDurable()` syncs it. */
+  private unsynced = false;
 
   constructor(
     private readonly db: Database,
     private readonly hooks: CommitHooks,
   ) {}
 
-  /** Runs `write` inside the turn's transaction, opening it if needed. */
-  write<T>(write: () => T): T {
+  /**
+   * Runs `write` inside the turn's transaction, opening it if needed. `synced` false: the write
+   * is bookkeeping that may wait for the next synced commit.
+   */
+  write<T>(write: () => T, synced = true): T {
     if (!this.open) {
       this.db.exec('BEGIN');
       this.open = true;
       this.scheduled = setImmediate(() => this.turnEnded());
     }
+    if (synced) this.syncWanted = true;
     try {
       return write();
     } catch (error) {
@@ -66,7 +77,8 @@ export class CommitGroup {
 
   /** Resolves after the COMMIT of everything written so far; rejects if it failed. */
   whenDurable(): Promise<void> {
-    if (!this.open) return this.syncing ?? settled;
+    if (!this.open) return this.unsynced ? this.syncUnsynced() : (this.syncing ?? settled);
+    this.syncWanted = true;
     this.durable ??= new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
     });
@@ -99,13 +111,26 @@ export class CommitGroup {
     }
     this.open = false;
     const waiters = this.takeWaiters();
-    if (this.hooks.sync) this.syncAfterCommit(waiters);
-    else for (const waiter of waiters) waiter.resolve();
+    const sync = this.hooks.sync !== undefined && this.syncWanted;
+    this.syncWanted = false;
+    if (sync) this.syncAfterCommit(waiters);
+    else {
+      this.unsynced ||= this.hooks.sync !== undefined;
+      for (const waiter of waiters) waiter.resolve();
+    }
     this.hooks.afterCommit();
+  }
+
+  /** Syncs the commits that went out unsynced, after the sync running now (which began before them). */
+  private async syncUnsynced(): Promise<void> {
+    if (this.syncing) await this.syncing.catch(() => {});
+    if (this.unsynced && !this.syncing) this.syncAfterCommit([]);
+    return this.syncing ?? settled;
   }
 
   /** The event loop goes on while the commit is synced; its waiters hear when it is done. */
   private syncAfterCommit(waiters: Waiter[]): void {
+    this.unsynced = false;
     const syncing = this.hooks.sync!().then(
       () => {
         for (const waiter of waiters) waiter.resolve();
@@ -131,6 +156,7 @@ export class CommitGroup {
     this.scheduled = undefined;
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.open = false;
+    this.syncWanted = false;
     const error = this.hooks.translate(cause);
     for (const waiter of this.takeWaiters()) waiter.reject(error);
     this.hooks.lostWrites();

@@ -8,7 +8,8 @@
  * Writes of one event-loop turn share one transaction (commit-group.ts). COMMIT only writes the
  * WAL (synchronous=NORMAL), which survives a killed process. With `sync: 'always'` (the
  * default) each COMMIT is then followed by an fdatasync of the WAL on libuv's thread pool, so the
- * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk.
+ * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk
+ * (a commit of consumer ack state alone is synced with the next one, or when waited for).
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
  *
@@ -249,7 +250,9 @@ class SqliteLog implements MessageLog {
     this.saveSequenceState = db.prepare(
       'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
     );
-    this.consumers = new SqliteConsumerStore(db, (write) => this.group.write(write));
+    this.consumers = new SqliteConsumerStore(db, (write, synced) =>
+      this.group.write(write, synced),
+    );
     this.group = new CommitGroup(db, {
       beforeCommit: () => {
         if (this.lastNeedsSaving) this.saveSequenceState.run(this.lastSeq, this.lastTime);
@@ -636,8 +639,8 @@ class SqliteConsumerStore implements ConsumerStore {
 
   constructor(
     db: Database.Database,
-    /** Runs a write inside the current commit group. */
-    private readonly write: (write: () => void) => void,
+    /** Runs a write inside the current commit group; `synced` false for bookkeeping. */
+    private readonly write: (write: () => void, synced?: boolean) => void,
   ) {
     this.upsert = db.prepare(
       'INSERT INTO consumers (name, config, created) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config',
@@ -654,8 +657,9 @@ class SqliteConsumerStore implements ConsumerStore {
   }
 
   stateChanged(name: string, encode: () => string): void {
-    // Joins (or opens) the turn's transaction, so that a commit and its hook follow.
-    this.write(() => {});
+    // Joins (or opens) the turn's transaction, so that a commit and its hook follow; ack
+    // state needs no sync of its own (commit-group.ts).
+    this.write(() => {}, false);
     this.changed.set(name, encode);
   }
 

@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { CommitGroup } from '../src/jetstream/store/commit-group.js';
+
+let db: Database.Database;
+let syncs: number;
+let group: CommitGroup;
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+beforeEach(() => {
+  db = new Database(':memory:');
+  db.exec('CREATE TABLE t (v INTEGER)');
+  syncs = 0;
+  group = new CommitGroup(db, {
+    beforeCommit: () => {},
+    afterCommit: () => {},
+    lostWrites: () => {},
+    translate: (error) => error as Error,
+    sync: async () => {
+      syncs++;
+    },
+  });
+});
+afterEach(() => db.close());
+
+const insert = () => db.prepare('INSERT INTO t VALUES (1)').run();
+
+it('syncs each commit that holds a synced write, once per turn', async () => {
+  group.write(insert);
+  group.write(insert);
+  await group.whenDurable();
+  expect(syncs).toBe(1);
+  group.write(insert);
+  await turn();
+  await turn();
+  expect(syncs).toBe(2);
+});
+
+it('commits bookkeeping alone without a sync, and syncs it when someone waits', async () => {
+  group.write(insert, false);
+  await turn();
+  await turn();
+  expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+  expect(syncs).toBe(0);
+  await group.whenDurable();
+  expect(syncs).toBe(1);
+  await group.whenDurable();
+  expect(syncs).toBe(1);
+});
+
+it('syncs bookkeeping with a waiter in the same turn', async () => {
+  group.write(insert, false);
+  await group.whenDurable();
+  expect(syncs).toBe(1);
+});
