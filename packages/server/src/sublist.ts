@@ -50,6 +50,12 @@ const CACHE_MAX = 1024;
 const EMPTY_RESULT: SublistResult<never> = Object.freeze({ psubs: [], qsubs: [] });
 
 /**
+ * A JetStream ack subject names one delivery and is published once: caching it would cost a
+ * lookup, an insert and an eviction per ack and push out the subjects that do come back.
+ */
+const UNCACHED_PREFIX = '$JS.ACK.';
+
+/**
  * Subject interest: a trie keyed by subject tokens with `*` and `>` children, as nats-server's
  * sublist. Lookups are cached per published subject; a SUB or UNSUB evicts exactly the cached
  * subjects its pattern matches, so unrelated traffic keeps its cache. Results are shared and
@@ -132,7 +138,8 @@ export class Sublist<S extends SublistEntry> {
    */
   match(subject: string): SublistResult<S> {
     this.#matches++;
-    const cached = this.#cache.get(subject);
+    const cacheable = !subject.startsWith(UNCACHED_PREFIX);
+    const cached = cacheable ? this.#cache.get(subject) : undefined;
     if (cached) {
       this.#cacheHits++;
       return cached;
@@ -143,6 +150,7 @@ export class Sublist<S extends SublistEntry> {
     const groups = new Map<string, S[]>();
     collect(this.#root, tokens, 0, psubs, groups);
     const result: SublistResult<S> = { psubs, qsubs: [...groups.values()] };
+    if (!cacheable) return result;
     if (this.#cache.size >= CACHE_MAX) {
       // Oldest first: Map iteration follows insertion order.
       this.#cache.delete(this.#cache.keys().next().value!);

@@ -134,4 +134,17 @@ describe('Sublist', () => {
     for (let i = 0; i < 5000; i++) list.match(`s.${i}`);
     expect(list.stats().num_cache).toBeLessThanOrEqual(1024);
   });
+
+  it('matches JetStream ack subjects without caching them, keeping the cache for the rest', () => {
+    const list = new Sublist<SublistEntry>();
+    list.insert(sub('$JS.ACK.S.C.>'));
+    list.insert(sub('orders'));
+    list.match('orders');
+    for (let i = 0; i < 2000; i++) {
+      expect(subjects(list.match(`$JS.ACK.S.C.1.${i}.${i}.0.0`))).toEqual(['$JS.ACK.S.C.>']);
+    }
+    expect(list.stats().num_cache).toBe(1);
+    list.match('orders');
+    expect(list.stats().cache_hit_rate).toBe(1 / 2002);
+  });
 });
