@@ -17,6 +17,7 @@ no_auth_user: guest
 accounts {
   SHOP: {
     users: [ { user: shop, password: pw } ]
+    jetstream: { max_streams: 1 }
     exports: [
       { stream: "orders.>" }
       { service: "stock.*", accounts: [ANALYTICS] }
@@ -38,7 +39,7 @@ describe.each(servers)('accounts from a config file in $name', ({ bin }) => {
   const open: NatsConnection[] = [];
 
   beforeAll(async () => {
-    server = await startNatsServer({ bin, config });
+    server = await startNatsServer({ bin, config, jetstream: true });
   });
   afterAll(async () => {
     await Promise.all(open.map((nc) => nc.close()));
@@ -58,7 +59,11 @@ describe.each(servers)('accounts from a config file in $name', ({ bin }) => {
   /** The subjects `nc` receives on `subject` while `action` runs. */
   async function received(nc: NatsConnection, subject: string, action: () => Promise<void>) {
     const seen: string[] = [];
-    const sub = nc.subscribe(subject, { callback: (_e, m) => seen.push(m.subject) });
+    const sub = nc.subscribe(subject, {
+      callback: (_e, m) => {
+        seen.push(m.subject);
+      },
+    });
     await nc.flush();
     await action();
     await nc.flush();
@@ -80,10 +85,22 @@ describe.each(servers)('accounts from a config file in $name', ({ bin }) => {
     expect(await received(other, '>', publish)).toEqual([]);
   });
 
+  it("gives JetStream to the account that enables it, with the account's limits", async () => {
+    const info = async (user: string) =>
+      JSON.parse((await (await client(user)).request('$JS.API.INFO', '')).string()) as {
+        limits?: { max_streams: number };
+        error?: { err_code: number };
+      };
+    expect((await info('shop')).limits?.max_streams).toBe(1);
+    expect((await info('other')).error?.err_code).toBe(10039);
+  });
+
   it('answers a request through a service import; the anonymous guest is in its account', async () => {
     const shop = await client('shop');
     shop.subscribe('stock.*', {
-      callback: (_e, m) => m.respond(`${m.subject} from ${m.headers?.get('Nats-Request-Info')}`),
+      callback: (_e, m) => {
+        m.respond(`${m.subject} from ${m.headers?.get('Nats-Request-Info')}`);
+      },
     });
     await shop.flush();
     const guest = await client();
