@@ -205,6 +205,26 @@ describe('snapshot and restore on slipstream-server', () => {
     });
   }
 
+  it("restores a file stream's snapshot as a memory stream and the other way round", async () => {
+    for (const [from, to] of [
+      ['file', 'memory'],
+      ['memory', 'file'],
+    ] as const) {
+      const name = `X_${from}`;
+      await fill(nc, name, from);
+      const before = await contents(nc, name);
+      const snap = await snapshot(nc, name);
+      await api(nc, `STREAM.DELETE.${name}`);
+      const config = { ...snap.response.config, storage: to };
+      const { final } = await restore(nc, name, { ...snap.response, config }, snap.chunks);
+      expect(final?.config?.storage).toBe(to);
+      // Memory and file streams count bytes differently; everything else is the same.
+      const withoutBytes = (c: Json) => ({ ...c, state: { ...c.state, bytes: 0 } });
+      expect(withoutBytes(await contents(nc, name))).toEqual(withoutBytes(before));
+      expect(staged()).toEqual([]);
+    }
+  });
+
   it('keeps at most window_size bytes unacknowledged, and goes on as acks come', async () => {
     await fill(nc, 'WINDOW', 'file');
     const deliver = '_INBOX.window';
@@ -278,11 +298,14 @@ describe('snapshot and restore on slipstream-server', () => {
       await expectNoStream();
     });
 
-    it('a flipped bit: record checksum mismatch', async () => {
+    it('a flipped bit: record checksum mismatch, on the chunk that completes the record', async () => {
       const chunks = good.chunks.map((c) => Uint8Array.from(c));
       chunks[3]![100]! ^= 0x10;
-      const { chunkReplies } = await restore(nc, 'BAD', good.response, chunks.slice(0, 4));
-      expect(chunkReplies[3]?.error?.description).toBe('restore failed: record checksum mismatch');
+      const { chunkReplies, final } = await restore(nc, 'BAD', good.response, chunks);
+      expect(final).toBeUndefined();
+      expect(chunkReplies.at(-1)?.error?.description).toBe(
+        'restore failed: record checksum mismatch',
+      );
       await expectNoStream();
     });
 
@@ -346,7 +369,7 @@ describe('a stream on disk across a restart', () => {
     }
   });
 
-  it('a damaged message is never exported: jsck refuses, otherwise the archive has no end', async () => {
+  it('a damaged message never comes back: jsck refuses the snapshot, a restore refuses the archive', async () => {
     let server = await startSlipstreamServer({ jetstream: true });
     let nc = await connect({ servers: server.url });
     try {
@@ -366,13 +389,15 @@ describe('a stream on disk across a restart', () => {
       expect(checked.response.error).toMatchObject({ code: 500, err_code: 10064 });
       expect(checked.response.error.description).toMatch(/^snapshot failed: 1 damaged messages/);
 
+      // The database file is sent as it is; the restore checks every message of it.
       const unchecked = await snapshot(nc, 'HURT');
       expect(unchecked.last).toEqual({ size: 0, hasHeaders: false });
       await api(nc, 'STREAM.DELETE.HURT');
       const { final } = await restore(nc, 'HURT', unchecked.response, unchecked.chunks);
       expect(final?.error?.description).toBe(
-        'restore failed: archive truncated: it has no end record',
+        'restore failed: 1 damaged messages (first at sequence 13)',
       );
+      expect((await api(nc, 'STREAM.INFO.HURT')).error?.err_code).toBe(10059);
     } finally {
       await nc.close();
       await server.stop();

@@ -2,12 +2,12 @@
  * STREAM.RESTORE's upload: the client sends the archive (snapshot-archive.ts) in chunks to
  * `$JS.SNAPSHOT.RESTORE.<stream>.<id>`, each with a reply subject it gets an empty ack on, and
  * ends with an empty message, whose reply gets the restored stream's info (or the error) as a
- * stream create response, as nats-server answers. Records are checked and written into a
- * staging store as they arrive; only a complete, verified archive becomes a stream, registered
- * in one step. Anything wrong (garbage, a bad checksum, a truncated archive, an upload idle for
+ * stream create response, as nats-server answers. Records are checked and written into staging
+ * as they arrive (a file stream's database to its file, restore-database.ts; messages into a
+ * staging store); only a complete, verified archive becomes a stream, registered in one step. Anything wrong (garbage, a bad checksum, a truncated archive, an upload idle for
  * RESTORE_IDLE_MS) ends the restore and removes everything it wrote.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { ApiError, apiResponseType, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
 import type { InternalMessage } from '../internal-client.js';
@@ -15,13 +15,14 @@ import type { Subscription } from '../subscription.js';
 import { streamInfo } from './api/stream-routes.js';
 import type { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
+import { StagedDatabase } from './restore-database.js';
 import { type ArchiveMeta, ArchiveReader, type ArchiveRecord } from './snapshot-archive.js';
 import { newStagingDir } from './snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import { type MessageStore, NO_LIMITS } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
-import { replayLastSeq, replayMessage } from './store-replay.js';
-import { type Stream, storeLimitsOf } from './stream.js';
+import { replayAll, replayLastSeq, replayMessage } from './store-replay.js';
+import { storeLimitsOf } from './stream.js';
 import { messagesFile, writeStreamMeta } from './stream-files.js';
 import { nowNanos } from './wire-time.js';
 
@@ -34,8 +35,11 @@ export class StreamRestore {
   readonly deliverSubject: string;
   readonly #started = nowNanos();
   readonly #reader = new ArchiveReader();
-  readonly #store: MessageStore;
-  /** The staging directory of a file stream's store; undefined for a memory stream. */
+  /** Where messages of an archive of messages go, opened at the first that needs it. */
+  #store: MessageStore | undefined;
+  /** Where the database of a file stream's archive goes. */
+  #database: StagedDatabase | undefined;
+  /** The staging directory (undefined without a store directory). */
   readonly #dir: string | undefined;
   readonly #sub: Subscription;
   #idle: NodeJS.Timeout;
@@ -51,13 +55,8 @@ export class StreamRestore {
   ) {
     const storeDir = js.options.storeDir;
     const name = config.name;
-    // Limits apply once the stream is whole: while it is rebuilt, nothing may be dropped.
-    if (storeDir && config.storage !== 'memory') {
-      this.#dir = newStagingDir(storeDir, account.name);
-      this.#store = openSqliteStore({ name, path: messagesFile(this.#dir), limits: NO_LIMITS });
-    } else {
-      this.#store = openMemoryStore({ name, limits: NO_LIMITS });
-    }
+    this.#dir = storeDir ? newStagingDir(storeDir, account.name) : undefined;
+    if (this.#dir) mkdirSync(this.#dir, { recursive: true });
     this.deliverSubject = `$JS.SNAPSHOT.RESTORE.${name}.${nuid.next()}`;
     this.#sub = js.client.subscribe(this.deliverSubject, (m) => this.#receive(m));
     this.#idle = this.#idleTimer();
@@ -93,20 +92,69 @@ export class StreamRestore {
         }
         this.#meta = record.meta;
         return;
+      case 'database':
+        this.#stagedDatabase().write(record.bytes);
+        return;
       case 'message':
-        replayMessage(this.#store, record.message);
+        replayMessage(this.#stagingStore(), record.message);
         return;
       case 'consumer': {
         // A memory store keeps no consumers (they live only in the running stream): dropped.
         const { name, config, created, state } = record.consumer;
-        this.#store.consumers?.saveConfig(name, config, created);
-        if (state !== undefined) this.#store.consumers?.stateChanged(name, () => state);
+        const consumers = this.#stagingStore().consumers;
+        consumers?.saveConfig(name, config, created);
+        if (state !== undefined) consumers?.stateChanged(name, () => state);
         return;
       }
       case 'end':
-        replayLastSeq(this.#store, this.#meta!.lastSeq, this.#meta!.lastTime);
+        if (this.#database) return;
+        replayLastSeq(this.#stagingStore(), this.#meta!.lastSeq, this.#meta!.lastTime);
         return;
     }
+  }
+
+  /** The store an archive of messages is replayed into. */
+  #stagingStore(): MessageStore {
+    if (this.#database) throw new Error('the archive has both a database and messages');
+    if (!this.#store) {
+      const name = this.config.name;
+      // Limits apply once the stream is whole: while it is rebuilt, nothing may be dropped.
+      this.#store =
+        this.#dir && this.config.storage !== 'memory'
+          ? openSqliteStore({ name, path: messagesFile(this.#dir), limits: NO_LIMITS })
+          : openMemoryStore({ name, limits: NO_LIMITS });
+    }
+    return this.#store;
+  }
+
+  #stagedDatabase(): StagedDatabase {
+    if (this.#store) throw new Error('the archive has both a database and messages');
+    if (!this.#database) {
+      if (!this.#dir) throw new Error('a file stream archive needs a store directory');
+      this.#database = new StagedDatabase(this.config.name, messagesFile(this.#dir));
+    }
+    return this.#database;
+  }
+
+  /** The whole staged stream, checked: a file stream's closed, a memory stream's as a store. */
+  async #staged(): Promise<{ dir: string } | { store: MessageStore }> {
+    let store = this.#database ? this.#database.open() : this.#stagingStore();
+    if (this.config.storage === 'memory' && store.kind === 'file') {
+      // A file stream's archive restored as a memory stream.
+      const memory = openMemoryStore({ name: this.config.name, limits: NO_LIMITS });
+      replayAll(store, memory);
+      await store.close();
+      store = memory;
+    }
+    await store.whenDurable();
+    if (store.kind === 'memory') {
+      store.updateLimits(storeLimitsOf(this.config));
+      if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+      return { store };
+    }
+    await store.close();
+    writeStreamMeta(this.#dir!, { config: this.config, created: this.#meta!.created });
+    return { dir: this.#dir! };
   }
 
   /** The upload ended: the staged stream becomes the account's, or the restore fails. */
@@ -115,17 +163,11 @@ export class StreamRestore {
     let body: object;
     try {
       this.#reader.finish();
-      const created = this.#meta!.created;
-      await this.#store.whenDurable();
-      let stream: Stream;
-      if (this.#dir) {
-        await this.#store.close();
-        writeStreamMeta(this.#dir, { config: this.config, created });
-        stream = this.account.adoptRestoredStream(this.config, created, { dir: this.#dir });
-      } else {
-        this.#store.updateLimits(storeLimitsOf(this.config));
-        stream = this.account.adoptRestoredStream(this.config, created, { store: this.#store });
-      }
+      const stream = this.account.adoptRestoredStream(
+        this.config,
+        this.#meta!.created,
+        await this.#staged(),
+      );
       // Created, as nats-server announces a restored stream before the restore's completion.
       this.js.advisories.streamAction(stream.name, 'create');
       body = { type: CREATE_RESPONSE, ...streamInfo(stream) };
@@ -175,8 +217,9 @@ export class StreamRestore {
   }
 
   async #discard(): Promise<void> {
+    this.#database?.close();
     try {
-      await this.#store.delete();
+      await this.#store?.delete();
     } catch {
       // Closed already (its stream was being registered): its files go with the directory.
     }

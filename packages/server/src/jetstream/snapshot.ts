@@ -1,25 +1,26 @@
 /**
- * STREAM.SNAPSHOT's work: a frozen copy of the stream (an SQLite online backup of a file
- * stream's database, or a copy of a memory stream's messages), written out as an archive
- * (snapshot-archive.ts) in chunks to the requester's deliver subject with nats-server's flow
+ * STREAM.SNAPSHOT's work: a frozen copy of the stream (snapshot-content.ts: an SQLite online
+ * backup of a file stream's database, or a copy of a memory stream's messages), written out as
+ * an archive (snapshot-archive.ts) in chunks to the requester's deliver subject with nats-server's flow
  * control: each chunk carries a reply subject `$JS.SNAPSHOT.ACK.<stream>.<id>.<size>.<index>`
  * the receiver acks, at most a window of unacknowledged bytes is out, and an empty message
  * without headers ends the transfer. Reading the copy, not the stream, keeps the archive
  * consistent while the stream goes on taking messages.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, jsErrors, type StreamConfig, type StreamState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
 import type { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
 import { archiveMagic, encodeRecord } from './snapshot-archive.js';
+import {
+  databaseContent,
+  type SnapshotContent,
+  type SnapshotOptions,
+  storeContent,
+} from './snapshot-content.js';
 import { newStagingDir } from './snapshot-staging.js';
-import { openMemoryStore } from './store/memory-store.js';
-import { type MessageStore, NO_LIMITS, type SavedConsumer } from './store/message-store.js';
-import { openSqliteStore } from './store/sqlite-store.js';
-import { replayLastSeq, replayMessage } from './store-replay.js';
 import type { Stream } from './stream.js';
 import { nowNanos } from './wire-time.js';
 
@@ -33,12 +34,7 @@ const INTEREST_WAIT_MS = 2000;
 /** A receiver that acks nothing for this long has stalled: the transfer ends. */
 export const ACK_STALL_MS = 10_000;
 
-export interface SnapshotOptions {
-  /** Include the consumers the stream's store keeps (not `no_consumers`). */
-  consumers: boolean;
-  /** Check every message's checksum before answering (`jsck`). */
-  check: boolean;
-}
+export type { SnapshotOptions } from './snapshot-content.js';
 
 export class StreamSnapshot {
   readonly #started = nowNanos();
@@ -52,8 +48,7 @@ export class StreamSnapshot {
     private readonly created: bigint,
     /** The stream's state when it was copied: the API answer and the advisory report it. */
     readonly state: StreamState,
-    private readonly copy: MessageStore,
-    private readonly consumers: SavedConsumer[],
+    private readonly content: SnapshotContent,
     /** The staging directory holding the copy's database, removed when done. */
     private readonly dir: string | undefined,
   ) {}
@@ -69,19 +64,12 @@ export class StreamSnapshot {
     const state = stream.state();
     const storeDir = js.options.storeDir;
     const dir = stream.store.backup && storeDir ? newStagingDir(storeDir, account.name) : undefined;
-    let copy: MessageStore | undefined;
+    let content: SnapshotContent | undefined;
     try {
-      copy = dir ? await backupCopy(stream, dir) : memoryCopy(stream);
-      if (options.check) {
-        const damaged = copy.findDamaged();
-        if (damaged.length > 0) {
-          throw new Error(`${damaged.length} damaged messages (first at sequence ${damaged[0]})`);
-        }
-      }
-      const consumers = options.consumers ? (copy.consumers?.list() ?? []) : [];
-      return new StreamSnapshot(js, account, config, created, state, copy, consumers, dir);
+      content = dir ? await databaseContent(stream, dir, options) : storeContent(stream, options);
+      return new StreamSnapshot(js, account, config, created, state, content, dir);
     } catch (error) {
-      await copy?.close();
+      await content?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
       throw ApiError.of(jsErrors.JSStreamSnapshotErrF, { err: (error as Error).message });
     }
@@ -125,7 +113,7 @@ export class StreamSnapshot {
     } finally {
       client.publish(deliver, new Uint8Array(0));
       client.unsubscribe(ackSub);
-      await this.copy.close();
+      await this.content.close();
       if (this.dir) rmSync(this.dir, { recursive: true, force: true });
       advisories.snapshotComplete(this.account.name, name, this.#started, nowNanos());
     }
@@ -133,18 +121,13 @@ export class StreamSnapshot {
 
   *#archive(): Generator<Buffer> {
     yield archiveMagic();
-    const { lastSeq, lastTime } = this.copy.state();
+    const { lastSeq, lastTime } = this.content;
     yield encodeRecord({
       kind: 'meta',
       meta: { config: this.config, created: this.created, lastSeq, lastTime },
     });
-    let messages = 0;
-    for (let m = this.copy.loadNext('', 0); m; m = this.copy.loadNext('', m.seq + 1)) {
-      yield encodeRecord({ kind: 'message', message: m });
-      messages++;
-    }
-    for (const consumer of this.consumers) yield encodeRecord({ kind: 'consumer', consumer });
-    yield encodeRecord({ kind: 'end', messages, consumers: this.consumers.length });
+    const counts = yield* this.content.body();
+    yield encodeRecord({ kind: 'end', ...counts });
   }
 
   async #waitForInterest(deliver: string): Promise<void> {
@@ -168,24 +151,6 @@ export class StreamSnapshot {
       };
     });
   }
-}
-
-/** A file stream's database as SQLite's online backup copies it, opened as a store. */
-async function backupCopy(stream: Stream, dir: string): Promise<MessageStore> {
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'messages.db');
-  await stream.store.backup!(path);
-  return openSqliteStore({ name: stream.name, path, limits: NO_LIMITS });
-}
-
-/** A memory stream's messages, copied at once into a store of their own. */
-function memoryCopy(stream: Stream): MessageStore {
-  const { store } = stream;
-  const copy = openMemoryStore({ name: stream.name, limits: NO_LIMITS });
-  for (let m = store.loadNext('', 0); m; m = store.loadNext('', m.seq + 1)) replayMessage(copy, m);
-  const { lastSeq, lastTime } = store.state();
-  replayLastSeq(copy, lastSeq, lastTime);
-  return copy;
 }
 
 function clampChunkSize(requested: number): number {

@@ -26,3 +26,12 @@ export function replayLastSeq(target: MessageStore, lastSeq: number, lastTime: b
   target.store(LAST_SEQ_STAND_IN, undefined, new Uint8Array(0), { seq: lastSeq, time: lastTime });
   target.remove(lastSeq);
 }
+
+/** Every message of `source` into `target` (empty), and its last sequence. */
+export function replayAll(source: MessageStore, target: MessageStore): void {
+  for (let m = source.loadNext('', 0); m; m = source.loadNext('', m.seq + 1)) {
+    replayMessage(target, m);
+  }
+  const { lastSeq, lastTime } = source.state();
+  replayLastSeq(target, lastSeq, lastTime);
+}
