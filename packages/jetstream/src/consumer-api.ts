@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '@slipstream/client';
 import type {
   ConsumerAction,
   ConsumerConfig,
@@ -6,6 +7,7 @@ import type {
 } from '@slipstream/jsapi';
 import { isValidPublishSubject } from '@slipstream/protocol';
 import type { ApiClient } from './api-client.js';
+import { requireConsumerFeatures, requireFeature } from './features.js';
 import { type Lister, PagedLister } from './lister.js';
 import { checkConsumerName, checkStreamName } from './names.js';
 
@@ -32,6 +34,20 @@ export interface ConsumerAPI {
   update(stream: string, consumer: string, config: Partial<ConsumerConfig>): Promise<ConsumerInfo>;
   delete(stream: string, consumer: string): Promise<boolean>;
   list(stream: string): Lister<ConsumerInfo>;
+  /**
+   * Stops deliveries until `until` (nats-server 2.11 `CONSUMER.PAUSE`); the answer says whether
+   * the consumer is paused (a time in the past is not a pause) and until when.
+   */
+  pause(stream: string, name: string, until?: Date): Promise<ConsumerPauseResult>;
+  /** Ends a pause now (a pause with no time). */
+  resume(stream: string, name: string): Promise<ConsumerPauseResult>;
+}
+
+/** CONSUMER.PAUSE's answer: `pause_remaining` in nanoseconds while paused. */
+export interface ConsumerPauseResult {
+  paused: boolean;
+  pause_until: string;
+  pause_remaining?: number;
 }
 
 export class ConsumerAPIImpl implements ConsumerAPI {
@@ -61,6 +77,8 @@ export class ConsumerAPIImpl implements ConsumerAPI {
     consumer: string,
     config: Partial<ConsumerConfig>,
   ): Promise<ConsumerInfo> {
+    // only the fields changed: what the server already has it evidently knows
+    requireConsumerFeatures(this.#api.nc, config);
     const current = await this.info(stream, consumer);
     return this.#create(stream, { ...current.config, ...config }, { action: 'update' });
   }
@@ -71,6 +89,28 @@ export class ConsumerAPIImpl implements ConsumerAPI {
       consumer: checkConsumerName(consumer),
     });
     return reply.success;
+  }
+
+  async pause(stream: string, name: string, until?: Date): Promise<ConsumerPauseResult> {
+    // without a time the server would take the request for a resume
+    if (!until) throw new InvalidArgumentError('pause: until is required');
+    return this.#pause(stream, name, until.toISOString());
+  }
+
+  async resume(stream: string, name: string): Promise<ConsumerPauseResult> {
+    return this.#pause(stream, name, undefined);
+  }
+
+  async #pause(stream: string, name: string, until: string | undefined) {
+    requireFeature(this.#api.nc, 'JS_CONSUMER_PAUSE', 'consumer pause');
+    const { paused, pause_until, pause_remaining } = await this.#api.call(
+      'consumerPause',
+      { stream: checkStreamName(stream), consumer: checkConsumerName(name) },
+      until ? { pause_until: until } : {},
+    );
+    const result: ConsumerPauseResult = { paused, pause_until };
+    if (pause_remaining !== undefined) result.pause_remaining = pause_remaining;
+    return result;
   }
 
   list(stream: string): Lister<ConsumerInfo> {
@@ -92,6 +132,7 @@ export class ConsumerAPIImpl implements ConsumerAPI {
     options: ConsumerCreateOptions,
   ): Promise<ConsumerInfo> {
     checkStreamName(stream);
+    if (options.action !== 'update') requireConsumerFeatures(this.#api.nc, config);
     const request: ConsumerCreateRequest = { stream_name: stream, config };
     if (options.action) request.action = options.action;
     if (options.pedantic) request.pedantic = true;

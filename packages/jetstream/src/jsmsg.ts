@@ -2,6 +2,7 @@ import type { Msg, NatsConnection } from '@slipstream/client';
 import { type AckBody, formatAckBody, nanos, parseAckSubject } from '@slipstream/jsapi';
 import type { MsgHdrs } from '@slipstream/protocol';
 import { JetStreamError } from './errors.js';
+import { serverFeature } from './features.js';
 
 /** What the ack subject of a delivered message says about it; the fields of nats.js. */
 export interface DeliveryInfo {
@@ -51,15 +52,6 @@ export interface JsMsg {
   ackAck(options?: { timeout?: number }): Promise<boolean>;
   json<T = unknown>(): T;
   string(): string;
-}
-
-/**
- * nats-server before 2.10 only knows a bare `+TERM`: with a reason after it the ack is ignored
- * and the message is redelivered (seen with 2.9.10), so the reason is only sent to newer servers.
- */
-function takesTermReason(version: string | undefined): boolean {
-  const [major, minor] = (version ?? '').split('.').map(Number);
-  return major! > 2 || (major === 2 && minor! >= 10);
 }
 
 /**
@@ -133,7 +125,8 @@ export class JsMsgImpl implements JsMsg {
   }
 
   term(reason?: string): void {
-    const withReason = reason && takesTermReason(this.#nc.info?.version);
+    // nats-server before 2.10 ignores a +TERM with a reason, and redelivers (seen with 2.9.10)
+    const withReason = reason && serverFeature(this.#nc, 'JS_TERM_REASON').ok;
     this.#send(withReason ? { kind: 'term', reason } : { kind: 'term' });
   }
 

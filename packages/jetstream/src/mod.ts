@@ -9,7 +9,7 @@ export type {
   StreamState,
 } from '@slipstream/jsapi';
 export { type Advisory, AdvisoryKind } from './advisories.js';
-export type { ConsumerAPI, ConsumerCreateOptions } from './consumer-api.js';
+export type { ConsumerAPI, ConsumerCreateOptions, ConsumerPauseResult } from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export type { Consumers } from './consumers.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
@@ -25,6 +25,7 @@ export {
   JetStreamStatusError,
   StreamNotFoundError,
 } from './errors.js';
+export { Feature, serverFeature } from './features.js';
 export type { JetStreamClient, JetStreamPublishOptions, PubAck } from './jetstream-client.js';
 export type { DeliveryInfo, JsMsg } from './jsmsg.js';
 export type { Lister } from './lister.js';

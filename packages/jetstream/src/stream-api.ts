@@ -7,6 +7,7 @@ import {
 } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import { isMessageNotFound, StreamNotFoundError } from './errors.js';
+import { requireStreamFeatures } from './features.js';
 import { type Lister, PagedLister } from './lister.js';
 import { checkStreamName } from './names.js';
 import { type StoredMsg, StoredMsgImpl } from './stored-msg.js';
@@ -66,10 +67,13 @@ export class StreamAPIImpl implements StreamAPI {
   }
 
   async add(config: StreamConfig): Promise<StreamInfo> {
+    requireStreamFeatures(this.#api.nc, config);
     return this.#api.call('streamCreate', { stream: checkStreamName(config.name) }, config);
   }
 
   async update(stream: string, config: Partial<StreamConfig>): Promise<StreamInfo> {
+    // only the fields changed: what the server already has it evidently knows
+    requireStreamFeatures(this.#api.nc, config);
     const current = await this.info(stream);
     const merged = { ...current.config, ...config, name: stream };
     return this.#api.call('streamUpdate', { stream }, merged);

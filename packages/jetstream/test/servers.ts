@@ -38,6 +38,18 @@ export const jetStreamServers: JetStreamServerKind[] = [natsServer];
 /** The servers suites of streams, publishing and direct gets run against: both. */
 export const streamServers: JetStreamServerKind[] = [natsServer, slipstreamServer];
 
+/** Features newer than nats-server 2.9.10 (2.10, 2.11) are tested against ours alone. */
+export const ourServers: JetStreamServerKind[] = [slipstreamServer];
+
+/**
+ * Makes the client take `nc`'s server for `version`: our server implements 2.10 and 2.11
+ * features while its INFO still says 2.9.10, and the client gates those features on the INFO
+ * (as nats.js does). Until the next reconnect.
+ */
+export function presentAs(nc: NatsConnection, version: string): void {
+  Object.assign(nc, { info: { ...nc.info!, version } });
+}
+
 /**
  * Starts `kind` before the tests of the calling describe block and connects to it; the
  * returned getters are valid inside tests.
