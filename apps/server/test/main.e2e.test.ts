@@ -235,12 +235,10 @@ describe('slipstream-server process', () => {
     expect(check.output()).not.toContain('test is successful');
   });
 
-  it('refuses to start with -ms: HTTPS monitoring is not supported yet', async () => {
+  it('refuses to start with -ms but no TLS certificate to serve HTTPS with, as nats-server', async () => {
     const server = run(['-a', '127.0.0.1', '-p', '-1', '-ms', '8443']);
     expect(await server.exit).toBe(1);
-    expect(server.output()).toBe(
-      'slipstream-server: -ms: HTTPS monitoring is not supported yet; refusing to start rather than ignore it\n',
-    );
+    expect(server.output()).toContain('could not start: httpsPort needs tls (its cert and key)');
   });
 
   it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
