@@ -114,20 +114,7 @@ describe('slipstream-server with TLS', () => {
   });
 
   it('reads a tls {} block from the config file', async () => {
-    const config = join(files.dir, 'tls.conf');
-    await writeFile(
-      config,
-      [
-        'tls {',
-        `  cert_file: "${files.certFile}"`,
-        `  key_file: "${files.keyFile}"`,
-        `  ca_file: "${files.caFile}"`,
-        '  verify: true',
-        '  timeout: 1.5',
-        '}',
-        '',
-      ].join('\n'),
-    );
+    const config = await writeTlsConfig('tls.conf', ['verify: true', 'timeout: 1.5']);
     await serving(['-c', config, '-m', '0'], async (port, server) => {
       expect(await readInfo(port)).toMatchObject({ tls_required: true, tls_verify: true });
       await expectRefused(port, { ca: await readFile(files.caFile) }, 'clientCertificateRequired');
@@ -175,22 +162,14 @@ describe('slipstream-server TLS modes from the config file', () => {
     const pem = await readFile(files.aliceCertFile, 'utf8');
     const spki = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
     const pin = createHash('sha256').update(spki).digest('hex');
-    const config = join(files.dir, 'tls-modes.conf');
-    await writeFile(
-      config,
+    const config = await writeTlsConfig(
+      'tls-modes.conf',
       [
-        'tls {',
-        `  cert_file: "${files.certFile}"`,
-        `  key_file: "${files.keyFile}"`,
-        `  ca_file: "${files.caFile}"`,
-        '  verify_and_map: true',
-        `  pinned_certs: ["${pin}"]`,
-        '  cipher_suites: ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]',
-        '}',
-        'authorization { users = [ { user: "CN=alice,OU=dev,O=Slipstream" } ] }',
-        'https_port: -1',
-        '',
-      ].join('\n'),
+        'verify_and_map: true',
+        `pinned_certs: ["${pin}"]`,
+        'cipher_suites: ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]',
+      ],
+      ['authorization { users = [ { user: "CN=alice,OU=dev,O=Slipstream" } ] }', 'https_port: -1'],
     );
     await serving(['-c', config], async (port, server) => {
       expect(await roundTrip(port, alice())).toBe('over tls');
@@ -216,6 +195,27 @@ describe('slipstream-server TLS modes from the config file', () => {
     });
   });
 });
+
+/**
+ * Writes a config file whose `tls {}` block has the test certificate, key and CA plus `tlsLines`,
+ * followed by `moreLines`; resolves with its path.
+ */
+async function writeTlsConfig(
+  name: string,
+  tlsLines: string[],
+  moreLines: string[] = [],
+): Promise<string> {
+  const config = join(files.dir, name);
+  const block = [
+    `cert_file: "${files.certFile}"`,
+    `key_file: "${files.keyFile}"`,
+    `ca_file: "${files.caFile}"`,
+    ...tlsLines,
+  ];
+  const text = ['tls {', ...block.map((line) => `  ${line}`), '}', ...moreLines, ''];
+  await writeFile(config, text.join('\n'));
+  return config;
+}
 
 /** GET over HTTPS trusting the test CA. */
 async function httpsJson(url: string): Promise<Record<string, unknown>> {
