@@ -37,6 +37,7 @@ export class ConsumerPause {
 
   /** Nanoseconds left, 0 when not paused. */
   remaining(): bigint {
+    if (this.#deadline === 0n) return 0n;
     const left = this.#deadline - nowNanos();
     return left > 0n ? left : 0n;
   }
