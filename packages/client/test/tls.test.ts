@@ -7,8 +7,25 @@ import {
   type TestCertificates,
 } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, connect, createInbox, TimeoutError } from '../src/node.js';
+import {
+  ConnectionError,
+  connect,
+  createInbox,
+  type NatsConnection,
+  TimeoutError,
+} from '../src/node.js';
 import { waitFor } from './servers.js';
+
+/** The connection's own message comes back to it; then it is closed. */
+async function expectSelfDelivery(nc: NatsConnection): Promise<void> {
+  const subject = createInbox();
+  const sub = nc.subscribe(subject, { max: 1 });
+  nc.publish(subject, 'secret');
+  const got: string[] = [];
+  for await (const m of sub) got.push(m.string());
+  expect(got).toEqual(['secret']);
+  await nc.close();
+}
 
 describe('client over TLS against nats-server 2.9.10', () => {
   let certs: TestCertificates;
@@ -28,14 +45,7 @@ describe('client over TLS against nats-server 2.9.10', () => {
 
   it('upgrades when the server requires TLS, with tls:// URLs too', async () => {
     for (const servers of [server.url, server.url.replace('nats://', 'tls://')]) {
-      const nc = await connect({ servers, tls: { ca } });
-      const subject = createInbox();
-      const sub = nc.subscribe(subject, { max: 1 });
-      nc.publish(subject, 'secret');
-      const got: string[] = [];
-      for await (const m of sub) got.push(m.string());
-      expect(got).toEqual(['secret']);
-      await nc.close();
+      await expectSelfDelivery(await connect({ servers, tls: { ca } }));
     }
   });
 
@@ -90,13 +100,7 @@ describe('client with tls.handshakeFirst against slipstream-server', () => {
   it('starts TLS before the INFO and talks over it', async () => {
     const nc = await connect({ servers: server.url, tls: { ca: certs.ca, handshakeFirst: true } });
     expect(nc.info?.tls_required).toBe(true);
-    const subject = createInbox();
-    const sub = nc.subscribe(subject, { max: 1 });
-    nc.publish(subject, 'secret');
-    const got: string[] = [];
-    for await (const m of sub) got.push(m.string());
-    expect(got).toEqual(['secret']);
-    await nc.close();
+    await expectSelfDelivery(nc);
   });
 
   it('cannot connect without it: the server says nothing until the handshake', async () => {
