@@ -151,6 +151,47 @@ describe('compression, consumer_limits and ts', () => {
   });
 });
 
+describe('retention updates', () => {
+  it('turn limits into interest, dropping what every consumer acked, but not workqueue', async () => {
+    await created({ name: 'RI', subjects: ['ri'] });
+    for (const body of ['m1', 'm2', 'm3']) await js.probe.request('ri', body);
+    const consumer = await js.probe.request('$JS.API.CONSUMER.DURABLE.CREATE.RI.C', {
+      stream_name: 'RI',
+      config: { durable_name: 'C', ack_policy: 'all' },
+    });
+    expect(errorOf(consumer)).toBeUndefined();
+    // One message pulled and acked: the consumer's ack floor is 1.
+    const pull = JSON.stringify({ batch: 1, no_wait: true });
+    await js.probe.client.send(
+      `SUB _PULL 900\r\nPUB $JS.API.CONSUMER.MSG.NEXT.RI.C _PULL ${pull.length}\r\n${pull}\r\n`,
+    );
+    await js.probe.client.waitUntil(() =>
+      js.probe.messages().some((m) => m.reply?.startsWith('$JS.ACK.RI.C.')),
+    );
+    const replies = js.probe.messages().filter((m) => m.reply?.startsWith('$JS.ACK.RI.C.'));
+    expect(replies.map((m) => m.data)).toEqual(['m1']);
+    await js.probe.publish(replies[0]!.reply!, '+ACK');
+    await until(async () => {
+      const info = await js.probe.request('$JS.API.CONSUMER.INFO.RI.C');
+      return (info.ack_floor as { stream_seq: number }).stream_seq === 1;
+    });
+    // Limits keep the acked message; 2.10 lets the update switch (stream.go:1571 at v2.10.0)
+    // and the consumers' state then drops it (stream.go:1913-1929).
+    expect(stateOf(await info('RI')).messages).toBe(3);
+    const updated = await update({ name: 'RI', subjects: ['ri'], retention: 'interest' });
+    expect(configOf(updated).retention).toBe('interest');
+    expect(stateOf(await info('RI'))).toMatchObject({ messages: 2, first_seq: 2 });
+    expect(errorOf(await update({ name: 'RI', subjects: ['ri'], retention: 'workqueue' }))).toEqual(
+      {
+        code: 500,
+        err_code: 10052,
+        description:
+          'stream configuration update can not change retention policy to/from workqueue',
+      },
+    );
+  });
+});
+
 describe('first_seq', () => {
   it('starts the stream at that sequence, and is refused on a mirror', async () => {
     const answer = await created({ name: 'F', subjects: ['f'], first_seq: 100 });

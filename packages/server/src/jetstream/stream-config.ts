@@ -210,7 +210,13 @@ export function checkStreamUpdate(
   if (config.name !== old.name) throw invalid('stream configuration name must match original');
   if (config.max_consumers !== old.max_consumers) throw refuse('can not change MaxConsumers');
   if (config.storage !== old.storage) throw refuse('can not change storage type');
-  if (config.retention !== old.retention) throw refuse('can not change retention policy');
+  // 2.10 lets limits and interest retention change into each other (stream.go:1571 at v2.10.0).
+  if (
+    config.retention !== old.retention &&
+    (config.retention === 'workqueue' || old.retention === 'workqueue')
+  ) {
+    throw refuse('can not change retention policy to/from workqueue');
+  }
   if (old.template_owner)
     throw invalid('stream configuration update not allowed on template owned stream');
   if (!config.sealed && old.sealed) throw refuse('can not unseal a sealed stream');

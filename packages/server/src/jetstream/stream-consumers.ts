@@ -198,6 +198,15 @@ export class StreamConsumers implements ConsumerOwner {
     return false;
   }
 
+  /**
+   * The stream's retention became interest (a 2.10 update): what no consumer still needs
+   * goes, as nats-server's checkStateForInterestStream does for each consumer. Without
+   * consumers nothing goes.
+   */
+  retentionBecameInterest(): void {
+    if (this.#byName.size > 0) this.#dropUnwanted(this.#stream.store.state().firstSeq);
+  }
+
   /** The stream removed messages below `firstSeq`. */
   purged(): void {
     const state = this.#stream.store.state();

@@ -208,12 +208,15 @@ export class Stream implements FeedTarget {
 
   /** Applies a checked config: new limits, new subjects, a new duplicate window. */
   update(config: StreamConfig): void {
+    const becameInterest = config.retention === 'interest' && this.#config.retention !== 'interest';
     this.#config = config;
     this.store.updateLimits(storeLimitsOf(config));
     this.#duplicates.window = windowMs(config);
     this.#configure();
     this.#stop();
     this.start();
+    // What the consumers have all acked goes now (nats-server checks each consumer's state).
+    if (becameInterest) this.consumers.retentionBecameInterest();
   }
 
   /**
