@@ -160,6 +160,7 @@ export function toServerOptions(
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
     accounts: settings.accounts,
+    systemAccount: settings.systemAccount,
     noAuthUser: settings.noAuthUser,
     allowNonTls: settings.allowNonTls,
     // As in nats-server, a websocket block without a port opens no listener.

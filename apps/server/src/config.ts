@@ -157,6 +157,7 @@ const configSchema = z.object({
   lame_duck_grace_period: duration.optional(),
   authorization: authorizationBlock.optional(),
   accounts: accountsBlock.optional(),
+  system_account: z.string().optional(),
   no_auth_user: stringLike.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
@@ -293,6 +294,7 @@ function toSettings(c: ConfigShape): Settings {
       settings.authTimeout = c.authorization.timeout * 1000;
   }
   settings.accounts = c.accounts;
+  settings.systemAccount = c.system_account;
   settings.noAuthUser = c.no_auth_user;
   settings.allowNonTls = c.allow_non_tls;
   if (c.websocket) {

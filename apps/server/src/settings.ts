@@ -26,6 +26,7 @@ export interface Settings
     | 'lameDuckGracePeriod'
     | 'authorization'
     | 'accounts'
+    | 'systemAccount'
     | 'noAuthUser'
     | 'allowNonTls'
   > {

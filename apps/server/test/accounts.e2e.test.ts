@@ -14,7 +14,9 @@ const servers = [
 
 const config = `
 no_auth_user: guest
+system_account: SYS
 accounts {
+  SYS: { users: [ { user: sys, password: pw } ] }
   SHOP: {
     users: [ { user: shop, password: pw } ]
     jetstream: { max_streams: 1 }
@@ -93,6 +95,18 @@ describe.each(servers)('accounts from a config file in $name', ({ bin }) => {
       };
     expect((await info('shop')).limits?.max_streams).toBe(1);
     expect((await info('other')).error?.err_code).toBe(10039);
+  });
+
+  it('answers $SYS.REQ.SERVER.PING in the system account only', async () => {
+    const pong = await (await client('sys')).request('$SYS.REQ.SERVER.PING', '', {
+      timeout: 2_000,
+    });
+    const stats = pong.json<{ server: { ver: string }; statsz: { connections: number } }>();
+    expect(stats.server.ver).toBe('2.9.10');
+    expect(stats.statsz.connections).toBeGreaterThan(0);
+    await expect(
+      (await client('other')).request('$SYS.REQ.SERVER.PING', '', { timeout: 500 }),
+    ).rejects.toThrow();
   });
 
   it('answers a request through a service import; the anonymous guest is in its account', async () => {

@@ -138,6 +138,7 @@ describe('config file validation', () => {
       },
     });
     expect(load('accounts: [A, B]').settings.accounts).toEqual({ A: {}, B: {} });
+    expect(load('system_account: SYS\naccounts: [SYS]').settings.systemAccount).toBe('SYS');
   });
 
   it.each([

@@ -74,6 +74,8 @@ export interface ClientHost {
   readonly authenticator: Authenticator | undefined;
   /** The INFO JSON for a connection, with the nonce nkey users sign. */
   infoFor(cid: number, ip: string, nonce?: string): string;
+  /** Called after each successful CONNECT. */
+  clientConnected(client: ClientConnection): void;
   /** Called once, after the connection has been closed. */
   connectionClosed(client: ClientConnection, reason: CloseReason): void;
 }
@@ -505,6 +507,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     this.#ok();
+    this.#host.clientConnected(this);
   }
 
   #publish(

@@ -123,6 +123,12 @@ export interface ServerOptions {
    */
   accounts?: Record<string, AccountOptions>;
   /**
+   * The account that receives the server's `$SYS` events and answers `$SYS.REQ.SERVER.*`
+   * (nats-server's `system_account`): one of `accounts`, or `$SYS` (the default), which exists
+   * without users unless configured.
+   */
+  systemAccount?: string;
+  /**
    * The user (of `authorization.users` or of an account) a client that sends no credentials is
    * taken for.
    */
@@ -179,6 +185,7 @@ export interface ResolvedOptions {
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
   accounts: Record<string, AccountOptions> | undefined;
+  systemAccount: string;
   noAuthUser: string | undefined;
   tls: ResolvedTlsOptions | undefined;
   allowNonTls: boolean;
@@ -195,6 +202,9 @@ export interface ResolvedJetStreamOptions {
   domain: string | undefined;
   syncInterval: 'always' | number;
 }
+
+/** The system account nats-server creates when none is configured. */
+export const SYSTEM_ACCOUNT = '$SYS';
 
 /** nats-server's defaults (server/const.go and opts.go, 2.9.10). */
 export const DEFAULTS = {
@@ -270,6 +280,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
     accounts: options.accounts,
+    systemAccount: options.systemAccount || SYSTEM_ACCOUNT,
     noAuthUser: options.noAuthUser,
     tls,
     allowNonTls: options.allowNonTls ?? false,

@@ -13,6 +13,7 @@ import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
+import { SystemAccount } from './monitoring/system-account.js';
 import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
 import { FlushQueue } from './outbound.js';
 import { secureContextFor, secureContextOptions } from './tls/secure-context.js';
@@ -94,6 +95,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #websocket: WebSocketListener | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStreamServer | undefined;
+  /** The system account's events and requests, once the server listens. */
+  #system: SystemAccount | undefined;
   readonly #secureContext: SecureContext | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
@@ -109,7 +112,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.options = options;
     this.logger = logger;
     this.violations = new ViolationLog(logger);
-    this.accounts = new Accounts(options.accounts);
+    this.accounts = new Accounts(options.accounts, options.systemAccount);
     this.authenticator = Authenticator.required(options.authorization, options.accounts)
       ? new Authenticator(options.authorization, options.noAuthUser, options.accounts)
       : undefined;
@@ -210,6 +213,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#logStartup();
   }
 
+  /** A client finished CONNECT. */
+  clientConnected(client: ClientConnection): void {
+    this.#system?.connected(client);
+  }
+
   #startJetStream(): void {
     const options = this.options.jetstream;
     if (!options) return;
@@ -244,6 +252,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   connectionClosed(client: ClientConnection, reason: CloseReason): void {
     this.clients.delete(client.cid);
+    this.#system?.disconnected(client);
     if (this.options.debug) {
       this.logger.debug(`${client.label} - Client connection closed: ${reason}`);
     }
@@ -422,6 +431,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       this.#websocket?.close(),
     ]);
     await this.jetstream?.close();
+    this.#system?.close();
     this.accounts.close();
     this.violations.flush();
     this.logger.info('Server Exiting..');
@@ -435,6 +445,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     log.info(`  Name:     ${this.info.server_name}`);
     log.info(`  ID:       ${this.serverId}`);
     this.#startJetStream();
+    this.#system = new SystemAccount(this, this.internalClient(this.accounts.system));
     if (this.#monitoring) {
       const scheme = this.options.httpsMonitoring ? 'https' : 'http';
       log.info(`Starting ${scheme} monitor on ${this.options.httpHost}:${this.#monitoring.port}`);

@@ -24,6 +24,7 @@ export interface TargetOptions {
   authTimeout?: number;
   authorization?: AuthorizationOptions;
   accounts?: Record<string, AccountOptions>;
+  systemAccount?: string;
   /** JetStream: in memory for ours, in a temporary store directory for nats-server. */
   jetstream?: boolean;
   noAuthUser?: string;
@@ -143,6 +144,7 @@ export const natsServer: Target = {
       set('no_auth_user', JSON.stringify(options.noAuthUser));
     }
     if (options.accounts) lines.push(natsAccountsConfig(options.accounts));
+    if (options.systemAccount) set('system_account', JSON.stringify(options.systemAccount));
     if (options.tls) lines.push(natsTlsConfig(options.tls));
     set('allow_non_tls', options.allowNonTls);
     const httpsPort = options.httpsMonitoring ? await freePort() : undefined;

@@ -1,6 +1,7 @@
 import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
 import { ServerError } from '../errors.js';
 import { type JsAccountLimits, UNLIMITED } from '../jetstream/js-account.js';
+import { SYSTEM_ACCOUNT } from '../options.js';
 import { Account, GLOBAL_ACCOUNT } from './account.js';
 import type {
   AccountJetStreamOptions,
@@ -26,8 +27,14 @@ export class Accounts {
   readonly jetStream = new Map<string, JsAccountLimits>();
   readonly #byName = new Map<string, Account>();
 
+  /** The account of the server's `$SYS` events and requests. */
+  readonly system: Account;
+
   /** Throws ServerError INVALID_OPTION for a config nats-server would refuse too. */
-  constructor(configured: Readonly<Record<string, AccountOptions>> = {}) {
+  constructor(
+    configured: Readonly<Record<string, AccountOptions>> = {},
+    systemAccount = SYSTEM_ACCOUNT,
+  ) {
     this.global = new Account(GLOBAL_ACCOUNT);
     this.#byName.set(GLOBAL_ACCOUNT, this.global);
     for (const name of Object.keys(configured)) {
@@ -38,6 +45,14 @@ export class Accounts {
       this.#byName.set(name, new Account(name));
     }
     if (this.#byName.size === 1) this.jetStream.set(GLOBAL_ACCOUNT, UNLIMITED);
+    if (systemAccount === SYSTEM_ACCOUNT && !this.#byName.has(SYSTEM_ACCOUNT)) {
+      this.#byName.set(SYSTEM_ACCOUNT, new Account(SYSTEM_ACCOUNT));
+    }
+    const system = this.#byName.get(systemAccount);
+    if (!system || system === this.global) {
+      throw invalid(`systemAccount "${systemAccount}" is not an account of accounts`);
+    }
+    this.system = system;
     for (const [name, options] of Object.entries(configured)) {
       for (const [i, entry] of (options.exports ?? []).entries()) {
         this.#addExport(this.#byName.get(name)!, entry, `accounts.${name}.exports[${i}]`);

@@ -90,6 +90,7 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       subscriptions: subscriptionCount(server),
       http_req_stats: httpReqStats,
       config_load_time: rfc3339(server.startedAt),
+      system_account: options.systemAccount,
     };
   };
 }

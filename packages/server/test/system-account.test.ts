@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { RawClient } from './raw-client.js';
+import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
+
+/** A system account SYS, an account A and a user of $G, each with one user (password `pw`). */
+const config = {
+  authorization: { users: [{ user: 'g', pass: 'pw' }] },
+  accounts: {
+    SYS: { users: [{ user: 'sys', pass: 'pw' }] },
+    A: { users: [{ user: 'a', pass: 'pw' }] },
+  },
+  systemAccount: 'SYS',
+  jetstream: true,
+};
+
+interface Received {
+  subject: string;
+  body: Record<string, unknown>;
+}
+
+describe.each(bothServers)('the system account against $name', (target) => {
+  const { start, connect } = closedAfterEach(target);
+
+  async function login(server: RunningTarget, user: string, setup = '') {
+    const client = await connect(server);
+    await client.send(
+      `CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true,"name":"${user}-app","lang":"raw","version":"1.0","user":"${user}","pass":"pw"}\r\n${setup}`,
+    );
+    await client.sync();
+    return client;
+  }
+
+  /** The JSON messages `client` has received so far on subscription `sid`, after `from`. */
+  function messages(client: RawClient, sid: number, from = 0): Received[] {
+    const found: Received[] = [];
+    // nats-server 2.9.10 writes its own messages' MSG lines with two spaces before the size.
+    const frame = new RegExp(`(?:MSG|HMSG) (\\S+) ${sid} +(?:\\S+ )?(?:\\d+ )?(\\d+)\\r\\n`, 'g');
+    const text = client.text.slice(from);
+    for (let m = frame.exec(text); m; m = frame.exec(text)) {
+      const start = m.index + m[0].length;
+      const body = text.slice(start, start + Number(m[2]));
+      if (body.startsWith('{')) found.push({ subject: m[1]!, body: JSON.parse(body) });
+    }
+    return found;
+  }
+
+  it('announces connects and disconnects of every account but $G in the system account', async () => {
+    const server = await start(config);
+    const sys = await login(server, 'sys', 'SUB $SYS.ACCOUNT.> 9\r\n');
+    (await login(server, 'g')).close();
+    const a = await login(server, 'a', 'PUB x 2\r\nhi\r\n');
+    await a.sync();
+    a.close();
+    // nats-server also sends SERVER.CONNS counts (not done here), and the system user's own
+    // CONNECT when it comes after its SUB: only the other accounts' events are compared.
+    const events = () =>
+      messages(sys, 9).filter((m) => /^\$SYS\.ACCOUNT\.[^.]+\.(DIS)?CONNECT$/.test(m.subject));
+    const others = () => events().filter((m) => !m.subject.startsWith('$SYS.ACCOUNT.SYS.'));
+    await sys.waitUntil(() => others().length >= 2);
+    await sys.sync();
+    const [connect, disconnect, ...more] = others();
+    expect(more).toEqual([]);
+    expect(connect!.subject).toBe('$SYS.ACCOUNT.A.CONNECT');
+    expect(Object.keys(connect!.body).sort()).toEqual([
+      'client',
+      'id',
+      'server',
+      'timestamp',
+      'type',
+    ]);
+    expect(connect!.body).toMatchObject({
+      type: 'io.nats.server.advisory.v1.client_connect',
+      server: { ver: '2.9.10', jetstream: true },
+      client: { acc: 'A', user: 'a', name: 'a-app', lang: 'raw', ver: '1.0', kind: 'Client' },
+    });
+    expect(disconnect!.subject).toBe('$SYS.ACCOUNT.A.DISCONNECT');
+    expect(Object.keys(disconnect!.body).sort()).toEqual([
+      'client',
+      'id',
+      'reason',
+      'received',
+      'sent',
+      'server',
+      'timestamp',
+      'type',
+    ]);
+    expect(disconnect!.body).toMatchObject({
+      type: 'io.nats.server.advisory.v1.client_disconnect',
+      client: { acc: 'A', user: 'a' },
+      sent: { msgs: 1, bytes: 2 },
+      received: { msgs: 0, bytes: 0 },
+      reason: 'Client Closed',
+    });
+    expect((disconnect!.body.client as { stop?: string }).stop).toMatch(/^\d{4}-/);
+  });
+
+  it('answers $SYS.REQ.SERVER.PING with the server and its statsz', async () => {
+    const server = await start(config);
+    const sys = await login(server, 'sys', 'SUB in 1\r\nPUB $SYS.REQ.SERVER.PING in 0\r\n\r\n');
+    await sys.waitUntil(() => messages(sys, 1).length === 1);
+    const { body } = messages(sys, 1)[0]!;
+    expect(Object.keys(body).sort()).toEqual(['server', 'statsz']);
+    expect(body.server).toMatchObject({ ver: '2.9.10', jetstream: true });
+    expect(body.statsz).toMatchObject({
+      connections: 1,
+      sent: { msgs: expect.any(Number) },
+      received: { msgs: expect.any(Number) },
+      jetstream: { config: expect.any(Object) },
+    });
+  });
+
+  it('answers $SYS.REQ.SERVER.PING.VARZ, .CONNZ and .JSZ with the endpoint as data', async () => {
+    const server = await start(config);
+    const sys = await login(server, 'sys', 'SUB in 1\r\n');
+    const from = sys.text.length;
+    await sys.send('PUB $SYS.REQ.SERVER.PING.VARZ in 0\r\n\r\n');
+    const options = '{"auth":true}';
+    await sys.send(`PUB $SYS.REQ.SERVER.PING.CONNZ in ${options.length}\r\n${options}\r\n`);
+    await sys.send('PUB $SYS.REQ.SERVER.PING.JSZ in 0\r\n\r\n');
+    await sys.waitUntil(() => messages(sys, 1, from).length === 3);
+    const [varz, connz, jsz] = messages(sys, 1, from).map((m) => m.body);
+    const serverId = (varz!.data as { server_id: string }).server_id;
+    expect((varz!.server as { id: string }).id).toBe(serverId);
+    expect(varz!.data).toMatchObject({ system_account: 'SYS', version: '2.9.10' });
+    expect(connz!.data).toMatchObject({
+      server_id: serverId,
+      connections: [{ authorized_user: 'sys', account: 'SYS' }],
+    });
+    expect(jsz!.data).toMatchObject({ server_id: serverId, config: expect.any(Object) });
+  });
+
+  it('leaves $SYS.REQ.SERVER.PING unanswered outside the system account', async () => {
+    const server = await start(config);
+    const a = await login(server, 'a', 'SUB in 1\r\nPUB $SYS.REQ.SERVER.PING in 0\r\n\r\n');
+    await a.waitFor('NATS/1.0 503');
+  });
+});
