@@ -1,5 +1,4 @@
 import type { NatsConnection, Payload } from '@slipstream/client';
-import type { MsgHdrs } from '@slipstream/protocol';
 import { ApiClient } from './api-client.js';
 import { ConsumerAPIImpl } from './consumer-api.js';
 import { type Consumers, ConsumersImpl } from './consumers.js';
@@ -13,18 +12,14 @@ import {
   type PublishAsyncFailure,
   type PublishAsyncOptions,
 } from './publish-async.js';
-import { publishHeaders, type StreamExpectations } from './publish-headers.js';
+import { type PublishHeaderOptions, publishHeaders } from './publish-headers.js';
 import { retryingRequest } from './request.js';
 
 export type { PubAck };
 
-export interface JetStreamPublishOptions {
-  /** Nats-Msg-Id: a second publish with the same id within the duplicate window is dropped. */
-  msgID: string;
+export interface JetStreamPublishOptions extends PublishHeaderOptions {
   /** Milliseconds to wait for the PubAck (default: the client's timeout). */
   timeout: number;
-  headers: MsgHdrs;
-  expect: Partial<StreamExpectations>;
   /**
    * Attempts in all while nothing answers (no responders: a stream being created or
    * recovering); default 1. A timeout is never retried.
@@ -92,7 +87,7 @@ export class JetStreamClientImpl implements JetStreamClient {
   ): Promise<PubAck> {
     const reply = await retryingRequest(this.#api.nc, subject, payload, {
       timeout: options.timeout ?? this.#api.options.timeout,
-      headers: publishHeaders(options.headers, options.msgID, options.expect),
+      headers: publishHeaders(this.#api.nc, options),
       retries: options.retries,
     });
     return decodePubAck(reply.data);

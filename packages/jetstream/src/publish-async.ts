@@ -116,7 +116,7 @@ export class AsyncPublisher {
     try {
       this.#nc.publish(subject, payload, {
         reply: `${this.#inbox}.${token}`,
-        headers: publishHeaders(options.headers, options.msgID, options.expect),
+        headers: publishHeaders(this.#nc, options),
       });
     } catch (error) {
       this.#settle(token, error as Error);

@@ -1,4 +1,6 @@
+import type { NatsConnection } from '@slipstream/client';
 import { headers, type MsgHdrs } from '@slipstream/protocol';
+import { requireFeature } from './features.js';
 
 /** What the stream must look like for a publish to be stored (checked by the server). */
 export interface StreamExpectations {
@@ -19,18 +21,34 @@ export const PubHeaders = {
   ExpectedLastSeqHdr: 'Nats-Expected-Last-Sequence',
   ExpectedLastMsgIdHdr: 'Nats-Expected-Last-Msg-Id',
   ExpectedLastSubjectSequenceHdr: 'Nats-Expected-Last-Subject-Sequence',
+  MessageTTL: 'Nats-TTL',
 } as const;
 
+/** What of a publish's options travels in its headers (nats.js v3 names). */
+export interface PublishHeaderOptions {
+  headers: MsgHdrs;
+  /** Nats-Msg-Id: a second publish with the same id within the duplicate window is dropped. */
+  msgID: string;
+  expect: Partial<StreamExpectations>;
+  /**
+   * Nats-TTL: how long this message lives, a Go duration (`"10s"`, `"1h"`) or `"never"`
+   * (nats-server 2.11, on a stream with `allow_msg_ttl`).
+   */
+  ttl: string;
+}
+
 /**
- * The caller's headers (copied, never changed) plus the message id and expectations; undefined
- * when there is nothing to send, so a plain publish stays a PUB rather than an HPUB.
+ * The caller's headers (copied, never changed) plus the message id, expectations and TTL;
+ * undefined when there is nothing to send, so a plain publish stays a PUB rather than an HPUB.
+ * A TTL is refused before a server older than 2.11, which would keep the message for good.
  */
 export function publishHeaders(
-  given: MsgHdrs | undefined,
-  msgID: string | undefined,
-  expect: Partial<StreamExpectations> | undefined,
+  nc: NatsConnection,
+  { headers: given, msgID, expect, ttl }: Partial<PublishHeaderOptions>,
 ): MsgHdrs | undefined {
+  if (ttl) requireFeature(nc, 'JS_MSG_TTL', "publish 'ttl'");
   const wanted: [string, string | number | undefined][] = [
+    [PubHeaders.MessageTTL, ttl],
     [PubHeaders.MsgIdHdr, msgID],
     [PubHeaders.ExpectedStreamHdr, expect?.streamName],
     [PubHeaders.ExpectedLastSeqHdr, expect?.lastSequence],

@@ -17,6 +17,7 @@ import { storedEntry } from './entry.js';
 import type {
   KvDeleteOptions,
   KvEntry,
+  KvPurgeOptions,
   KvPutOptions,
   KvStatus,
   KvWatchEntry,
@@ -35,14 +36,17 @@ export interface KV {
   put(key: string, data: Payload, options?: Partial<KvPutOptions>): Promise<number>;
   /** The last value (or deletion mark) of a key, or that of `revision`; null when none. */
   get(key: string, options?: { revision: number }): Promise<KvEntry | null>;
-  /** Stores a value only if the key has none (never set, deleted or purged). */
-  create(key: string, data: Payload): Promise<number>;
+  /**
+   * Stores a value only if the key has none (never set, deleted or purged); with `markerTTL`
+   * (a Go duration, the bucket needs `markerTTL`) the value goes away after it.
+   */
+  create(key: string, data: Payload, markerTTL?: string): Promise<number>;
   /** Stores a value only if the key's last revision is `version`. */
-  update(key: string, data: Payload, version: number): Promise<number>;
+  update(key: string, data: Payload, version: number, timeout?: number): Promise<number>;
   /** Marks the key deleted; its earlier values stay in the history. */
   delete(key: string, options?: Partial<KvDeleteOptions>): Promise<void>;
-  /** Marks the key purged and drops its earlier values. */
-  purge(key: string, options?: Partial<KvDeleteOptions>): Promise<void>;
+  /** Marks the key purged and drops its earlier values; `ttl`: the mark too goes, after it. */
+  purge(key: string, options?: Partial<KvPurgeOptions>): Promise<void>;
   /** The keys that have a value now (matching `filter`, default all). */
   keys(filter?: string | string[]): Promise<KvWatcher<string>>;
   /** Every value kept of the keys (default all), deletion marks included. */
@@ -94,12 +98,22 @@ export class Bucket implements KV {
     this.#direct = (info.config.allow_direct || info.config.mirror_direct) ?? false;
   }
 
-  async put(key: string, data: Payload, options: Partial<KvPutOptions> = {}): Promise<number> {
+  put(key: string, data: Payload, options: Partial<KvPutOptions> = {}): Promise<number> {
+    return this.#put(key, data, options, undefined);
+  }
+
+  async #put(
+    key: string,
+    data: Payload,
+    options: Partial<KvPutOptions>,
+    ttl: string | undefined,
+  ): Promise<number> {
     const ack = await this.#js.publish(this.#publishSubject(checkKey(key)), data, {
       ...(options.previousSeq !== undefined
         ? { expect: { lastSubjectSequence: options.previousSeq } }
         : {}),
       ...(options.timeout ? { timeout: options.timeout } : {}),
+      ...(ttl ? { ttl } : {}),
     });
     return ack.seq;
   }
@@ -113,27 +127,27 @@ export class Bucket implements KV {
     return storedEntry(this.bucket, key, msg);
   }
 
-  async create(key: string, data: Payload): Promise<number> {
+  async create(key: string, data: Payload, markerTTL?: string): Promise<number> {
     try {
-      return await this.put(key, data, { previousSeq: 0 });
+      return await this.#put(key, data, { previousSeq: 0 }, markerTTL);
     } catch (error) {
       if (!isWrongLastSequence(error)) throw error;
       // a deleted or purged key has a last revision (its mark): create over that one
       const last = await this.get(key);
       if (!last || last.operation === 'PUT') throw error;
-      return this.put(key, data, { previousSeq: last.revision });
+      return this.#put(key, data, { previousSeq: last.revision }, markerTTL);
     }
   }
 
-  update(key: string, data: Payload, version: number): Promise<number> {
-    return this.put(key, data, { previousSeq: version });
+  update(key: string, data: Payload, version: number, timeout?: number): Promise<number> {
+    return this.put(key, data, { previousSeq: version, ...(timeout ? { timeout } : {}) });
   }
 
   delete(key: string, options: Partial<KvDeleteOptions> = {}): Promise<void> {
     return this.#mark(key, 'DEL', options);
   }
 
-  purge(key: string, options: Partial<KvDeleteOptions> = {}): Promise<void> {
+  purge(key: string, options: Partial<KvPurgeOptions> = {}): Promise<void> {
     return this.#mark(key, 'PURGE', options);
   }
 
@@ -181,7 +195,7 @@ export class Bucket implements KV {
     return watchKeys(this.#js, target, options, initialOnly);
   }
 
-  async #mark(key: string, operation: KvOperation, options: Partial<KvDeleteOptions>) {
+  async #mark(key: string, operation: KvOperation, options: Partial<KvPurgeOptions>) {
     const h = headers();
     h.set(KV_OPERATION_HEADER, operation);
     if (operation === 'PURGE') h.set(ROLLUP_HEADER, 'sub');
@@ -190,6 +204,7 @@ export class Bucket implements KV {
       ...(options.previousSeq !== undefined
         ? { expect: { lastSubjectSequence: options.previousSeq } }
         : {}),
+      ...(operation === 'PURGE' && options.ttl ? { ttl: options.ttl } : {}),
     });
   }
 
@@ -224,6 +239,7 @@ export function kvStatus(bucket: string, info: StreamInfo): KvStatus {
     maxValueSize: config.max_msg_size ?? -1,
     size: state.bytes,
     compression: config.compression === 's2',
+    markerTTL: millis(config.subject_delete_marker_ttl ?? 0),
     backingStore: 'JetStream',
     streamInfo: info,
   };

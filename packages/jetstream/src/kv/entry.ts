@@ -6,6 +6,17 @@ import type { KvEntry, KvWatchEntry } from './types.js';
 
 /** Header a headers-only delivery carries instead of the payload: its length. */
 const MSG_SIZE_HEADER = 'Nats-Msg-Size';
+/** Header of the marker the server leaves where a value expired (nats-server 2.11). */
+const MARKER_REASON_HEADER = 'Nats-Marker-Reason';
+
+/**
+ * A value, a deletion or a purge: a marker of an expired value counts as a purge (nothing
+ * of the key is left), as @nats-io/kv reads it.
+ */
+function operationOf(headers: MsgHdrs | undefined): KvOperation {
+  if (headers?.get(MARKER_REASON_HEADER) === 'MaxAge') return 'PURGE';
+  return (headers?.get(KV_OPERATION_HEADER) || 'PUT') as KvOperation;
+}
 
 /** What a stored message says as a KV entry, however it was read. */
 interface EntryParts {
@@ -35,7 +46,7 @@ class KvEntryImpl implements KvEntry {
     this.value = parts.value;
     this.created = parts.created;
     this.revision = parts.revision;
-    this.operation = (parts.headers?.get(KV_OPERATION_HEADER) || 'PUT') as KvOperation;
+    this.operation = operationOf(parts.headers);
     const size = parts.headers?.get(MSG_SIZE_HEADER);
     this.length = size ? Number(size) : parts.value.length;
   }

@@ -1,5 +1,12 @@
 import type { NatsConnection } from '@slipstream/client';
-import { KV_STREAM_PREFIX, kvStreamConfig, kvStreamName, nanos } from '@slipstream/jsapi';
+import {
+  KV_STREAM_PREFIX,
+  kvStreamConfig,
+  kvStreamName,
+  kvStreamSubject,
+  nanos,
+  type StreamSource,
+} from '@slipstream/jsapi';
 import { asJetStreamClient, bucketLister, checkBucket } from '../buckets.js';
 import { StreamNotFoundError } from '../errors.js';
 import type { JetStreamClient } from '../jetstream-client.js';
@@ -22,8 +29,9 @@ export class Kvm {
 
   /**
    * Opens the bucket, creating it with `options` when it does not exist (an existing bucket is
-   * opened as it is). Times are milliseconds. compression and metadata need nats-server 2.10
-   * and are only sent when set.
+   * opened as it is). Times are milliseconds. compression, metadata and sources need
+   * nats-server 2.10, markerTTL 2.11 (refused before an older server); they are only sent when
+   * set.
    */
   async create(name: string, options: Partial<KvOptions> = {}): Promise<KV> {
     const jsm = await this.#manager();
@@ -44,6 +52,7 @@ export class Kvm {
       description: options.description,
       compression: options.compression,
       metadata: options.metadata,
+      limitMarkerTtl: options.markerTTL ? nanos(options.markerTTL) : undefined,
     });
     if (options.republish) config.republish = options.republish;
     if (options.mirror) {
@@ -52,6 +61,8 @@ export class Kvm {
       config.mirror = { ...options.mirror, name: kvStreamName(origin.replace(/^KV_/, '')) };
       config.mirror_direct = true;
       delete config.subjects;
+    } else if (options.sources) {
+      config.sources = options.sources.map((source) => gathered(source, name));
     }
     return new Bucket(this.#js, jsm, await jsm.streams.add(config), name);
   }
@@ -71,4 +82,18 @@ export class Kvm {
     this.#jsm ??= this.#js.jetstreamManager(false);
     return this.#jsm;
   }
+}
+
+/**
+ * A source of bucket `into`: the source bucket's stream, its keys moved to `into`'s subjects
+ * unless it is external (in another domain or account, whose subjects are its own affair), as
+ * nats.js v3 does.
+ */
+function gathered(source: StreamSource, into: string): StreamSource {
+  const bucket = source.name.replace(/^KV_/, '');
+  const result: StreamSource = { ...source, name: kvStreamName(bucket) };
+  if (!source.external && bucket !== into) {
+    result.subject_transforms = [{ src: kvStreamSubject(bucket), dest: kvStreamSubject(into) }];
+  }
+  return result;
 }

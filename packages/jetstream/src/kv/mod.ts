@@ -5,6 +5,7 @@ export {
   type KvEntry,
   type KvLimits,
   type KvOptions,
+  type KvPurgeOptions,
   type KvPutOptions,
   type KvStatus,
   type KvWatchEntry,

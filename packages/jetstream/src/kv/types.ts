@@ -44,6 +44,18 @@ export interface KvLimits {
   mirror: StreamSource;
   /** s2 compression of the stream (nats-server 2.10+); only sent when true. */
   compression: boolean;
+  /**
+   * Buckets whose keys this one gathers (`name`: the bucket, with or without `KV_`): their
+   * `$KV.<source>.` subjects are rewritten to this bucket's (nats-server 2.10 subject
+   * transforms), except for an `external` source. Not with `mirror`.
+   */
+  sources: StreamSource[];
+  /**
+   * Milliseconds a marker stays when a key's value is removed by `ttl` or a per-key TTL: turns
+   * on the stream's `allow_msg_ttl` and `subject_delete_marker_ttl` (nats-server 2.11), which
+   * cannot be turned off again.
+   */
+  markerTTL: number;
 }
 
 export interface KvOptions extends KvLimits {
@@ -70,6 +82,8 @@ export interface KvStatus {
   size: number;
   compression: boolean;
   metadata?: Record<string, string>;
+  /** Milliseconds a removal marker stays (see KvLimits.markerTTL); 0 for none. */
+  markerTTL: number;
   backingStore: 'JetStream';
   streamInfo: StreamInfo;
 }
@@ -104,6 +118,14 @@ export interface KvPutOptions {
 
 export interface KvDeleteOptions {
   previousSeq: number;
+}
+
+export interface KvPurgeOptions extends KvDeleteOptions {
+  /**
+   * How long the purge marker itself stays, a Go duration (`"30s"`): the bucket needs
+   * `markerTTL` (nats-server 2.11).
+   */
+  ttl: string;
 }
 
 /** Entries (or keys) as they come; `stop()` ends the iteration. */
