@@ -153,7 +153,7 @@ export class JsAccount {
       return { stream: existing, created: false };
     }
     this.#checkNoOverlap(config);
-    this.#checkLimits(config);
+    this.checkLimits(config);
     const created = nowNanos();
     let store: MessageStore;
     try {
@@ -181,7 +181,7 @@ export class JsAccount {
       throw ApiError.of(jsErrors.JSStreamNameExistRestoreFailedErr);
     }
     this.#checkNoOverlap(config);
-    this.#checkLimits(config);
+    this.checkLimits(config);
     if ('store' in staged) {
       const stream = new Stream(this.host, config, staged.store, created);
       this.streams.set(config.name, stream);
@@ -251,10 +251,11 @@ export class JsAccount {
 
   /**
    * A new stream must fit the account's limits: the stream count, its max_consumers, and its
-   * max_bytes (at least one byte) on top of what the account's streams of that storage already
-   * reserve (nats-server's jsNonClusteredStreamLimitsCheck).
+   * max_bytes (at least one byte) on top of what the account's other streams of that storage
+   * already reserve (nats-server's jsNonClusteredStreamLimitsCheck, which STREAM.RESTORE also
+   * runs before its upload).
    */
-  #checkLimits(config: StreamConfig): void {
+  checkLimits(config: StreamConfig): void {
     const { maxStreams, maxConsumers, maxMemory, maxFile } = this.limits;
     if (maxStreams > 0 && this.streams.size >= maxStreams) {
       throw ApiError.of(jsErrors.JSMaximumStreamsLimitErr);
@@ -268,7 +269,7 @@ export class JsAccount {
     if (limit < 0) return;
     let reserved = 0;
     for (const stream of this.streams.values()) {
-      if ((stream.config.storage ?? 'file') === storage)
+      if ((stream.config.storage ?? 'file') === storage && stream.name !== config.name)
         reserved += Math.max(0, stream.config.max_bytes ?? 0);
     }
     const wanted = Math.max(1, config.max_bytes ?? -1);

@@ -39,6 +39,8 @@ export const streamRestore: ApiRoute<'streamRestore'> = {
     // As nats-server: a config without a name takes the subject's.
     if (!requested.name) requested.name = params.stream!;
     const config = checkStreamCreate(params.stream!, requested, account.lookup);
+    // As nats-server: the account's limits first, then whether the stream exists.
+    account.checkLimits(config);
     if (account.streams.has(config.name)) {
       throw ApiError.of(jsErrors.JSStreamNameExistRestoreFailedErr);
     }
