@@ -1,7 +1,12 @@
 import { createInbox, InvalidArgumentError, InvalidOperationError } from '@slipstream/client';
 import { nanos } from '@slipstream/jsapi';
 import { describe, expect, it } from 'vitest';
-import { AckPolicy, type ConsumerNotification, JetStreamStatusError } from '../src/mod.js';
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerNotification,
+  JetStreamStatusError,
+} from '../src/mod.js';
 import { all } from './all.js';
 import { collectNotifications } from './notifications.js';
 import { memoryStream, streamServers, useJetStreamClients } from './servers.js';
@@ -28,6 +33,18 @@ describe.each(streamServers)(
       for (let i = 0; i < count; i++) clients.nc.publish(`${name}.x`, payload);
       await clients.nc.flush();
       return name;
+    }
+
+    /** A durable push consumer (explicit acks) on a fresh inbox; resolves with the inbox. */
+    async function pushConsumer(stream: string, durable: string, config: Partial<ConsumerConfig>) {
+      const deliver_subject = createInbox();
+      await clients.jsm.consumers.add(stream, {
+        durable_name: durable,
+        deliver_subject,
+        ack_policy: AckPolicy.Explicit,
+        ...config,
+      });
+      return deliver_subject;
     }
 
     async function pullConsumer(stream: string, durable = 'C') {
@@ -91,10 +108,7 @@ describe.each(streamServers)(
     describe('push consumers', () => {
       it('tell flow control requests answered and heartbeats', async () => {
         const stream = await streamWith(128, new Uint8Array(64 * 1024)); // 8 MiB
-        const deliver_subject = createInbox();
-        await clients.jsm.consumers.add(stream, {
-          durable_name: 'PUSH',
-          deliver_subject,
+        await pushConsumer(stream, 'PUSH', {
           ack_policy: AckPolicy.None,
           flow_control: true,
           idle_heartbeat: nanos(300),
@@ -116,13 +130,7 @@ describe.each(streamServers)(
 
       it('bound by the deliver subject: consumes, refuses info and delete', async () => {
         const stream = await streamWith(3);
-        const deliver_subject = createInbox();
-        await clients.jsm.consumers.add(stream, {
-          durable_name: 'B',
-          deliver_subject,
-          ack_policy: AckPolicy.Explicit,
-          idle_heartbeat: nanos(300),
-        });
+        const deliver_subject = await pushConsumer(stream, 'B', { idle_heartbeat: nanos(300) });
         const bound = await clients.js.consumers.getBoundPushConsumer({
           deliver_subject,
           idle_heartbeat: nanos(300),
@@ -146,13 +154,7 @@ describe.each(streamServers)(
 
       it('bound in the deliver group: two share the messages', async () => {
         const stream = await streamWith(40);
-        const deliver_subject = createInbox();
-        await clients.jsm.consumers.add(stream, {
-          durable_name: 'G',
-          deliver_subject,
-          deliver_group: 'workers',
-          ack_policy: AckPolicy.Explicit,
-        });
+        const deliver_subject = await pushConsumer(stream, 'G', { deliver_group: 'workers' });
         const seqs: number[][] = [[], []];
         const consumptions = await Promise.all(
           seqs.map(async (mine) => {
