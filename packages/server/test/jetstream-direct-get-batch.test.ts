@@ -245,26 +245,34 @@ describe('DIRECT.GET batches as nats-server 2.11', () => {
   });
 });
 
+/** Runs `use` on a fresh server with a direct-get stream `name` capturing `<name lowercase>.>`. */
+async function withDirectStream<T>(
+  start: () => Promise<ConsumerTarget>,
+  name: string,
+  use: (wire: ConsumerWire) => Promise<T>,
+): Promise<T> {
+  const target = await start();
+  const wire = await ConsumerWire.connect(target.port);
+  try {
+    const subjects = [`${name.toLowerCase()}.>`];
+    await wire.request(`$JS.API.STREAM.CREATE.${name}`, { name, subjects, allow_direct: true });
+    return await use(wire);
+  } finally {
+    wire.close();
+    await target.stop();
+  }
+}
+
 describe('DIRECT.GET multi_last limit', () => {
   it('answers 413 Too Many Results past 1024 subjects', async () => {
-    const target = await startOurs();
-    const wire = await ConsumerWire.connect(target.port);
-    try {
-      await wire.request('$JS.API.STREAM.CREATE.M', {
-        name: 'M',
-        subjects: ['m.>'],
-        allow_direct: true,
-      });
+    await withDirectStream(startOurs, 'M', async (wire) => {
       for (let i = 0; i < 1025; i++) wire.pub(`m.${i}`, 'x');
       await wire.flush();
       const many = await directGet(wire, { multi_last: ['m.>'] }, '$JS.API.DIRECT.GET.M');
       expect(many).toEqual(status('413 Too Many Results'));
       const fewer = await directGet(wire, { multi_last: ['m.1', 'm.2'] }, '$JS.API.DIRECT.GET.M');
       expect(fewer).toHaveLength(3);
-    } finally {
-      wire.close();
-      await target.stop();
-    }
+    });
   });
 });
 
@@ -272,17 +280,10 @@ describe('single DIRECT.GET answers stay those of nats-server 2.9.10', () => {
   it('answers by seq, by last subject (body and subject form), next_by_subj and errors alike', async () => {
     const transcripts: string[][][][] = [];
     for (const start of [startReference, startOurs]) {
-      const target = await start();
-      const wire = await ConsumerWire.connect(target.port);
-      try {
-        await wire.request('$JS.API.STREAM.CREATE.S', {
-          name: 'S',
-          subjects: ['s.>'],
-          allow_direct: true,
-        });
+      const transcript = await withDirectStream(start, 'S', async (wire) => {
         for (const subject of ['s.a', 's.b', 's.a']) wire.pub(subject, subject);
         await wire.flush();
-        const transcript: string[][][] = [];
+        const replies: string[][][] = [];
         for (const body of [
           { seq: 2 },
           { last_by_subj: 's.a' },
@@ -292,15 +293,13 @@ describe('single DIRECT.GET answers stay those of nats-server 2.9.10', () => {
           { seq: 1, last_by_subj: 's.a' },
           '{',
         ]) {
-          transcript.push(await directGet(wire, body));
+          replies.push(await directGet(wire, body));
         }
-        transcript.push(await directGet(wire, '', '$JS.API.DIRECT.GET.S.s.b'));
-        transcript.push(await directGet(wire, '', '$JS.API.DIRECT.GET.S'));
-        transcripts.push(transcript);
-      } finally {
-        wire.close();
-        await target.stop();
-      }
+        replies.push(await directGet(wire, '', '$JS.API.DIRECT.GET.S.s.b'));
+        replies.push(await directGet(wire, '', '$JS.API.DIRECT.GET.S'));
+        return replies;
+      });
+      transcripts.push(transcript);
     }
     expect(transcripts[1]).toEqual(transcripts[0]);
   });
