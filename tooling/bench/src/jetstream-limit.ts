@@ -105,7 +105,7 @@ export function limitTable(sources: LimitSources, rounds: number): RatioTable {
     `ours / ref is the share of the limit ours reaches. Both are medians over ${rounds} rounds: each probe runs right after one of our rounds on a file stream. fdatasync: ${FDATASYNC_SAMPLES} overwrites of one 4 KiB WAL-frame-sized block, each followed by fdatasync, on a file in os.tmpdir() (the stores' disk)${floorP99 === undefined ? '' : `; p99 ${floorP99.toFixed(0)} µs`}.`,
   );
   table.note(
-    `Bare loop (${sources.bare.name} run): better-sqlite3 in this process, WAL mode, the store's table, subject index and per-commit sequence row, 128 B payload and a CRC-32 per row, ${BARE_SECONDS} s per batch size. 1 row per commit: a publish awaiting its PubAck commits alone; 100: about one 16 KiB paced read of these PUB frames, the most one connection brings to our server's group commit of one event-loop turn; 1,000: the whole window in flight.`,
+    `Bare loop (${sources.bare.name} run): better-sqlite3 in this process, WAL mode, the store's table and subject index, 128 B payload and a CRC-32 per row, ${BARE_SECONDS} s per batch size. 1 row per commit: a publish awaiting its PubAck commits alone; 100: about one 16 KiB paced read of these PUB frames, the most one connection brings to our server's group commit of one event-loop turn; 1,000: the whole window in flight.`,
   );
   return table;
 }
