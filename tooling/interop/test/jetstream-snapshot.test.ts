@@ -515,3 +515,61 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
     expect(advisories.get(ourNc)).toHaveLength(6);
   });
 });
+
+/**
+ * An account's limits are checked again when the upload ends, as nats-server adds the restored
+ * stream only then: a stream made during the upload can take the storage it needed.
+ */
+describe('a restore that no longer fits when its upload ends, as nats-server 2.9.10', () => {
+  const config = `accounts {
+    A { jetstream { max_file: 1048576, max_mem: 4096 }, users [{ user: a, password: pw }] }
+  }`;
+
+  async function lateRefusal(start: typeof startNatsServer): Promise<Json[]> {
+    const server = await start({ jetstream: true, config });
+    const nc = await connect({ servers: server.url, user: 'a', pass: 'pw' });
+    try {
+      const made = await api(nc, 'STREAM.CREATE.LATE', {
+        name: 'LATE',
+        subjects: ['late.>'],
+        max_bytes: 400_000,
+      });
+      expect(made.error).toBeUndefined();
+      await nc.request('late.1', 'one', { timeout: 5000 });
+      const snap = await snapshot(nc, 'LATE');
+      await api(nc, 'STREAM.DELETE.LATE');
+      const { response } = await restore(nc, 'LATE', snap.response);
+      // Meanwhile another stream reserves most of the account's file storage.
+      const block = await api(nc, 'STREAM.CREATE.BLOCK', {
+        name: 'BLOCK',
+        subjects: ['block.>'],
+        max_bytes: 700_000,
+      });
+      const chunkReplies: Json[] = [];
+      for (const chunk of snap.chunks) {
+        const reply = await nc.request(response.deliver_subject, chunk, { timeout: 5000 });
+        chunkReplies.push(reply.data.length === 0 ? {} : reply.json<Json>());
+      }
+      const final = await nc.request(response.deliver_subject, new Uint8Array(0), {
+        timeout: 10_000,
+      });
+      const info = await api(nc, 'STREAM.INFO.LATE');
+      return [
+        { restore: response.error ?? 'started', block: block.error ?? 'made' },
+        { chunks: chunkReplies.every((r) => Object.keys(r).length === 0) },
+        final.json<Json>(),
+        { after: info.error?.err_code },
+      ];
+    } finally {
+      await nc.close();
+      await server.stop();
+    }
+  }
+
+  it('answers the upload with the limit error and leaves no stream', async () => {
+    const theirs = await lateRefusal(startNatsServer);
+    const ours = await lateRefusal(startSlipstreamServer);
+    expect(ours).toEqual(theirs);
+    expect((theirs[2]!.error as Json).err_code).toBe(10047);
+  });
+});
