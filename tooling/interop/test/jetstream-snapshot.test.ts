@@ -411,6 +411,13 @@ describe('a stream on disk across a restart', () => {
  */
 const EMPTY_STATE = { messages: 0, bytes: 0, first_seq: 0, last_seq: 0, consumer_count: 0 };
 
+/** A stream config without the fields of newer servers, which ours writes and 2.9.10 does not. */
+function olderFields(config: Json | undefined): Json | undefined {
+  if (!config) return config;
+  const { compression, consumer_limits, allow_msg_ttl, metadata, ...older } = config;
+  return older;
+}
+
 /** The same requests on both servers, compared as nats-server 2.9.10 answers them. */
 describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
   let ref: RunningNatsServer;
@@ -490,7 +497,7 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
       first_ts: mine.response.state.first_ts,
       last_ts: mine.response.state.last_ts,
     });
-    expect(mine.response.config).toEqual(theirs.response.config);
+    expect(olderFields(mine.response.config)).toEqual(theirs.response.config);
 
     // Each server restores its own snapshot with the same answers at every step.
     const [refRestore, ourRestore] = await both(async (nc) => {
@@ -505,6 +512,7 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
     }
     const shape = (r: Json | undefined) => ({
       ...r,
+      config: olderFields(r?.config),
       created: typeof r?.created,
       state: { ...r?.state, first_ts: 0, last_ts: 0 },
     });
