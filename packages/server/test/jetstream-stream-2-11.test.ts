@@ -55,6 +55,43 @@ describe('stream config (nats-server 2.11)', () => {
   });
 });
 
+describe('pedantic requests (nats-server 2.11)', () => {
+  it('are refused where the server would otherwise choose for them', async () => {
+    // jetstream_errors_generated.go NewJSPedanticError: "pedantic mode: {err}", and the
+    // texts of stream.go start with "pedantic mode:" themselves.
+    const pedantic = (description: string) => ({ code: 400, err_code: 10157, description });
+    // stream.go:1346-1349: a max_age under the 2 minute default window
+    expect(errorOf(await create({ name: 'P1', max_age: 60_000_000_000, pedantic: true }))).toEqual(
+      pedantic('pedantic mode: pedantic mode: duplicate window cannot be bigger than max age'),
+    );
+    expect(
+      errorOf(
+        await create({
+          name: 'P2',
+          max_age: 60_000_000_000,
+          duplicate_window: 1_000_000_000,
+          pedantic: true,
+        }),
+      ),
+    ).toBeUndefined();
+    // stream.go:1481-1483: a mirror must ask for its origin's direct gets
+    await created({ name: 'DIRECT', allow_direct: true });
+    expect(
+      errorOf(await create({ name: 'P3', mirror: { name: 'DIRECT' }, pedantic: true })),
+    ).toEqual(pedantic('pedantic mode: origin stream has direct get set, mirror has it disabled'));
+    // stream.go:1715-1718
+    expect(
+      errorOf(
+        await create({ name: 'P4', subjects: ['p4'], republish: { dest: 'out' }, pedantic: true }),
+      ),
+    ).toEqual(pedantic('pedantic mode: pedantic mode: republish source can not be empty'));
+    // Not pedantic: defaulted as before, and `pedantic` is not part of the config.
+    const relaxed = await created({ name: 'P5', max_age: 60_000_000_000, pedantic: false });
+    expect(relaxed.config).not.toHaveProperty('pedantic');
+    expect((relaxed.config as { duplicate_window: number }).duplicate_window).toBe(60_000_000_000);
+  });
+});
+
 describe('the Nats-TTL header', () => {
   it('is refused on a stream without TTLs, and when it is not a valid TTL', async () => {
     await created({ name: 'OFF', subjects: ['off'] });

@@ -6,6 +6,7 @@
  */
 import {
   ApiError,
+  DEFAULT_DUPLICATE_WINDOW_NANOS,
   jsErrors,
   type StreamConfig,
   type StreamSource,
@@ -28,6 +29,8 @@ const MIN_DURATION_NANOS = 100_000_000;
 const invalidName = /[ \t\r\n\f.*>]/;
 
 const invalid = (err: string) => ApiError.of(jsErrors.JSStreamInvalidConfigF, { err });
+/** nats-server's texts already start with "pedantic mode:", which the catalog entry repeats. */
+const pedanticError = (err: string) => ApiError.of(jsErrors.JSPedanticErrF, { err });
 
 /**
  * The fields of a stream config up to nats-server 2.11, in the order it writes them
@@ -156,8 +159,21 @@ export function checkStreamConfig(
   if ((requested.num_replicas ?? 0) < 0)
     throw ApiError.of(jsErrors.JSReplicasCountCannotBeNegative);
   // Subjects are defaulted below, after the mirror and source checks, as nats-server does.
-  const config = streamConfigWithDefaults({ ...requested, subjects: requested.subjects ?? [] });
+  // A 2.11 request may ask to be refused rather than defaulted (`pedantic`, not stored).
+  const { pedantic = false, ...asked } = requested as StreamConfig & { pedantic?: boolean };
+  const config = streamConfigWithDefaults({ ...asked, subjects: asked.subjects ?? [] });
   if (!requested.subjects?.length) delete config.subjects;
+  const askedMaxAge = requested.max_age ?? 0;
+  if (
+    pedantic &&
+    !requested.duplicate_window &&
+    !requested.mirror &&
+    askedMaxAge !== 0 &&
+    askedMaxAge < DEFAULT_DUPLICATE_WINDOW_NANOS
+  ) {
+    // v2.11.0 stream.go:1346-1349
+    throw pedanticError('pedantic mode: duplicate window cannot be bigger than max age');
+  }
   const maxAge = config.max_age ?? 0;
   const window = config.duplicate_window ?? 0;
   if (maxAge > 0 && maxAge < MIN_DURATION_NANOS) throw invalid('max age needs to be >= 100ms');
@@ -173,7 +189,7 @@ export function checkStreamConfig(
   }
   checkDiscardNewPerSubject(config);
   checkDeleteMarkers(config);
-  checkOrigins(config, lookup);
+  checkOrigins(config, lookup, pedantic);
   if (!config.subjects?.length) {
     if (!config.mirror && !config.sources?.length) config.subjects = [config.name];
   } else {
@@ -194,7 +210,7 @@ export function checkStreamConfig(
       if (a !== b && subjectsCollide(a, b)) throw invalid(`subject "${a}" overlaps with "${b}"`);
     }
   }
-  checkRepublish(config);
+  checkRepublish(config, pedantic);
   checkStreamTransform(config);
   return config;
 }
@@ -337,7 +353,7 @@ function isValidName(name: string): boolean {
 }
 
 /** Mirror and source rules, including cycles through streams of this account. */
-function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup): void {
+function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic: boolean): void {
   const overlaps = (filter: string | undefined, subjects: string[] | undefined) =>
     !filter || !subjects?.length || subjects.some((s) => subjectsCollide(s, filter));
   const checkOrigin = (origin: StreamSource, kind: 'mirror' | 'source') => {
@@ -377,7 +393,12 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup): void {
     checkOriginTransforms(config.mirror, 'mirror');
     if (!isValidName(config.mirror.name)) throw ApiError.of(jsErrors.JSMirrorInvalidStreamName);
     checkOrigin(config.mirror, 'mirror');
-    config.mirror_direct = lookup(config.mirror.name)?.allow_direct ?? false;
+    const origin = lookup(config.mirror.name);
+    if (pedantic && origin && (config.mirror_direct ?? false) !== (origin.allow_direct ?? false)) {
+      // v2.11.0 stream.go:1481-1483
+      throw pedanticError('origin stream has direct get set, mirror has it disabled');
+    }
+    config.mirror_direct = origin?.allow_direct ?? false;
   }
   const sourceKeys = new Set<string>();
   for (const source of config.sources ?? []) {
@@ -403,9 +424,13 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup): void {
   }
 }
 
-function checkRepublish(config: StreamConfig): void {
+function checkRepublish(config: StreamConfig, pedantic: boolean): void {
   const republish = config.republish;
   if (!republish) return;
+  if (pedantic && !republish.src) {
+    // v2.11.0 stream.go:1715-1718
+    throw pedanticError('pedantic mode: republish source can not be empty');
+  }
   const source = republish.src || '>';
   config.republish = { ...republish, src: source };
   if ((config.subjects ?? []).some((s) => subjectsCollide(republish.dest, s))) {
