@@ -78,17 +78,16 @@ export class PullBatch implements ConsumerMessages {
       throw error;
     }
     this.#expiryTimer = setTimeout(() => this.#end(), options.expires + EXPIRY_MARGIN_MS);
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, this.#sub, (count) => {
       this.#status.notify({ type: 'heartbeats_missed', count });
       this.#end(new JetStreamStatusError('idle heartbeats missed', 409));
     });
-    this.#heartbeat.alive();
+    this.#heartbeat.start();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     try {
       for await (const msg of this.#sub) {
-        this.#heartbeat.alive();
         const status = pullStatus(msg);
         if (status) {
           if (isHeartbeat(status)) {

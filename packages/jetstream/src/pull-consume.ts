@@ -77,7 +77,7 @@ export class PullConsume implements ConsumerMessages {
       this.#resolveClosed = resolve;
     });
     this.#sub = nc.subscribe(this.#inbox);
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, this.#sub, (count) => {
       this.#status.notify({ type: 'heartbeats_missed', count });
       this.#status.notify({ type: 'reset', name: options.consumer });
       this.#pending = 0;
@@ -95,7 +95,6 @@ export class PullConsume implements ConsumerMessages {
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     try {
       for await (const msg of this.#sub) {
-        this.#heartbeat.alive();
         const status = pullStatus(msg);
         if (!status) {
           this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
@@ -170,7 +169,7 @@ export class PullConsume implements ConsumerMessages {
     this.#nc.publish(this.#options.subject, body, { reply: this.#inbox });
     this.#pending += options.batch;
     this.#pendingBytes += options.max_bytes ?? 0;
-    this.#heartbeat.alive();
+    this.#heartbeat.start();
     this.#status.notify({ type: 'next', options });
   }
 

@@ -58,18 +58,17 @@ export class PushConsumerMessages implements ConsumerMessages {
       options.deliverSubject,
       options.queue ? { queue: options.queue } : undefined,
     );
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, (count) => {
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, this.#sub, (count) => {
       this.#status.notify({ type: 'heartbeats_missed', count });
       void this.#missed();
     });
-    this.#heartbeat.alive();
+    this.#heartbeat.start();
     if (options.callback) void deliverToCallback(this, options.callback, (e) => this.#end(e));
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
     try {
       for await (const msg of this.#sub) {
-        this.#heartbeat.alive();
         const code = statusCode(msg);
         if (code === 100) this.#answer(msg);
         else if (code) this.#status.notify(problemNotification(code, msg.headers!.description));

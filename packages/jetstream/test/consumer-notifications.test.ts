@@ -85,7 +85,22 @@ describe.each(streamServers)(
         ]);
       });
 
-      it('tells missed heartbeats of a request nobody answers, and ends', async () => {
+      it('a slow reader is no missed heartbeat: what has come is alive', async () => {
+      const stream = await streamWith(3);
+      const consumer = await pullConsumer(stream);
+      const batch = await consumer.fetch({ max_messages: 5, expires: 4000, idle_heartbeat: 200 });
+      const status = collectNotifications(batch);
+      const seqs: number[] = [];
+      for await (const m of batch) {
+        seqs.push(m.seq);
+        await sleep(700); // more than two heartbeat intervals on each message
+      }
+      expect(seqs).toEqual([1, 2, 3]);
+      expect(await batch.closed()).toBeUndefined();
+      expect(types(await status.done)).not.toContain('heartbeats_missed');
+    });
+
+    it('tells missed heartbeats of a request nobody answers, and ends', async () => {
         const stream = await streamWith(0);
         const consumer = await pullConsumer(stream, 'GONE');
         await clients.jsm.consumers.delete(stream, 'GONE');
