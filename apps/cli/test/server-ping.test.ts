@@ -1,6 +1,6 @@
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import { failure, slipSuite } from './slip.js';
+import { failure, slipSuite, startOurServer } from './slip.js';
 
 // A server with a system account (users in it may ask every server for its stats) and an
 // application account.
@@ -16,7 +16,10 @@ system_account: SYS
 const systemAccountServers: ReadonlyArray<{
   name: string;
   start: () => Promise<RunningNatsServer>;
-}> = [{ name: 'nats-server', start: () => startNatsServer({ config: systemAccountConfig }) }];
+}> = [
+  { name: 'slipstream-server', start: () => startOurServer(systemAccountConfig) },
+  { name: 'nats-server', start: () => startNatsServer({ config: systemAccountConfig }) },
+];
 
 describe.each(systemAccountServers)(
   'server ping through the system account of $name',
