@@ -9,7 +9,8 @@ import {
 } from '@slipstream/protocol';
 import type { Account } from './accounts/account.js';
 import type { Accounts } from './accounts/accounts.js';
-import type { Authenticator, Identity } from './auth/authenticator.js';
+import type { Identity } from './auth/authenticator.js';
+import type { ClientAuthenticator } from './auth/client-authenticator.js';
 import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
@@ -71,7 +72,7 @@ export interface ClientHost {
   readonly stats: TrafficStats;
   readonly violations: ViolationLog;
   /** Checks CONNECT credentials; undefined when no authorization is configured. */
-  readonly authenticator: Authenticator | undefined;
+  readonly authenticator: ClientAuthenticator | undefined;
   /** The INFO JSON for a connection, with the nonce nkey users sign. */
   infoFor(cid: number, ip: string, nonce?: string): string;
   /** Called after each successful CONNECT. */

@@ -1,5 +1,7 @@
 import type { AccountOptions } from './accounts/account-options.js';
+import { TrustedAccounts } from './accounts/trusted-accounts.js';
 import type { AuthorizationOptions } from './auth/auth-options.js';
+import type { OperatorOptions } from './auth/operator-options.js';
 import { ServerError } from './errors.js';
 import type { Logger } from './logger.js';
 import { PIN_PATTERN } from './tls/pinned-certs.js';
@@ -133,6 +135,12 @@ export interface ServerOptions {
    * taken for.
    */
   noAuthUser?: string;
+  /**
+   * Operator mode (nats-server's `operator`, `resolver`, `resolver_preload`): users log in with
+   * JWTs of the operator's accounts, which become the server's accounts (by public key), and the
+   * operator's system account is the default `systemAccount`. Not with `authorization` or `accounts`.
+   */
+  operator?: OperatorOptions;
   /** Where log lines go. Default: nats-server-style lines on stderr. */
   logger?: Logger;
   /** Log debug lines (connection lifecycle). */
@@ -187,6 +195,8 @@ export interface ResolvedOptions {
   accounts: Record<string, AccountOptions> | undefined;
   systemAccount: string;
   noAuthUser: string | undefined;
+  /** The accounts operator mode trusts; `accounts` is derived from them. */
+  operator: TrustedAccounts | undefined;
   tls: ResolvedTlsOptions | undefined;
   allowNonTls: boolean;
   websocket: ResolvedWebSocketOptions | undefined;
@@ -245,6 +255,11 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
   if (options.noAuthUser !== undefined && !auth?.users && !accountUsers) {
     throw new ServerError('INVALID_OPTION', 'noAuthUser needs authorization.users');
   }
+  const operator = options.operator && new TrustedAccounts(options.operator);
+  if (operator && (auth || options.accounts)) {
+    throw new ServerError('INVALID_OPTION', 'operator mode takes no authorization or accounts');
+  }
+  const systemAccount = options.systemAccount || operator?.systemAccount || SYSTEM_ACCOUNT;
   const httpPort = monitoringPort(options);
   const maxPayload = num('maxPayload', 1);
   const maxPending = num('maxPending', 1);
@@ -279,9 +294,10 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
-    accounts: options.accounts,
-    systemAccount: options.systemAccount || SYSTEM_ACCOUNT,
+    accounts: operator ? operator.accountOptions(systemAccount) : options.accounts,
+    systemAccount,
     noAuthUser: options.noAuthUser,
+    operator,
     tls,
     allowNonTls: options.allowNonTls ?? false,
     websocket: resolveWebSocket(options.websocket, host),

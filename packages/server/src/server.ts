@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import { Accounts } from './accounts/accounts.js';
-import { Authenticator } from './auth/authenticator.js';
+import { type ClientAuthenticator, clientAuthenticator } from './auth/client-authenticator.js';
 import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
@@ -74,7 +74,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     outBytes: 0,
     slowConsumers: 0,
   };
-  readonly authenticator: Authenticator | undefined;
+  readonly authenticator: ClientAuthenticator | undefined;
   readonly violations: ViolationLog;
   readonly serverId = serverId();
   readonly startedAt = Date.now();
@@ -113,9 +113,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.logger = logger;
     this.violations = new ViolationLog(logger);
     this.accounts = new Accounts(options.accounts, options.systemAccount);
-    this.authenticator = Authenticator.required(options.authorization, options.accounts)
-      ? new Authenticator(options.authorization, options.noAuthUser, options.accounts)
-      : undefined;
+    this.authenticator = clientAuthenticator(options, this.accounts);
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;

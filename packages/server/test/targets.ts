@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { freePort, startNatsServer } from '@slipstream/test-servers';
+import { freePort, startNatsServer, type TestOperator } from '@slipstream/test-servers';
 import { afterEach } from 'vitest';
 import {
   type AccountOptions,
@@ -42,6 +42,11 @@ export interface TargetOptions {
     pinnedCerts?: string[];
     cipherSuites?: string[];
   };
+  /**
+   * Operator mode trusting this operator's accounts: a memory resolver preloaded with them, or
+   * a full resolver reading `resolverDir` (see TestOperator.writeAccounts).
+   */
+  operator?: { operator: TestOperator; resolverDir?: string };
   /** Monitoring over HTTPS with the `tls` certificate (nats-server `https_port`). */
   httpsMonitoring?: boolean;
   /** With `tls`: plain clients too, on the same port (nats-server `allow_non_tls`). */
@@ -74,9 +79,16 @@ export interface Target {
 export const ours: Target = {
   name: 'slipstream',
   async start(options = {}) {
-    const { monitoring, httpsMonitoring, tls, websocket, ...rest } = options;
+    const { monitoring, httpsMonitoring, tls, websocket, operator, ...rest } = options;
     const server = await startServer({
       ...rest,
+      operator: operator && {
+        jwts: [operator.operator.jwt],
+        resolver:
+          operator.resolverDir === undefined
+            ? { type: 'memory', preload: operator.operator.preload() }
+            : { type: 'full', dir: operator.resolverDir },
+      },
       websocket: websocket && {
         ...websocket,
         port: 0,
@@ -145,6 +157,9 @@ export const natsServer: Target = {
     }
     if (options.accounts) lines.push(natsAccountsConfig(options.accounts));
     if (options.systemAccount) set('system_account', JSON.stringify(options.systemAccount));
+    if (options.operator) {
+      lines.push(options.operator.operator.config({ dir: options.operator.resolverDir }));
+    }
     if (options.tls) lines.push(natsTlsConfig(options.tls));
     set('allow_non_tls', options.allowNonTls);
     const httpsPort = options.httpsMonitoring ? await freePort() : undefined;

@@ -9,6 +9,7 @@ export {
   encodeJwt,
   TestAccount,
   TestOperator,
+  type TestSubjects,
   type TestUser,
   type TestUserOptions,
 } from './jwt.js';

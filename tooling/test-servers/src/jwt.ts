@@ -1,9 +1,11 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createAccount, createOperator, createUser, type KeyPair } from '@nats-io/nkeys';
 
 /**
  * NATS decentralized auth for tests: an operator, its accounts and their users as signed JWTs
- * (NKeys, ed25519), and the nats-server config of operator mode with a memory resolver that
- * trusts them. Enough for nats-server 2.9.10; production JWTs come from nsc or an auth service.
+ * (NKeys, ed25519), and the nats-server config of operator mode with a memory or full resolver
+ * that trusts them. Enough for nats-server 2.9.10; production JWTs come from nsc or an auth service.
  */
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -51,22 +53,45 @@ export interface TestUser {
   readonly creds: string;
 }
 
+/** Subjects one direction of a user's permissions allows and denies. */
+export interface TestSubjects {
+  allow?: string[];
+  deny?: string[];
+}
+
 export interface TestUserOptions {
-  /** The JWT expires this many seconds from now. */
+  /** The JWT expires this many seconds from now (negative: it has expired). */
   expiresInSeconds?: number;
+  /** The user's publish and subscribe permissions, and allow_responses (`resp`). */
+  pub?: TestSubjects;
+  sub?: TestSubjects;
+  resp?: { max: number; ttl: number };
+  /** The JWT alone logs in: the client signs no nonce. */
+  bearerToken?: boolean;
+  /** Signed by this key instead of the account's: one of its `signingKey()`s, or a stranger. */
+  signer?: KeyPair;
 }
 
 const unlimited = -1;
+const now = () => Math.floor(Date.now() / 1000);
 
-/** An account of the operator; its users are signed with the account's key. */
+/**
+ * An account of the operator; its users are signed with the account's key or its signing keys.
+ * `jwt` is signed afresh from the account's current claims (signing keys, revocations), so a
+ * change shows in the next one read.
+ */
 export class TestAccount {
   readonly name: string;
   readonly #key = createAccount();
-  readonly jwt: string;
+  readonly #operator: KeyPair;
+  readonly #limits: Record<string, unknown>;
+  readonly #signingKeys: string[] = [];
+  readonly #revocations: Record<string, number> = {};
 
   constructor(operator: KeyPair, name: string, options: { jetstream?: boolean } = {}) {
     this.name = name;
-    const limits: Record<string, unknown> = {
+    this.#operator = operator;
+    this.#limits = {
       subs: unlimited,
       conn: unlimited,
       leaf: unlimited,
@@ -77,30 +102,59 @@ export class TestAccount {
       wildcards: true,
     };
     if (options.jetstream)
-      Object.assign(limits, { mem_storage: unlimited, disk_storage: unlimited });
-    this.jwt = encodeJwt(
-      { sub: this.publicKey, name, nats: { limits, type: 'account', version: 2 } },
-      operator,
-    );
+      Object.assign(this.#limits, { mem_storage: unlimited, disk_storage: unlimited });
   }
 
   get publicKey(): string {
     return this.#key.getPublicKey();
   }
 
-  /** A new user of this account, allowed everything the account allows. */
+  get jwt(): string {
+    return encodeJwt(
+      {
+        sub: this.publicKey,
+        name: this.name,
+        nats: {
+          limits: this.#limits,
+          signing_keys: this.#signingKeys,
+          revocations: this.#revocations,
+          type: 'account',
+          version: 2,
+        },
+      },
+      this.#operator,
+    );
+  }
+
+  /** A new signing key listed in the account's claims, to sign users with. */
+  signingKey(): KeyPair {
+    const key = createAccount();
+    this.#signingKeys.push(key.getPublicKey());
+    return key;
+  }
+
+  /** Revokes `user`'s JWTs issued until now (nats-server refuses them from the next `jwt`). */
+  revoke(user: TestUser): void {
+    this.#revocations[user.publicKey] = now();
+  }
+
+  /** A new user of this account, allowed everything the account allows unless restricted. */
   user(name: string, options: TestUserOptions = {}): TestUser {
     const key = createUser();
+    const signer = options.signer ?? this.#key;
     const jwt = encodeJwt(
       {
         sub: key.getPublicKey(),
         name,
         ...(options.expiresInSeconds === undefined
           ? {}
-          : { exp: Math.floor(Date.now() / 1000) + options.expiresInSeconds }),
+          : { exp: now() + options.expiresInSeconds }),
         nats: {
-          pub: {},
-          sub: {},
+          pub: options.pub ?? {},
+          sub: options.sub ?? {},
+          ...(options.resp ? { resp: options.resp } : {}),
+          ...(options.bearerToken ? { bearer_token: true } : {}),
+          ...(options.signer ? { issuer_account: this.publicKey } : {}),
           subs: unlimited,
           data: unlimited,
           payload: unlimited,
@@ -108,7 +162,7 @@ export class TestAccount {
           version: 2,
         },
       },
-      this.#key,
+      signer,
     );
     const seed = key.getSeed();
     return { publicKey: key.getPublicKey(), jwt, seed, creds: credsFile(jwt, seed) };
@@ -117,7 +171,8 @@ export class TestAccount {
 
 /**
  * An operator with a system account (SYS) and the accounts asked for; `config()` is the
- * nats-server config text of operator mode trusting them through a memory resolver.
+ * nats-server config text of operator mode trusting them through a memory resolver, or a full
+ * resolver's directory.
  */
 export class TestOperator {
   readonly #key = createOperator();
@@ -135,9 +190,9 @@ export class TestOperator {
     return account;
   }
 
-  /** `operator`, `system_account`, `resolver: MEMORY` and `resolver_preload` of every account. */
-  config(): string {
-    const operatorJwt = encodeJwt(
+  /** The operator's JWT, naming the system account. */
+  get jwt(): string {
+    return encodeJwt(
       {
         sub: this.#key.getPublicKey(),
         name: 'test-operator',
@@ -145,12 +200,33 @@ export class TestOperator {
       },
       this.#key,
     );
-    const preload = this.#accounts.map((a) => `  ${a.publicKey}: ${a.jwt}`).join('\n');
-    return [
-      `operator: ${operatorJwt}`,
-      `system_account: ${this.system.publicKey}`,
-      'resolver: MEMORY',
-      `resolver_preload: {\n${preload}\n}`,
-    ].join('\n');
+  }
+
+  /** Every account's JWT by public key, as `resolver_preload` lists them. */
+  preload(): Record<string, string> {
+    return Object.fromEntries(this.#accounts.map((a) => [a.publicKey, a.jwt]));
+  }
+
+  /**
+   * `operator`, `system_account`, and `resolver: MEMORY` with `resolver_preload` of every
+   * account, or with `dir` a full resolver that reads `<dir>/<account>.jwt` (see `writeAccounts`).
+   */
+  config(resolver: { dir?: string } = {}): string {
+    const lines = [`operator: ${this.jwt}`, `system_account: ${this.system.publicKey}`];
+    if (resolver.dir !== undefined) {
+      lines.push(`resolver: { type: full, dir: ${JSON.stringify(resolver.dir)} }`);
+      return lines.join('\n');
+    }
+    const preload = Object.entries(this.preload()).map(([key, jwt]) => `  ${key}: ${jwt}`);
+    lines.push('resolver: MEMORY', `resolver_preload: {\n${preload.join('\n')}\n}`);
+    return lines.join('\n');
+  }
+
+  /** Writes every account's JWT as `<dir>/<public key>.jwt`, the full resolver's layout. */
+  writeAccounts(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    for (const [key, jwt] of Object.entries(this.preload())) {
+      writeFileSync(join(dir, `${key}.jwt`), jwt);
+    }
   }
 }

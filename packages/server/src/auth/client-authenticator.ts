@@ -1,0 +1,19 @@
+import type { Accounts } from '../accounts/accounts.js';
+import type { ResolvedOptions } from '../options.js';
+import { Authenticator } from './authenticator.js';
+import { JwtAuthenticator } from './jwt-authenticator.js';
+
+/** What checks a client's CONNECT: operator mode's JWT login, or the configured users. */
+export type ClientAuthenticator = Authenticator | JwtAuthenticator;
+
+/** The server's authenticator; undefined when clients need no credentials. */
+export function clientAuthenticator(
+  options: ResolvedOptions,
+  accounts: Accounts,
+): ClientAuthenticator | undefined {
+  if (options.operator) {
+    return new JwtAuthenticator(options.operator, (name) => accounts.get(name) !== undefined);
+  }
+  if (!Authenticator.required(options.authorization, options.accounts)) return undefined;
+  return new Authenticator(options.authorization, options.noAuthUser, options.accounts);
+}

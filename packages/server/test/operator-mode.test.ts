@@ -1,0 +1,146 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fromSeed } from '@nats-io/nkeys';
+import { TestOperator, type TestUser } from '@slipstream/test-servers';
+import { describe, expect, it } from 'vitest';
+import type { RawClient } from './raw-client.js';
+import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
+
+const violation = "-ERR 'Authorization Violation'\r\n";
+
+/** CONNECT with the user's JWT and, unless left out, its signature of this connection's nonce. */
+function connectLine(client: RawClient, user: TestUser, options: { sign?: boolean } = {}): string {
+  const nonce = client.info().nonce as string;
+  const sig = Buffer.from(fromSeed(user.seed).sign(Buffer.from(nonce))).toString('base64url');
+  const fields = {
+    verbose: false,
+    pedantic: false,
+    jwt: user.jwt,
+    ...(options.sign === false ? {} : { sig }),
+  };
+  return `CONNECT ${JSON.stringify(fields)}\r\n`;
+}
+
+describe.each(bothServers)('operator mode against $name', (target) => {
+  const { start, connect } = closedAfterEach(target);
+
+  async function login(server: RunningTarget, user: TestUser, options: { sign?: boolean } = {}) {
+    const client = await connect(server);
+    await client.send(connectLine(client, user, options));
+    return client;
+  }
+
+  /** What the client got after INFO, once a PING sent now is answered. */
+  async function answered(client: RawClient) {
+    await client.sync();
+    return client.afterInfo();
+  }
+
+  async function refused(server: RunningTarget, user: TestUser, options: { sign?: boolean } = {}) {
+    const client = await login(server, user, options);
+    await client.send('PING\r\n');
+    await client.waitClosed();
+    return client.afterInfo();
+  }
+
+  it('lets a user of a trusted account in; pub/sub works within its account only', async () => {
+    const operator = new TestOperator();
+    const a = operator.account('A');
+    const b = operator.account('B');
+    const server = await start({ operator: { operator } });
+    const alice = await login(server, a.user('alice'));
+    await alice.send('SUB x 1\r\n');
+    await alice.sync();
+    const bob = await login(server, b.user('bob'));
+    await bob.send('PUB x 2\r\nno\r\n');
+    await bob.sync();
+    const ann = await login(server, a.user('ann'));
+    await ann.send('PUB x 3\r\nyes\r\n');
+    await ann.sync();
+    await alice.waitFor('MSG x 1 3\r\nyes\r\n');
+    expect(alice.afterInfo()).toBe('PONG\r\nMSG x 1 3\r\nyes\r\n');
+  });
+
+  it('refuses a client without a JWT, or with a signature of another nonce', async () => {
+    const operator = new TestOperator();
+    const user = operator.account('A').user('alice');
+    const server = await start({ operator: { operator } });
+    const anonymous = await connect(server);
+    await anonymous.send('CONNECT {"verbose":false}\r\nPING\r\n');
+    await anonymous.waitClosed();
+    expect(anonymous.afterInfo()).toBe(violation);
+    const other = await connect(server);
+    const replayed = await connect(server);
+    await replayed.send(`${connectLine(other, user)}PING\r\n`);
+    await replayed.waitClosed();
+    expect(replayed.afterInfo()).toBe(violation);
+    expect(await refused(server, user, { sign: false })).toBe(violation);
+  });
+
+  it('refuses an expired user, a revoked user and a user of an unknown account', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const revoked = account.user('revoked');
+    account.revoke(revoked);
+    const expired = account.user('expired', { expiresInSeconds: -1 });
+    const stranger = new TestOperator().account('A').user('stranger');
+    const server = await start({ operator: { operator } });
+    expect(await refused(server, expired)).toBe(violation);
+    expect(await refused(server, revoked)).toBe(violation);
+    expect(await refused(server, stranger)).toBe(violation);
+    // A later user of the same account is not revoked.
+    const fine = await login(server, account.user('fine'));
+    expect(await answered(fine)).toBe('PONG\r\n');
+  });
+
+  it('takes users of a listed signing key, not of an unlisted one', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const listed = account.signingKey();
+    const unlisted = new TestOperator().account('X').signingKey();
+    const server = await start({ operator: { operator } });
+    const signed = await login(server, account.user('signed', { signer: listed }));
+    expect(await answered(signed)).toBe('PONG\r\n');
+    expect(await refused(server, account.user('forged', { signer: unlisted }))).toBe(violation);
+  });
+
+  it('lets a bearer token user in without a nonce signature', async () => {
+    const operator = new TestOperator();
+    const user = operator.account('A').user('bearer', { bearerToken: true });
+    const server = await start({ operator: { operator } });
+    const client = await login(server, user, { sign: false });
+    expect(await answered(client)).toBe('PONG\r\n');
+  });
+
+  it('enforces the permissions of the user JWT', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const limited = account.user('limited', {
+      pub: { allow: ['ok.>'] },
+      sub: { allow: ['in.*'], deny: ['in.secret'] },
+    });
+    const server = await start({ operator: { operator } });
+    const client = await login(server, limited);
+    await client.send(
+      'PUB no 0\r\n\r\nPUB ok.1 0\r\n\r\nSUB in.secret 1\r\nSUB out 2\r\nSUB in.x 3\r\n',
+    );
+    expect(await answered(client)).toBe(
+      `-ERR 'Permissions Violation for Publish to "no"'\r\n` +
+        `-ERR 'Permissions Violation for Subscription to "in.secret"'\r\n` +
+        `-ERR 'Permissions Violation for Subscription to "out"'\r\nPONG\r\n`,
+    );
+  });
+
+  it('reads the account JWTs of a full resolver directory', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+    operator.writeAccounts(dir);
+    const server = await start({ operator: { operator, resolverDir: dir } });
+    const client = await login(server, account.user('alice'));
+    expect(await answered(client)).toBe('PONG\r\n');
+    const stranger = new TestOperator().account('B').user('stranger');
+    expect(await refused(server, stranger)).toBe(violation);
+  });
+});
