@@ -5,6 +5,7 @@
  * behaviour is nats-server's source at v2.11.0, cited by file:line in server/ at that tag.
  */
 import { describe, expect, it } from 'vitest';
+import { checkStreamConfig } from '../src/jetstream/stream-config.js';
 import { errorOf, stateOf, until, useStreamServer } from './jetstream-stream-harness.js';
 
 const js = useStreamServer();
@@ -52,6 +53,42 @@ describe('stream config (nats-server 2.11)', () => {
     expect(errorOf(await update({ name: 'T', allow_msg_ttl: false }))).toEqual(
       invalid('message TTL status can not be changed after stream creation'),
     );
+  });
+});
+
+describe('stream subjects (nats-server 2.11, checked as a server advertising it would)', () => {
+  const problem = (config: Record<string, unknown>, version: string) => {
+    try {
+      checkStreamConfig({ name: 'S', ...config }, () => undefined, version);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('allows the API and everything only without acks', () => {
+    // v2.11.0 stream.go:1625-1656
+    expect(problem({ subjects: ['>'] }, '2.11.0')).toBe(
+      'capturing all subjects requires no-ack to be true',
+    );
+    expect(problem({ subjects: ['>'], no_ack: true }, '2.11.0')).toBeUndefined();
+    expect(problem({ subjects: ['$JS.API.>'] }, '2.11.0')).toBe(
+      'subjects that overlap with jetstream api require no-ack to be true',
+    );
+    expect(problem({ subjects: ['$JSC.x'] }, '2.11.0')).toBe(
+      'subjects that overlap with jetstream api require no-ack to be true',
+    );
+    expect(problem({ subjects: ['$JS.EVENT.>'] }, '2.11.0')).toBeUndefined();
+    expect(problem({ subjects: ['$SYS.REQ.x'] }, '2.11.0')).toBe(
+      'subjects that overlap with system api require no-ack to be true',
+    );
+    expect(problem({ subjects: ['$SYS.ACCOUNT.x'] }, '2.11.0')).toBeUndefined();
+    expect(problem({ subjects: ['a..b', 'a..b'] }, '2.11.0')).toBe('invalid subject');
+    // Before 2.11 (v2.10.0 stream.go:1470-1488): the API is refused outright.
+    expect(problem({ subjects: ['$JS.API.>'], no_ack: true }, '2.10.0')).toBe(
+      'subjects overlap with jetstream api',
+    );
+    expect(problem({ subjects: ['>'] }, '2.10.0')).toBeUndefined();
   });
 });
 

@@ -14,10 +14,13 @@ const REQUIRED_LEVEL = '_nats.req.level';
 const SERVER_VERSION = '_nats.ver';
 const SERVER_LEVEL = '_nats.level';
 
-function hasApiLevels(version: string): boolean {
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 11);
+/** True when `version` (major.minor.patch) is `major.minor` or later. */
+export function isAtLeast(version: string, major: number, minor: number): boolean {
+  const [actualMajor = 0, actualMinor = 0] = version.split('.').map(Number);
+  return actualMajor > major || (actualMajor === major && actualMinor >= minor);
 }
+
+const hasApiLevels = (version: string) => isAtLeast(version, 2, 11);
 
 /** The config to store: the level it requires set, the server's own keys dropped. */
 export function withRequiredApiLevel(

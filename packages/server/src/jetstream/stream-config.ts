@@ -13,8 +13,9 @@ import {
   streamConfigWithDefaults,
 } from '@slipstream/jsapi';
 import { isSubsetMatch, isValidSubscribeSubject, subjectsCollide } from '@slipstream/protocol';
+import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { isGoEmpty } from './go-json.js';
-import { withRequiredApiLevel } from './stream-api-level.js';
+import { isAtLeast, withRequiredApiLevel } from './stream-api-level.js';
 import { transformProblem } from './subject-transform.js';
 
 /** Streams a config may refer to (mirrors and sources). */
@@ -137,6 +138,8 @@ export function checkStreamCreate(
 export function checkStreamConfig(
   requested: StreamConfig,
   lookup: StreamConfigLookup,
+  /** The nats-server version advertised: 2.11 has its own subject rules. */
+  version = NATS_COMPATIBLE_VERSION,
 ): StreamConfig {
   const name = requested.name ?? '';
   if (!isValidName(name)) {
@@ -194,13 +197,7 @@ export function checkStreamConfig(
     if (!config.mirror && !config.sources?.length) config.subjects = [config.name];
   } else {
     if (config.mirror) throw ApiError.of(jsErrors.JSMirrorWithSubjectsErr);
-    const seen = new Set<string>();
-    for (const subject of config.subjects) {
-      if (seen.has(subject)) throw invalid('duplicate subjects detected');
-      if (isSubsetMatch(subject, '$JS.API.>')) throw invalid('subjects overlap with jetstream api');
-      if (!isValidSubscribeSubject(subject)) throw invalid('invalid subject');
-      seen.add(subject);
-    }
+    checkSubjects(config, version);
   }
   if (!config.subjects?.length && !config.sources?.length && !config.mirror) {
     throw invalid('stream needs at least one configured subject or be a source/mirror');
@@ -266,6 +263,39 @@ function checkDiscardNewPerSubject(config: StreamConfig): void {
   }
   if ((config.max_msgs_per_subject ?? -1) <= 0) {
     throw invalid('discard new per subject requires max msgs per subject > 0');
+  }
+}
+
+/**
+ * The stream's own subjects: valid, not repeated, and clear of the server's API. Until 2.11
+ * `$JS.API.>` is refused outright (v2.10.0 stream.go:1470-1488); 2.11 allows what overlaps
+ * the JetStream or system API, or captures everything, only without acks (no_ack), and
+ * checks validity first (v2.11.0 stream.go:1625-1656).
+ */
+function checkSubjects(config: StreamConfig, version: string): void {
+  const seen = new Set<string>();
+  const since211 = isAtLeast(version, 2, 11);
+  for (const subject of config.subjects ?? []) {
+    if (since211 && !isValidSubscribeSubject(subject)) throw invalid('invalid subject');
+    if (seen.has(subject)) throw invalid('duplicate subjects detected');
+    if (!since211) {
+      if (isSubsetMatch(subject, '$JS.API.>')) throw invalid('subjects overlap with jetstream api');
+      if (!isValidSubscribeSubject(subject)) throw invalid('invalid subject');
+    } else if (!config.no_ack) {
+      if (subject === '>') throw invalid('capturing all subjects requires no-ack to be true');
+      const jetstreamApi =
+        (isSubsetMatch(subject, '$JS.>') || isSubsetMatch(subject, '$JSC.>')) &&
+        !isSubsetMatch(subject, '$JS.EVENT.>');
+      if (jetstreamApi) {
+        throw invalid('subjects that overlap with jetstream api require no-ack to be true');
+      }
+      if (isSubsetMatch(subject, '$SYS.>') && !isSubsetMatch(subject, '$SYS.ACCOUNT.>')) {
+        throw invalid('subjects that overlap with system api require no-ack to be true');
+      }
+    } else if (subject === '>' && config.num_replicas !== 1) {
+      throw invalid('capturing all subjects requires replicas of 1');
+    }
+    seen.add(subject);
   }
 }
 
