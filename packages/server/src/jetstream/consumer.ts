@@ -24,7 +24,7 @@ import { RateLimit } from './rate-limit.js';
 import { RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
-import type { StoredMessage } from './store/message-store.js';
+import type { ConsumerStore, StoredMessage } from './store/message-store.js';
 import type { Stream, StreamHost } from './stream.js';
 import { nowNanos, wireTime } from './wire-time.js';
 
@@ -96,6 +96,8 @@ export class Consumer {
     /** Nanoseconds since the epoch. */
     readonly created: bigint,
     savedState: string | undefined,
+    /** Where its config and state are kept; none when they live in memory only. */
+    readonly store: ConsumerStore | undefined,
   ) {
     this.#stream = stream;
     this.#host = host;
@@ -533,7 +535,7 @@ export class Consumer {
   }
 
   #saveState(): void {
-    this.#stream.store.consumers?.stateChanged(this.name, () => this.#state.encode());
+    this.store?.stateChanged(this.name, () => this.#state.encode());
   }
 
   // --- push ---------------------------------------------------------------------------------

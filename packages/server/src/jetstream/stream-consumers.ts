@@ -79,8 +79,12 @@ export class StreamConsumers implements ConsumerOwner {
       config,
       created,
       undefined,
+      // mem_storage: nats-server gives the consumer a memory store even on a file stream, so
+      // nothing of it is written and a restart does not bring it back. The choice is made
+      // here once; an update does not move a consumer between stores.
+      config.mem_storage ? undefined : this.#stream.store.consumers,
     );
-    this.#stream.store.consumers?.saveConfig(consumerName, JSON.stringify(config), created);
+    consumer.store?.saveConfig(consumerName, JSON.stringify(config), created);
     this.#byName.set(consumerName, consumer);
     consumer.start();
     consumer.events.created();
@@ -110,11 +114,7 @@ export class StreamConsumers implements ConsumerOwner {
       deliver ? this.#host.client.hasInterest(deliver) : false,
     );
     existing.update(config);
-    this.#stream.store.consumers?.saveConfig(
-      existing.name,
-      JSON.stringify(config),
-      existing.created,
-    );
+    existing.store?.saveConfig(existing.name, JSON.stringify(config), existing.created);
     return existing;
   }
 
@@ -174,6 +174,7 @@ export class StreamConsumers implements ConsumerOwner {
           config,
           saved.created,
           saved.state,
+          this.#stream.store.consumers,
         );
         this.#byName.set(saved.name, consumer);
         consumer.start();
@@ -253,7 +254,7 @@ export class StreamConsumers implements ConsumerOwner {
     consumer.stop(true);
     consumer.events.deleted();
     this.#byName.delete(consumer.name);
-    this.#stream.store.consumers?.remove(consumer.name);
+    consumer.store?.remove(consumer.name);
     if (this.#stream.config.retention === 'interest') this.#dropUnwanted(consumer.ackFloor + 1);
   }
 
