@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { withRequiredApiLevel, withServerApiLevel } from '../src/jetstream/stream-api-level.js';
+import { sameStreamConfig } from '../src/jetstream/stream-config.js';
 import { messagesFile, streamDir } from '../src/jetstream/stream-files.js';
 import {
   type Answer,
@@ -50,6 +51,9 @@ describe('metadata', () => {
     expect(withRequiredApiLevel({ name: 'L' }, '2.11.0').metadata).toEqual({
       '_nats.req.level': '0',
     });
+    // A stream stored before 2.11 was advertised is the same as its re-creation after.
+    expect(sameStreamConfig(stored, { ...config, metadata: { _nats: 'x' } })).toBe(true);
+    expect(sameStreamConfig(stored, { ...config, metadata: {} })).toBe(false);
     expect(withRequiredApiLevel(config, '2.10.0')).toBe(config);
     expect(withServerApiLevel(config, '2.10.0')).toBe(config);
   });

@@ -51,3 +51,16 @@ export function withServerApiLevel(
     },
   };
 }
+
+/**
+ * The config without the keys the server writes, for telling whether two configs are the
+ * same: a stream stored before 2.11 was advertised lacks `_nats.req.level` (nats-server's
+ * copyStreamMetadata carries it over before comparing, jetstream_versioning.go:66-72).
+ */
+export function withoutServerMetadata(config: StreamConfig): StreamConfig {
+  if (!config.metadata) return config;
+  const metadata = { ...config.metadata };
+  for (const key of [REQUIRED_LEVEL, SERVER_VERSION, SERVER_LEVEL]) delete metadata[key];
+  const { metadata: _ignored, ...rest } = config;
+  return Object.keys(metadata).length > 0 ? { ...rest, metadata } : rest;
+}

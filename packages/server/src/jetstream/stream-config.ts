@@ -15,7 +15,7 @@ import {
 import { isSubsetMatch, isValidSubscribeSubject, subjectsCollide } from '@slipstream/protocol';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { isGoEmpty } from './go-json.js';
-import { isAtLeast, withRequiredApiLevel } from './stream-api-level.js';
+import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 import { transformProblem } from './subject-transform.js';
 
 /** Streams a config may refer to (mirrors and sources). */
@@ -112,7 +112,9 @@ function wireConsumerLimits(limits: { inactive_threshold?: number; max_ack_pendi
 
 /** True when two checked configs are the same (a repeated create is then not an error). */
 export function sameStreamConfig(a: StreamConfig, b: StreamConfig): boolean {
-  return JSON.stringify(wireStreamConfig(a)) === JSON.stringify(wireStreamConfig(b));
+  const wire = (config: StreamConfig) =>
+    JSON.stringify(wireStreamConfig(withoutServerMetadata(config)));
+  return wire(a) === wire(b);
 }
 
 /** The request of a STREAM.CREATE, checked as the create handler does before checkStreamCfg. */
