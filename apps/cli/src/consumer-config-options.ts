@@ -1,6 +1,6 @@
 import type { ConsumerConfig } from '@slipstream/jetstream';
 import { type Command, Option } from 'commander';
-import { parseDuration, parseInteger } from './units.js';
+import { parseDuration, parseInteger, parseTimeOrDuration } from './units.js';
 
 /** The flags of `consumer add` and `consumer edit`, as commander hands them over. */
 export interface ConsumerConfigFlags {
@@ -20,6 +20,7 @@ export interface ConsumerConfigFlags {
   heartbeat?: string;
   flowControl?: boolean;
   headersOnly?: boolean;
+  pause?: string;
 }
 
 /** Adds the consumer configuration flags, named as `nats consumer add` names them. */
@@ -52,7 +53,11 @@ export function consumerConfigOptions(command: Command): Command {
     .option('--deliver-group <group>', 'push only to subscribers of this queue group')
     .option('--heartbeat <duration>', 'push an empty status message when idle this long (-1: off)')
     .option('--flow-control', 'push consumers wait for the subscriber to keep up')
-    .option('--headers-only', 'deliver the headers and the size, not the bodies');
+    .option('--headers-only', 'deliver the headers and the size, not the bodies')
+    .option(
+      '--pause <time>',
+      'paused until this UTC time ("2026-12-24 18:00:00") or for this duration (nats-server 2.11+)',
+    );
 }
 
 /** What the flags set, and only that: `consumer edit` changes exactly these fields. */
@@ -74,6 +79,7 @@ export function consumerConfigFromFlags(flags: ConsumerConfigFlags): Partial<Con
   if (flags.heartbeat) config.idle_heartbeat = nanosOrOff(flags.heartbeat);
   if (flags.flowControl) config.flow_control = true;
   if (flags.headersOnly) config.headers_only = true;
+  if (flags.pause) config.pause_until = parseTimeOrDuration(flags.pause).toISOString();
   return config;
 }
 

@@ -101,3 +101,23 @@ export function formatCount(n: number): string {
 export function formatTimestamp(rfc3339: string): string {
   return rfc3339.slice(0, 19).replace('T', ' ');
 }
+
+/**
+ * A moment given as a time ("2026-12-24 18:00:00", UTC unless it names a zone, as the nats CLI
+ * reads it) or as a duration from now ("1h30m").
+ */
+export function parseTimeOrDuration(text: string): Date {
+  if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(text)) {
+    const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(text);
+    const time = new Date(`${text.replace(' ', 'T')}${hasZone ? '' : 'Z'}`);
+    if (Number.isNaN(time.getTime())) throw new UsageError(`invalid time "${text}"`);
+    return time;
+  }
+  try {
+    return new Date(Date.now() + parseDuration(text));
+  } catch {
+    throw new UsageError(
+      `could not read "${text}" as a time (2026-12-24 18:00:00) or a duration (1h30m)`,
+    );
+  }
+}

@@ -90,4 +90,10 @@ describe('consumer pause and resume against nats-server 2.9.10', () => {
       unsupported,
     );
   });
+
+  it('consumer add --pause is refused in one line by a server older than 2.11', async () => {
+    expect(
+      await run('consumer', 'add', 'TASKS', 'later', '--pull', '--pause', '30m', '--defaults'),
+    ).toEqual(failure("consumer 'pause_until' requires server 2.11.0"));
+  });
 });

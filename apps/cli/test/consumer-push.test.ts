@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { failure, jetStreamServers, slipSuite } from './slip.js';
 
 describe.each(jetStreamServers)('push consumers against $name', ({ start }) => {
-  const { run, json } = slipSuite(start);
+  const { server, home, run, json } = slipSuite(start);
 
   beforeAll(async () => {
     await run('stream', 'add', 'EVENTS', '--subjects', 'events.*', '--defaults');
@@ -89,6 +89,17 @@ describe.each(jetStreamServers)('push consumers against $name', ({ start }) => {
     expect(await json('consumer', 'info', 'EVENTS', 'puller')).toMatchObject({
       num_ack_pending: 0,
       ack_floor: { stream_seq: 3 },
+    });
+  });
+
+  it('Ctrl-C stops consumer sub cleanly: exit 0, no stack trace', async () => {
+    const sub = home().start(['-s', server().url, 'consumer', 'sub', 'EVENTS', 'monitor']);
+    await sub.printed('Consuming from EVENTS > monitor');
+    sub.signal('SIGINT');
+    expect(await sub.done).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'Consuming from EVENTS > monitor on monitor.events\n',
     });
   });
 

@@ -4,7 +4,7 @@ import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
 import { apiCall } from '../jetstream-api-call.js';
 import type { Session } from '../session.js';
-import { formatDuration, formatTimestamp, parseDuration } from '../units.js';
+import { formatDuration, formatTimestamp, parseTimeOrDuration } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
 /** What CONSUMER.PAUSE answers (nats-server 2.11). */
@@ -89,19 +89,7 @@ async function pauseDeadline(until: string | undefined): Promise<Date> {
     const inAnHour = new Date(Date.now() + 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
     text = await input({ message: 'Pause until (time or duration)', default: inAnHour });
   }
-  if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(text)) {
-    const hasZone = /(Z|[+-]\d{2}:?\d{2})$/.test(text);
-    const time = new Date(`${text.replace(' ', 'T')}${hasZone ? '' : 'Z'}`);
-    if (Number.isNaN(time.getTime())) throw new UsageError(`invalid time "${text}"`);
-    return time;
-  }
-  try {
-    return new Date(Date.now() + parseDuration(text));
-  } catch {
-    throw new UsageError(
-      `could not read "${text}" as a time (2026-12-24 18:00:00) or a duration (1h30m)`,
-    );
-  }
+  return parseTimeOrDuration(text);
 }
 
 /**
