@@ -10,9 +10,10 @@ import { parseDuration, parseSize } from './conf/units.js';
 import { notSupported, permissions, user } from './config-authorization.js';
 import { dropUndefined } from './drop-undefined.js';
 
-// nats-server's `accounts {}` block: per account its users, exports, imports and JetStream
-// limits. Keys nats-server takes that this server does not implement (account nkeys, subject
-// mappings, per-account connection limits, service latency tracking, import sharing) fail the
+// nats-server's `accounts {}` block: per account its users, exports, imports, client limits and
+// JetStream limits. Keys nats-server takes that this server does not implement (account nkeys,
+// subject mappings, max_payload and max_leafnodes limits, service latency tracking, import
+// sharing) fail the
 // block by name, as unknown keys do: the account would otherwise be less isolated or less
 // limited than configured.
 
@@ -156,6 +157,23 @@ const jetstream = z.union([
     ),
 ]);
 
+const limits = z
+  .strictObject(
+    {
+      max_connections: z.number().int().nonnegative().optional(),
+      max_conn: z.number().int().nonnegative().optional(),
+      max_subscriptions: z.number().int().nonnegative().optional(),
+      max_subs: z.number().int().nonnegative().optional(),
+    },
+    { error: notSupported('account limits key', 'accounts') },
+  )
+  .transform((l) =>
+    dropUndefined({
+      maxConnections: l.max_connections ?? l.max_conn,
+      maxSubscriptions: l.max_subscriptions ?? l.max_subs,
+    }),
+  );
+
 const account = z
   .strictObject(
     {
@@ -164,6 +182,7 @@ const account = z
       exports: z.array(exportEntry).optional(),
       imports: z.array(importEntry).optional(),
       jetstream: jetstream.optional(),
+      limits: limits.optional(),
     },
     { error: notSupported('account key', 'accounts') },
   )
@@ -175,6 +194,7 @@ const account = z
         exports: a.exports,
         imports: a.imports,
         jetstream: a.jetstream,
+        limits: a.limits,
       }),
   );
 

@@ -74,7 +74,7 @@ export interface ClientHost {
   /** Checks CONNECT credentials; undefined when no authorization is configured. */
   readonly authenticator: ClientAuthenticator | undefined;
   /** The INFO JSON for a connection, with the nonce nkey users sign. */
-  infoFor(cid: number, ip: string, nonce?: string): string;
+  infoFor(cid: number, ip: string, nonce?: string, tlsFirst?: boolean): string;
   /** Called after each successful CONNECT. */
   clientConnected(client: ClientConnection): void;
   /** Called once, after the connection has been closed. */
@@ -144,6 +144,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   ) {
     this.#host = host;
     this.account = host.accounts.global;
+    this.account.connections++;
     this.#socket = socket;
     this.ip = socket.remoteAddress ?? '';
     this.port = socket.remotePort ?? 0;
@@ -190,13 +191,18 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   /**
    * Sends INFO (unless the server already did, in the clear, before a TLS upgrade) and starts the
    * TLS handshake clock, then the auth and ping clocks; call once, right after accepting.
-   * `mapCertificate`: verify_and_map, the client certificate names the user.
+   * `mapCertificate`: verify_and_map, the client certificate names the user. `tlsFirst`: the
+   * client started with the TLS handshake (handshake_first).
    */
-  start({ sendInfo, mapCertificate }: { sendInfo: boolean; mapCertificate: boolean }): void {
+  start({
+    sendInfo,
+    mapCertificate,
+    tlsFirst = false,
+  }: { sendInfo: boolean; mapCertificate: boolean; tlsFirst?: boolean }): void {
     const options = this.#host.options;
     this.#mapCertificate = mapCertificate;
     if (sendInfo) {
-      this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip, this.nonce));
+      this.outbound.writer.info(this.#host.infoFor(this.cid, this.ip, this.nonce, tlsFirst));
       this.#queued('INFO');
     }
     const socket = this.#socket;
@@ -289,6 +295,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.stoppedAt = Date.now();
     this.#keepalive.stop();
     clearTimeout(this.#authTimer);
+    this.account.connections--;
     for (const sub of this.subscriptions.values()) this.account.router.unsubscribe(sub);
     const socket = this.#socket;
     socket.off('data', this.#onData);
@@ -336,7 +343,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
         this.#authorizationViolation();
         return;
       }
-      this.#authenticatedAs(identity);
+      if (!this.#authenticatedAs(identity)) return;
     }
     switch (frame.op) {
       case 'PUB':
@@ -468,29 +475,38 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#authorizationViolation('Authentication Failure');
       return;
     }
-    this.#authenticatedAs(identity);
-    this.#connected(connect);
+    if (this.#authenticatedAs(identity)) this.#connected(connect);
   }
 
-  #authenticatedAs(identity: Identity): void {
+  /** False when the connection was closed instead: its account is full. */
+  #authenticatedAs(identity: Identity): boolean {
+    if (!this.#enter(this.#host.accounts.get(identity.account)!)) return false;
     this.#authenticated = true;
     this.user = identity.user;
-    this.#enter(this.#host.accounts.get(identity.account)!);
     this.#permissions = identity.permissions?.forConnection();
     clearTimeout(this.#authTimer);
+    return true;
   }
 
   /**
    * Moves the connection into `account`; a later CONNECT as a user of another account takes its
-   * subscriptions along.
+   * subscriptions along. An account at its connection limit closes the connection instead.
    */
-  #enter(account: Account): void {
-    if (account === this.account) return;
+  #enter(account: Account): boolean {
+    if (account === this.account) return true;
+    if (account.full) {
+      this.#violation(ErrText.maxAccountConnections);
+      this.close('Maximum Account Connections Exceeded', ErrText.maxAccountConnections);
+      return false;
+    }
     for (const sub of this.subscriptions.values()) {
       this.account.router.sublist.remove(sub);
       account.router.subscribe(sub);
     }
+    this.account.connections--;
+    account.connections++;
     this.account = account;
+    return true;
   }
 
   /** The rest of CONNECT, once the client is known. */
@@ -568,7 +584,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#err(text);
       return;
     }
-    const max = this.#host.options.maxSubscriptions;
+    const max = lowestLimit(this.#host.options.maxSubscriptions, this.account.maxSubscriptions);
     if (max > 0 && this.subscriptions.size >= max) {
       this.#err(ErrText.maxSubscriptions);
       return;
@@ -634,6 +650,13 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
               : '';
     this.#host.logger.trace(`${this.label} - <<- [${frame.op}${args}]`);
   }
+}
+
+/** The stricter of two limits where 0 means none (nats-server's minLimit). */
+function lowestLimit(a: number, b: number): number {
+  if (a === 0) return b;
+  if (b === 0) return a;
+  return Math.min(a, b);
 }
 
 function isReservedReply(reply: string): boolean {

@@ -14,6 +14,7 @@ export const ErrText = {
   staleConnection: 'Stale Connection',
   maxConnections: 'maximum connections exceeded',
   maxSubscriptions: 'maximum subscriptions exceeded',
+  maxAccountConnections: 'maximum account active connections exceeded',
   invalidSubject: 'Invalid Subject',
   invalidPublishSubject: 'Invalid Publish Subject',
   invalidClientProtocol: 'invalid client protocol',
@@ -42,6 +43,7 @@ export type CloseReason =
   | 'Protocol Violation'
   | 'Bad Client Protocol Version'
   | 'Maximum Connections Exceeded'
+  | 'Maximum Account Connections Exceeded'
   | 'Maximum Message Payload Exceeded'
   | 'Maximum Control Line Exceeded'
   | 'No Responders Requires Headers'

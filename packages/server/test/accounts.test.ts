@@ -229,3 +229,42 @@ describe.each(bothServers)('accounts against $name', (target) => {
     });
   });
 });
+
+describe.each(bothServers)('account limits against $name', (target) => {
+  const { start, connect } = closedAfterEach(target);
+
+  async function login(server: RunningTarget, user: string) {
+    const client = await connect(server);
+    await client.send(`CONNECT {"verbose":false,"user":"${user}","pass":"pw"}\r\nPING\r\n`);
+    await client.waitUntil((text) => text.includes('PONG\r\n') || client.isClosed);
+    return client;
+  }
+
+  it("refuses a client past its account's max_connections, and counts those that left", async () => {
+    const server = await start({
+      accounts: {
+        A: { users: [{ user: 'a', pass: 'pw' }], limits: { maxConnections: 2 } },
+        B: { users: [{ user: 'b', pass: 'pw' }] },
+      },
+    });
+    const first = await login(server, 'a');
+    await login(server, 'a');
+    const third = await login(server, 'a');
+    await third.waitClosed();
+    expect(third.afterInfo()).toBe("-ERR 'maximum account active connections exceeded'\r\n");
+    expect((await login(server, 'b')).afterInfo()).toBe('PONG\r\n');
+    first.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await login(server, 'a')).afterInfo()).toBe('PONG\r\n');
+  });
+
+  it("limits each client's subscriptions to its account's max_subscriptions", async () => {
+    const server = await start({
+      accounts: { A: { users: [{ user: 'a', pass: 'pw' }], limits: { maxSubscriptions: 1 } } },
+    });
+    const a = await login(server, 'a');
+    await a.send('SUB x 1\r\nSUB y 2\r\n');
+    await a.sync();
+    expect(a.afterInfo()).toBe("PONG\r\n-ERR 'maximum subscriptions exceeded'\r\nPONG\r\n");
+  });
+});

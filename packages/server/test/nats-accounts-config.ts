@@ -11,6 +11,10 @@ export function natsAccountsConfig(accounts: Record<string, AccountOptions>): st
         exports: account.exports?.map(exportConfig),
         imports: account.imports?.map(importConfig),
         jetstream: jetstreamConfig(account.jetstream),
+        limits: account.limits && {
+          max_connections: account.limits.maxConnections,
+          max_subscriptions: account.limits.maxSubscriptions,
+        },
       },
     ]),
   );

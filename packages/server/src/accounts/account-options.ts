@@ -40,6 +40,14 @@ export interface AccountJetStreamOptions {
   maxConsumers?: number;
 }
 
+/** Limits on an account's clients (nats-server's account `limits {}`); 0 or absent: none. */
+export interface AccountLimitsOptions {
+  /** Clients logged in to the account at once; one more is refused. */
+  maxConnections?: number;
+  /** Subscriptions per client of the account (the lower of this and the server's). */
+  maxSubscriptions?: number;
+}
+
 /** One account of nats-server's `accounts {}` block: its users and what it shares. */
 export interface AccountOptions {
   /** Users who log in to this account (names and nkeys are unique across all accounts). */
@@ -48,6 +56,7 @@ export interface AccountOptions {
   defaultPermissions?: PermissionsOptions;
   exports?: ExportOptions[];
   imports?: ImportOptions[];
+  limits?: AccountLimitsOptions;
   /** JetStream for this account; the server's `jetstream` must be enabled too. */
   jetstream?: boolean | AccountJetStreamOptions;
 }

@@ -31,8 +31,21 @@ export class Account {
   readonly responses = new ServiceResponses(this);
   readonly #streamExports: Export[] = [];
   readonly #serviceExports: ServiceExport[] = [];
+  /** Client connections in the account now. */
+  connections = 0;
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    /** Most clients at once; 0: no limit. */
+    readonly maxConnections = 0,
+    /** Most subscriptions per client; 0: no limit. */
+    readonly maxSubscriptions = 0,
+  ) {}
+
+  /** Whether one more client may join (nats-server's MaxTotalConnectionsReached). */
+  get full(): boolean {
+    return this.maxConnections > 0 && this.connections >= this.maxConnections;
+  }
 
   exportStream(subject: string, accounts: ReadonlySet<string> | undefined): void {
     this.#streamExports.push({ subject, accounts });

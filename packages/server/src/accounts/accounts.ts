@@ -40,9 +40,16 @@ export class Accounts {
     for (const name of Object.keys(configured)) {
       if (name === GLOBAL_ACCOUNT) throw invalid(`accounts: "${name}" is a reserved account`);
       if (!name || /[\s.*>]/.test(name)) throw invalid(`accounts: invalid account name "${name}"`);
-      const limits = jetStreamLimits(configured[name]!.jetstream, `accounts.${name}.jetstream`);
+      const options = configured[name]!;
+      const limits = jetStreamLimits(options.jetstream, `accounts.${name}.jetstream`);
       if (limits) this.jetStream.set(name, limits);
-      this.#byName.set(name, new Account(name));
+      const { maxConnections = 0, maxSubscriptions = 0 } = options.limits ?? {};
+      for (const [key, value] of Object.entries({ maxConnections, maxSubscriptions })) {
+        if (!Number.isInteger(value) || value < 0) {
+          throw invalid(`accounts.${name}.limits.${key} must be an integer >= 0, got ${value}`);
+        }
+      }
+      this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions));
     }
     if (this.#byName.size === 1) this.jetStream.set(GLOBAL_ACCOUNT, UNLIMITED);
     if (systemAccount === SYSTEM_ACCOUNT && !this.#byName.has(SYSTEM_ACCOUNT)) {
