@@ -499,6 +499,52 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     });
   });
 
+  /** Pulls (no_wait) until the request ends: what came, as comparable data. */
+  async function drain(wire: ConsumerWire, stream: string, name: string) {
+    const inbox = wire.inbox();
+    await wire.flush();
+    wire.pub(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`, { batch: 10, no_wait: true }, inbox);
+    for (let n = 1; ; n++) {
+      const got = await wire.received(inbox, n);
+      if (got.length < n || got[n - 1]!.headers?.startsWith('NATS/1.0 4')) return got.map(seen);
+    }
+  }
+
+  // nats-server 2.9.10 (stream.go purge, consumer.go purge): every consumer whose filter takes
+  // the purge's subject (all of them without one) drops its pending acks and moves to the
+  // first message left of that subject, or past the stream's end when none is left.
+  it.each([
+    { filter: 'p.a' },
+    { filter: 'p.b', seq: 4 },
+    { filter: 'p.a', keep: 1 },
+    { filter: 'p.*', seq: 3 },
+    { filter: 'p.c' },
+    { keep: 2 },
+    { seq: 3 },
+  ])('a purge of %j moves the consumers its subject concerns', async (purge) => {
+    await sideBySide(async (wire) => {
+      const subjects = ['p.a', 'p.b', 'p.a', 'p.b', 'p.a', 'p.b'];
+      await stream(wire, { name: 'P', subjects: ['p.*'] }, subjects);
+      const names = { ALL: undefined, A: 'p.a', B: 'p.b' };
+      for (const [name, filter] of Object.entries(names)) {
+        const config = { durable_name: name, ack_policy: 'explicit', ack_wait: 30e9 };
+        await consumer(wire, 'P', { ...config, filter_subject: filter });
+        const [first] = await pull(wire, 'P', name, { batch: 2, no_wait: true }, 2);
+        await confirmed(wire, first!);
+      }
+      const purged = await wire.request('$JS.API.STREAM.PURGE.P', purge);
+      const after: Record<string, unknown> = { purged };
+      for (const name of Object.keys(names)) {
+        after[name] = {
+          info: await info(wire, 'P', name),
+          next: await drain(wire, 'P', name),
+          later: await info(wire, 'P', name),
+        };
+      }
+      return after;
+    });
+  });
+
   it('an ephemeral consumer nobody asks is removed after its inactive threshold', async () => {
     await sideBySide(async (wire) => {
       await stream(wire, { name: 'E', subjects: ['e.*'] }, []);

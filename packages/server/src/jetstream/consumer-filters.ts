@@ -6,7 +6,7 @@
  * their per-filter counts add up.
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
-import { subjectMatches, subjectsCollide } from '@slipstream/protocol';
+import { isSubsetMatch, subjectMatches, subjectsCollide } from '@slipstream/protocol';
 import type { MessageStore, StoredMessage } from './store/message-store.js';
 
 /** The filters a config names: filter_subject, else filter_subjects, else none. */
@@ -34,6 +34,11 @@ export class SubjectFilters {
 
   matches(subject: string): boolean {
     return this.all || this.subjects.some((filter) => subjectMatches(subject, filter));
+  }
+
+  /** Whether every subject `subject` matches is one of these filters' (nats-server isFilteredMatch). */
+  covers(subject: string): boolean {
+    return this.all || this.subjects.some((filter) => isSubsetMatch(subject, filter));
   }
 
   /** Whether some subject could match both (a workqueue's consumers may not share one). */

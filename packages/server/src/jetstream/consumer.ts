@@ -216,18 +216,23 @@ export class Consumer {
     this.#signal.raise();
   }
 
-  /** The stream lost messages (purge): forget those, count again. */
-  purged(firstSeq: number): void {
-    for (const seq of [...this.#state.pending.keys()]) {
-      if (seq < firstSeq) this.#state.forget(seq);
+  /**
+   * A purge concerning this consumer (nats-server 2.9.10 consumer purge): it goes on from
+   * `start` at the earliest, its floor rises below it, and nothing it has out is waited for
+   * any more, not even a message the purge left (the redelivery counts stay).
+   */
+  purged(start: number): void {
+    const state = this.#state;
+    if (state.nextStreamSeq < start) state.nextStreamSeq = start;
+    if (state.ackFloor.stream < start) {
+      state.ackFloor.stream = start - 1;
+      state.ackFloor.consumer = state.nextDeliverySeq - 1;
     }
-    if (this.#state.nextStreamSeq < firstSeq) this.#state.nextStreamSeq = firstSeq;
-    const floor = this.#state.ackFloor;
-    if (floor.stream < firstSeq) {
-      floor.stream = firstSeq - 1;
-      floor.consumer = this.#state.nextDeliverySeq - 1;
+    state.pending.clear();
+    for (const seq of state.redeliverQueue) {
+      if (seq < state.nextStreamSeq) state.redeliverQueue.delete(seq);
     }
-    this.#skip = this.#skip.filter((seq) => seq >= firstSeq);
+    this.#skip = this.#skip.filter((seq) => seq >= state.nextStreamSeq);
     this.#pendingCount = undefined;
     this.#saveState();
     this.#signal.raise();

@@ -16,6 +16,7 @@ import {
 } from './consumer-config.js';
 import { configuredFilters } from './consumer-filters.js';
 import { wirePauseUntil } from './consumer-pause.js';
+import type { PurgeOptions } from './store/message-store.js';
 import type { Stream, StreamHost } from './stream.js';
 import { nowNanos } from './wire-time.js';
 
@@ -208,10 +209,24 @@ export class StreamConsumers implements ConsumerOwner {
     if (this.#byName.size > 0) this.#dropUnwanted(this.#stream.store.state().firstSeq);
   }
 
-  /** The stream removed messages below `firstSeq`. */
-  purged(): void {
-    const state = this.#stream.store.state();
-    for (const consumer of this.#byName.values()) consumer.purged(state.firstSeq);
+  /**
+   * The stream was purged (STREAM.PURGE, or a rollup), as nats-server 2.9.10 follows a purge
+   * (stream.go purge): a purge without options concerns every consumer, one with options
+   * only those whose filter takes its subject (none but the unfiltered for no subject). Those
+   * move on to the first message left of the purged subject (of the stream, without one), or
+   * past the stream's end when none is left, even if messages of other subjects remain.
+   */
+  purged(options: PurgeOptions): void {
+    const { subject, seq, keep } = options;
+    const whole = subject === undefined && seq === undefined && keep === undefined;
+    const store = this.#stream.store;
+    const state = store.state();
+    const start = subject
+      ? store.filteredState(state.firstSeq, subject).first || state.lastSeq + 1
+      : state.firstSeq;
+    for (const consumer of this.#byName.values()) {
+      if (whole || consumer.filters.covers(subject ?? '')) consumer.purged(start);
+    }
   }
 
   acked(from: Consumer, seqs: number[]): void {

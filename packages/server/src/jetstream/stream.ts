@@ -296,7 +296,8 @@ export class Stream implements FeedTarget {
       throw ApiError.of(jsErrors.JSStreamPurgeFailedF, { err: 'stream purge not permitted' });
     }
     const purged = this.store.purge(options);
-    if (purged > 0) this.consumers.purged();
+    // nats-server moves the consumers even when nothing was purged.
+    this.consumers.purged(options);
     if (!options.subject && !options.keep && !options.seq) this.#duplicates.clear();
     return purged;
   }
@@ -520,9 +521,11 @@ export class Stream implements FeedTarget {
     if (config.retention === 'interest' && !this.consumers.interestedIn(subject)) {
       this.store.remove(seq);
     }
-    if (rollup === 'sub') this.store.purge({ subject, keep: 1 });
-    else if (rollup === 'all') this.store.purge({ keep: 1 });
-    if (rollup) this.consumers.purged();
+    if (rollup) {
+      const purge = rollup === 'sub' ? { subject, keep: 1 } : { keep: 1 };
+      this.store.purge(purge);
+      this.consumers.purged(purge);
+    }
     if (this.#republish) this.#republishStored(subject, headers, payload, seq, previous);
     const durable = this.store.whenDurable();
     if (!reply) return;
