@@ -161,6 +161,7 @@ export function toServerOptions(
     authorization: settings.authorization,
     accounts: settings.accounts,
     systemAccount: settings.systemAccount,
+    operator: settings.operator,
     noAuthUser: settings.noAuthUser,
     allowNonTls: settings.allowNonTls,
     // As in nats-server, a websocket block without a port opens no listener.

@@ -4,6 +4,12 @@ import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './con
 import { parseDuration, parseSize } from './conf/units.js';
 import { accountsBlock } from './config-accounts.js';
 import { authorizationBlock, toAuthorization } from './config-authorization.js';
+import {
+  operatorKey,
+  operatorOptions,
+  resolverKey,
+  resolverPreloadKey,
+} from './config-operator.js';
 import { dropUndefined } from './drop-undefined.js';
 import type { Settings } from './settings.js';
 import { refusedKeys, refusingToStart, warnedKeys } from './unsupported.js';
@@ -158,6 +164,9 @@ const configSchema = z.object({
   authorization: authorizationBlock.optional(),
   accounts: accountsBlock.optional(),
   system_account: z.string().optional(),
+  operator: operatorKey.optional(),
+  resolver: resolverKey.optional(),
+  resolver_preload: resolverPreloadKey.optional(),
   no_auth_user: stringLike.optional(),
   jetstream: jetstream.optional(),
   tls: tlsBlock.optional(),
@@ -241,7 +250,12 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     supportedWebsocketTlsKeys,
     'cert_file, key_file, ca_file, verify and timeout',
   );
-  return { settings: toSettings(config), warnings };
+  const operator = operatorOptions(config.operator, config.resolver, config.resolver_preload);
+  if (typeof operator === 'string') {
+    const key = config.operator ? 'operator' : 'resolver';
+    throw new ConfigError('CONFIG_INVALID', operator, parsed.positions.get(key), key);
+  }
+  return { settings: { ...toSettings(config), ...(operator ? { operator } : {}) }, warnings };
 }
 
 function refuseUnsupported(

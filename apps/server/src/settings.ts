@@ -27,6 +27,7 @@ export interface Settings
     | 'authorization'
     | 'accounts'
     | 'systemAccount'
+    | 'operator'
     | 'noAuthUser'
     | 'allowNonTls'
   > {

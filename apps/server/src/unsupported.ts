@@ -6,15 +6,12 @@
  * about and the server runs without it.
  */
 
-const operatorAuth = 'operator/JWT authentication is not supported yet: no client would be checked';
+const operatorKeys = 'operator keys without operator JWTs are not supported yet: give operator JWTs';
 
 /** Top-level config keys that stop the start, with the reason given. */
 export const refusedKeys: Readonly<Record<string, string>> = {
-  operator: operatorAuth,
-  resolver: operatorAuth,
-  resolver_preload: operatorAuth,
-  trusted: operatorAuth,
-  trusted_keys: operatorAuth,
+  trusted: operatorKeys,
+  trusted_keys: operatorKeys,
   mqtt: 'MQTT is not supported: no MQTT listener would open',
   max_sub_tokens: 'the subject token limit is not enforced yet: longer subjects would be accepted',
 };

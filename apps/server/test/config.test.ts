@@ -88,14 +88,41 @@ describe('config file validation', () => {
 
   // One case a refused key, in the form a nats-server config would use it.
   const refusedBlocks: [key: string, text: string][] = [
-    ['operator', 'operator: "/etc/nats/op.jwt"'],
-    ['resolver', 'resolver: MEMORY'],
-    ['resolver_preload', 'resolver_preload { ACCOUNTID: "jwt" }'],
     ['trusted', 'trusted: "OPERATORKEY"'],
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
     ['mqtt', 'mqtt { port: 1883 }'],
     ['max_sub_tokens', 'max_sub_tokens: 16'],
   ];
+
+  it('reads operator mode: operator JWTs, a MEMORY or full resolver, resolver_preload', () => {
+    const jwt = 'eyJ0eXAiOiJKV1QifQ.e30.sig';
+    expect(
+      load(`operator: ${jwt}\nresolver: MEMORY\nresolver_preload { AKEY: "eyJ.a.b" }`).settings,
+    ).toEqual({
+      operator: { jwts: [jwt], resolver: { type: 'memory', preload: { AKEY: 'eyJ.a.b' } } },
+    });
+    expect(
+      load(
+        `operator: [${jwt}]\nresolver { type: full, dir: "/tmp/jwt", allow_delete: true, interval: "2m" }`,
+      ).settings,
+    ).toEqual({
+      operator: { jwts: [jwt], resolver: { type: 'full', dir: '/tmp/jwt', allowDelete: true } },
+    });
+    expect(errorOf('resolver: MEMORY').message).toBe(
+      'server.conf:1: resolver: resolver needs an operator',
+    );
+    expect(errorOf(`operator: ${jwt}`).message).toBe(
+      'server.conf:1: operator: operator needs a resolver (MEMORY or full)',
+    );
+    expect(
+      errorOf(`operator: ${jwt}\nresolver: URL(http://localhost:9090/jwt/v1/accounts/)`).message,
+    ).toBe(
+      'server.conf:2: resolver: only resolver: MEMORY and resolver { type: full, dir: … } are supported yet',
+    );
+    expect(errorOf('operator: "/no/such/op.jwt"\nresolver: MEMORY').message).toMatch(
+      /^server\.conf:1: operator: cannot read operator JWT file/,
+    );
+  });
 
   it('reads accounts with users, exports, imports and JetStream limits', () => {
     const { settings } = load(
