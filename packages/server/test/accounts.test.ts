@@ -208,6 +208,38 @@ describe.each(bothServers)('accounts against $name', (target) => {
       }
     });
 
+    it('lets a responder answer through the mapped reply as its own permissions allow', async () => {
+      for (const allowResponses of [true, false]) {
+        const server = await start(
+          accounts(
+            {
+              exports: [{ service: 'svc.>' }],
+              users: [
+                {
+                  user: 'a',
+                  pass: 'pw',
+                  permissions: { publish: { allow: ['nothing'] }, allowResponses },
+                },
+              ],
+            },
+            { imports: [{ service: { account: 'A', subject: 'svc.time' }, to: 'time' }] },
+          ),
+        );
+        const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
+        const requester = await login(server, 'b', 'SUB inbox.1 7\r\n');
+        const request = await receivedDuring(responder, () =>
+          publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
+        );
+        const reply = /(_R_\.\S+)/.exec(request)![1]!;
+        const answered = await receivedDuring(requester, () =>
+          publish(responder, `PUB ${reply} 2\r\nok\r\n`),
+        );
+        expect(answered, `allowResponses ${allowResponses}`).toBe(
+          allowResponses ? 'MSG inbox.1 7 2\r\nok\r\n' : '',
+        );
+      }
+    });
+
     it('does not let the importing account reach other subjects of the exporter', async () => {
       const server = await start(service());
       const responder = await login(server, 'a', 'SUB > 1\r\n');
