@@ -25,6 +25,8 @@ export type ConsumerNotification =
   | { type: 'next'; options: PullOptions }
   /** The server asked for a flow control reply (push consumers); it was sent. */
   | { type: 'flow_control' }
+  /** An ordered consumer could not replace its consumer: the stream `name` is gone. */
+  | { type: 'stream_not_found'; name: string; consumerCreateFails: number }
   /** An ordered consumer replaced its consumer by this one (after a `reset`). */
   | { type: 'ordered_consumer_recreated'; name: string }
   /** `503`: nothing answered a pull request (no such consumer on the server). */

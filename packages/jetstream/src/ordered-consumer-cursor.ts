@@ -38,7 +38,7 @@ const DEFAULT_INACTIVE_THRESHOLD_MS = 5 * 60_000;
  */
 export abstract class OrderedConsumerCursor<C extends Underlying> implements OrderedCursor {
   protected readonly consumers: ConsumerAPI;
-  readonly #stream: string;
+  readonly stream: string;
   readonly #options: Partial<OrderedConsumerOptions>;
   readonly #namePrefix: string;
   #serial = 0;
@@ -52,7 +52,7 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
 
   constructor(consumers: ConsumerAPI, stream: string, options: Partial<OrderedConsumerOptions>) {
     this.consumers = consumers;
-    this.#stream = checkStreamName(stream);
+    this.stream = checkStreamName(stream);
     this.#options = options;
     this.#namePrefix = options.name_prefix ?? nuid.next();
   }
@@ -110,7 +110,7 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
     if (this.#current) return this.#current;
     this.#serial++;
     this.#deliverySeq = 0;
-    const info = await this.consumers.add(this.#stream, this.flavour(this.#config()));
+    const info = await this.consumers.add(this.stream, this.flavour(this.#config()));
     this.#current = this.wrap(info);
     this.#last = this.#current;
     return this.#current;

@@ -16,6 +16,8 @@ export interface OrderedCursor {
   reset(): void;
   /** The name of the consumer in use (the one created last). */
   consumerName(): string;
+  /** The stream it reads. */
+  readonly stream: string;
   /** False when the consumer in use is gone from the server. */
   exists(): Promise<boolean>;
 }
@@ -160,7 +162,7 @@ export class OrderedConsumerMessages implements ConsumerMessages {
 
   /** A new pull after a reset; retried while the server is away, ended by a lasting problem. */
   async #open(): Promise<ConsumerMessages | undefined> {
-    while (!this.#stopped) {
+    for (let fails = 1; !this.#stopped; fails++) {
       try {
         const inner = await this.#reopen!.open();
         void this.#forwardStatus(inner);
@@ -170,6 +172,10 @@ export class OrderedConsumerMessages implements ConsumerMessages {
         });
         return inner;
       } catch (error) {
+        if (error instanceof StreamNotFoundError) {
+          const name = this.#cursor.stream;
+          this.#status.notify({ type: 'stream_not_found', name, consumerCreateFails: fails });
+        }
         if (isLasting(error)) throw error;
         await new Promise<void>((resolve) => {
           this.#wake = resolve;

@@ -6,6 +6,7 @@ import {
   type ConsumerConfig,
   type ConsumerNotification,
   JetStreamStatusError,
+  StreamNotFoundError,
 } from '../src/mod.js';
 import { all } from './all.js';
 import { collectNotifications } from './notifications.js';
@@ -86,21 +87,21 @@ describe.each(streamServers)(
       });
 
       it('a slow reader is no missed heartbeat: what has come is alive', async () => {
-      const stream = await streamWith(3);
-      const consumer = await pullConsumer(stream);
-      const batch = await consumer.fetch({ max_messages: 5, expires: 4000, idle_heartbeat: 200 });
-      const status = collectNotifications(batch);
-      const seqs: number[] = [];
-      for await (const m of batch) {
-        seqs.push(m.seq);
-        await sleep(700); // more than two heartbeat intervals on each message
-      }
-      expect(seqs).toEqual([1, 2, 3]);
-      expect(await batch.closed()).toBeUndefined();
-      expect(types(await status.done)).not.toContain('heartbeats_missed');
-    });
+        const stream = await streamWith(3);
+        const consumer = await pullConsumer(stream);
+        const batch = await consumer.fetch({ max_messages: 5, expires: 4000, idle_heartbeat: 200 });
+        const status = collectNotifications(batch);
+        const seqs: number[] = [];
+        for await (const m of batch) {
+          seqs.push(m.seq);
+          await sleep(700); // more than two heartbeat intervals on each message
+        }
+        expect(seqs).toEqual([1, 2, 3]);
+        expect(await batch.closed()).toBeUndefined();
+        expect(types(await status.done)).not.toContain('heartbeats_missed');
+      });
 
-    it('tells missed heartbeats of a request nobody answers, and ends', async () => {
+      it('tells missed heartbeats of a request nobody answers, and ends', async () => {
         const stream = await streamWith(0);
         const consumer = await pullConsumer(stream, 'GONE');
         await clients.jsm.consumers.delete(stream, 'GONE');
@@ -264,6 +265,24 @@ describe.each(streamServers)(
           }
         },
       );
+
+      it('consume() tells stream_not_found and ends when its stream is deleted', async () => {
+        const stream = await streamWith(2);
+        const consumer = await clients.js.consumers.get(stream);
+        const messages = await consumer.consume({ max_messages: 5, expires: 2000 });
+        const status = collectNotifications(messages);
+        const ended = (async () => {
+          for await (const m of messages) {
+            if (m.seq === 2) await clients.jsm.streams.delete(stream);
+          }
+        })().catch((e: unknown) => e);
+        expect(await ended).toBeInstanceOf(StreamNotFoundError);
+        expect(await status.done).toContainEqual({
+          type: 'stream_not_found',
+          name: stream,
+          consumerCreateFails: 1,
+        });
+      });
 
       it('fetch() keeps its consumer for the next fetch', async () => {
         const stream = await streamWith(4);
