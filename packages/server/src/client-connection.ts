@@ -198,7 +198,11 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     sendInfo,
     mapCertificate,
     tlsFirst = false,
-  }: { sendInfo: boolean; mapCertificate: boolean; tlsFirst?: boolean }): void {
+  }: {
+    sendInfo: boolean;
+    mapCertificate: boolean;
+    tlsFirst?: boolean;
+  }): void {
     const options = this.#host.options;
     this.#mapCertificate = mapCertificate;
     if (sendInfo) {

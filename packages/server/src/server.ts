@@ -237,7 +237,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     }
   }
 
-  infoFor(cid: number, ip: string, nonce?: string): string {
+  /**
+   * The INFO for client `cid`. `tlsFirst`: it did the handshake before any INFO (handshake_first),
+   * so it is told TLS is required even under allow_non_tls, as nats-server 2.10.4+ does (its
+   * INFO then says tls_required and tls_available both).
+   */
+  infoFor(cid: number, ip: string, nonce?: string, tlsFirst = false): string {
     // Encoded once, not per connection: thousands of clients reconnecting at once are greeted
     // by an accept loop that must keep up with the kernel's queue.
     this.#infoHead ??= JSON.stringify({
@@ -245,7 +250,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       ...(this.#inLameDuck ? { ldm: true } : {}),
     }).slice(0, -1);
     const client = `"client_id":${cid},"client_ip":${JSON.stringify(ip)}`;
-    return `${this.#infoHead},${client}${nonce === undefined ? '' : `,"nonce":"${nonce}"`}}`;
+    const required = tlsFirst && this.options.allowNonTls ? ',"tls_required":true' : '';
+    return `${this.#infoHead},${client}${required}${nonce === undefined ? '' : `,"nonce":"${nonce}"`}}`;
   }
 
   connectionClosed(client: ClientConnection, reason: CloseReason): void {
@@ -304,7 +310,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     cid: number,
     socket: Socket,
     nonce: string | undefined,
-    { sendInfo = false, full = false, webSocket = false } = {},
+    { sendInfo = false, full = false, webSocket = false, tlsFirst = false } = {},
   ): void {
     const client = new ClientConnection(cid, socket, this, nonce);
     if (!full) {
@@ -315,7 +321,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       this.logger.debug(`${client.label} - Client connection created`);
     }
     // verify_and_map is the client port's: the WebSocket listener has its own TLS.
-    client.start({ sendInfo, mapCertificate: !webSocket && !!this.options.tls?.verifyAndMap });
+    client.start({
+      sendInfo,
+      mapCertificate: !webSocket && !!this.options.tls?.verifyAndMap,
+      tlsFirst,
+    });
     // nats-server sends INFO, then the error, then closes.
     if (full) client.close('Maximum Connections Exceeded', ErrText.maxConnections);
   }
@@ -335,7 +345,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
         handshakeFirstFallback > 0 ? await this.#sniff(socket, handshakeFirstFallback) : 'tls';
       if (first === undefined) return;
       if (first !== 'none') {
-        this.#serve(cid, this.#tlsSocket(socket), nonce, { sendInfo: true });
+        this.#serve(cid, this.#tlsSocket(socket), nonce, { sendInfo: true, tlsFirst: true });
         return;
       }
     }

@@ -176,6 +176,18 @@ describe.each(bothServers)('TLS modes against $name', (target) => {
     expect(varz.http_port).toBe(0);
     expect(varz.https_port).toBe(Number(new URL(server.httpUrl!).port));
   });
+
+  it('answers a plain HTTP request to the HTTPS monitoring port with 400, as Go does', async () => {
+    const server = await start({}, { monitoring: false, httpsMonitoring: true });
+    const plain = track(await RawClient.connect(Number(new URL(server.httpUrl!).port)));
+    await plain.send('GET /varz HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await plain.waitClosed();
+    expect(plain.text).toBe(
+      'HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n',
+    );
+    // HTTPS on the same port still answers.
+    expect(await httpsText(`${server.httpUrl}/healthz`)).toContain('ok');
+  });
 });
 
 /** GET over HTTPS trusting the test CA (fetch cannot be given a CA). */
@@ -200,11 +212,12 @@ describe('TLS modes of newer nats-server versions, against slipstream', () => {
     for (const client of clients.splice(0)) client.close();
     await Promise.all(servers.splice(0).map((server) => server.close()));
   });
-  const start = async (tls: Partial<TlsOptions>) => {
+  const start = async (tls: Partial<TlsOptions>, more: Partial<ServerOptions> = {}) => {
     const server = await startServer({
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger,
+      ...more,
       tls: {
         cert: readFileSync(certs.certFile, 'utf8'),
         key: readFileSync(certs.keyFile, 'utf8'),
@@ -269,6 +282,24 @@ describe('TLS modes of newer nats-server versions, against slipstream', () => {
       const first = await tlsFirst(server.port);
       await first.send('CONNECT {"verbose":false}\r\nPING\r\n');
       await first.waitFor(/^INFO .*\r\nPONG\r\n$/);
+    });
+
+    it('with allow_non_tls, tells a TLS-first client TLS is required, a plain one it is available', async () => {
+      // nats-server 2.10.4+ (server.go createClient) sets tls_required for the TLS-first INFO and
+      // keeps the tls_available that allow_non_tls gave; the fallback INFO has only the latter.
+      const server = await start(
+        { handshakeFirst: true, handshakeFirstFallback: 50 },
+        { allowNonTls: true },
+      );
+      const first = await tlsFirst(server.port);
+      await first.waitFor(/^INFO .*\r\n/);
+      expect(first.info()).toMatchObject({ tls_required: true, tls_available: true });
+      const plain = await RawClient.connectAndGreet(server.port);
+      clients.push(plain);
+      expect(plain.info()).toMatchObject({ tls_available: true });
+      expect(plain.info()).not.toHaveProperty('tls_required');
+      await plain.send('CONNECT {"verbose":false}\r\nPING\r\n');
+      await plain.waitFor('PONG\r\n');
     });
   });
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
 import { listen } from '../listen.js';
+import { refusingPlainHttp } from '../tls/plain-http-refusal.js';
 import { connz } from './connz.js';
 import { goJson } from './format.js';
 import { jsz } from './jsz.js';
@@ -94,12 +95,15 @@ export async function startMonitoring(
     }
   };
   const http = tls ? createHttpsServer(tls, respond) : createServer(respond);
-  const boundPort = await listen(http, host, port);
+  const front = tls ? refusingPlainHttp(http) : undefined;
+  const listener = front?.listener ?? http;
+  const boundPort = await listen(listener, host, port);
   return {
     port: boundPort,
     close: () =>
       new Promise<void>((resolve) => {
-        http.close(() => resolve());
+        listener.close(() => resolve());
+        front?.destroyAll();
         http.closeAllConnections();
       }),
   };
