@@ -4,8 +4,10 @@ import { RequestWorker } from '../../request-worker.js';
 /**
  * The worker's code, as a CommonJS string, so it runs the same from src (tests) and dist. It
  * loads better-sqlite3 from the path this package resolves and keeps one connection per
- * database it was asked about. `busy_timeout` 0: should the stream write meanwhile, the
- * checkpoint copies what it can and leaves the WAL as it is instead of waiting.
+ * database it was asked about. The copying and its syncs happen in a PASSIVE checkpoint, which
+ * never blocks the stream's writes; the TRUNCATE after it finds nothing left to copy, so it
+ * holds SQLite's write lock (which a write of the stream would wait for, on the event loop)
+ * only to cut the file. `busy_timeout` 0: should the stream be writing, it leaves the WAL.
  */
 const workerSource = (sqlitePath: string) => `
 const { parentPort } = require('node:worker_threads');
@@ -23,6 +25,7 @@ parentPort.on('message', ({ id, path, release }) => {
         db = new Database(path, { fileMustExist: true, timeout: 0 });
         connections.set(path, db);
       }
+      db.pragma('wal_checkpoint(PASSIVE)');
       db.pragma('wal_checkpoint(TRUNCATE)');
     }
   } catch (cause) {
