@@ -132,6 +132,18 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     );
   });
 
+  it("applies the account JWT's connection and subscription limits", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A', { limits: { conn: 1, subs: 1 } });
+    const server = await start({ operator: { operator } });
+    const first = await login(server, account.user('first'));
+    await first.send('SUB a 1\r\nSUB b 2\r\n');
+    expect(await answered(first)).toBe("-ERR 'maximum subscriptions exceeded'\r\nPONG\r\n");
+    expect(await refused(server, account.user('second'))).toBe(
+      "-ERR 'maximum account active connections exceeded'\r\n",
+    );
+  });
+
   it('reads the account JWTs of a full resolver directory', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');

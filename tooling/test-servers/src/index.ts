@@ -8,6 +8,7 @@ export {
   credsFile,
   encodeJwt,
   TestAccount,
+  type TestAccountOptions,
   TestOperator,
   type TestSubjects,
   type TestUser,

@@ -72,6 +72,13 @@ export interface TestUserOptions {
   signer?: KeyPair;
 }
 
+export interface TestAccountOptions {
+  /** Unlimited JetStream (memory and disk storage). */
+  jetstream?: boolean;
+  /** Account limits over the unlimited defaults, by their JWT names (`conn`, `subs`, …). */
+  limits?: Record<string, number>;
+}
+
 const unlimited = -1;
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -88,7 +95,7 @@ export class TestAccount {
   readonly #signingKeys: string[] = [];
   readonly #revocations: Record<string, number> = {};
 
-  constructor(operator: KeyPair, name: string, options: { jetstream?: boolean } = {}) {
+  constructor(operator: KeyPair, name: string, options: TestAccountOptions = {}) {
     this.name = name;
     this.#operator = operator;
     this.#limits = {
@@ -103,6 +110,7 @@ export class TestAccount {
     };
     if (options.jetstream)
       Object.assign(this.#limits, { mem_storage: unlimited, disk_storage: unlimited });
+    Object.assign(this.#limits, options.limits);
   }
 
   get publicKey(): string {
@@ -183,8 +191,8 @@ export class TestOperator {
     this.system = this.account('SYS');
   }
 
-  /** A new account signed by the operator (with unlimited JetStream if asked). */
-  account(name: string, options: { jetstream?: boolean } = {}): TestAccount {
+  /** A new account signed by the operator (with unlimited JetStream, or limits, if asked). */
+  account(name: string, options: TestAccountOptions = {}): TestAccount {
     const account = new TestAccount(this.#key, name, options);
     this.#accounts.push(account);
     return account;

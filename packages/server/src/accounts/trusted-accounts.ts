@@ -156,8 +156,8 @@ const RESPONSE_TYPES: Record<string, 'singleton' | 'stream' | 'chunked'> = {
 
 /**
  * An account's claims as account options: its exports (those that need an activation token are
- * exported to nobody, as this server takes no tokens), the imports from trusted accounts, and
- * JetStream when the limits give it memory or disk storage.
+ * exported to nobody, as this server takes no tokens), the imports from trusted accounts, its
+ * connection and subscription limits, and JetStream when the limits give it memory or disk storage.
  */
 function accountOptions(nats: AccountNats, trusted: (account: string) => boolean): AccountOptions {
   const exports: ExportOptions[] = (nats.exports ?? []).flatMap((e): ExportOptions[] => {
@@ -200,7 +200,12 @@ function accountOptions(nats: AccountNats, trusted: (account: string) => boolean
           maxConsumers: limit('consumer') || -1,
         }
       : undefined;
-  return { exports, imports, ...(jetstream ? { jetstream } : {}) };
+  // -1 is no limit in a JWT, 0 (or absent) is none here.
+  const clients = {
+    maxConnections: Math.max(limit('conn'), 0),
+    maxSubscriptions: Math.max(limit('subs'), 0),
+  };
+  return { exports, imports, limits: clients, ...(jetstream ? { jetstream } : {}) };
 }
 
 function invalid(message: string): ServerError {
