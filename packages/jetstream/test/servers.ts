@@ -42,9 +42,9 @@ export const streamServers: JetStreamServerKind[] = [natsServer, slipstreamServe
 export const ourServers: JetStreamServerKind[] = [slipstreamServer];
 
 /**
- * Makes the client take `nc`'s server for `version`: our server implements 2.10 and 2.11
- * features while its INFO still says 2.9.10, and the client gates those features on the INFO
- * (as nats.js does). Until the next reconnect.
+ * Makes the client take `nc`'s server for `version` (the client gates features on the INFO, as
+ * nats.js does): tests of 2.10/2.11 features and of their refusal then hold whatever version
+ * our server advertises. Until the next reconnect.
  */
 export function presentAs(nc: NatsConnection, version: string): void {
   Object.assign(nc, { info: { ...nc.info!, version } });
