@@ -111,7 +111,12 @@ describe.each(coreServers)('core commands against $name', ({ start }) => {
     const rtt = await run('rtt', '3');
     expect(rtt.stdout).toMatch(new RegExp(`^127\\.0\\.0\\.1:${server.port}: [\\d.]+(µs|ms)\\n$`));
     const info = JSON.parse((await run('--json', 'server', 'info')).stdout);
-    expect(info).toMatchObject({ port: server.port, version: '2.9.10', headers: true });
+    // The version is each server's own (nats-server 2.9.10; ours the level it implements).
+    expect(info).toMatchObject({
+      port: server.port,
+      version: expect.stringMatching(/^2\.\d+\.\d+$/),
+      headers: true,
+    });
     const human = await run('server', 'info');
     expect(human.stdout).toContain(`Host: 127.0.0.1:${server.port}`);
     // Servers are pinged through the system account, which this user is not in.

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as connectClient } from '@nats-io/transport-node';
+import { NATS_COMPATIBLE_VERSION } from '@slipstream/server';
 import { freePort, waitForPort } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
@@ -34,7 +35,7 @@ describe('slipstream-server process', () => {
       expect(info).toMatchObject({
         port,
         server_name: 'e2e',
-        version: '2.9.10',
+        version: NATS_COMPATIBLE_VERSION,
         proto: 1,
         headers: true,
       });
@@ -282,9 +283,9 @@ describe('slipstream-server process', () => {
     async (flag) => {
       const server = run([flag]);
       expect(await server.exit).toBe(0);
-      expect(server.output().match(/v\d+\.\d+\.\d+/)?.[0]).toBe('v2.9.10');
+      expect(server.output().match(/v\d+\.\d+\.\d+/)?.[0]).toBe(`v${NATS_COMPATIBLE_VERSION}`);
       expect(server.output()).toBe(
-        `slipstream-server: v2.9.10 (slipstream ${packageJson.version})\n`,
+        `slipstream-server: v${NATS_COMPATIBLE_VERSION} (slipstream ${packageJson.version})\n`,
       );
     },
   );

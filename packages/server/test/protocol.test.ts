@@ -23,7 +23,7 @@ describe.each(bothServers)('client protocol against $name', (target) => {
     expect(info.server_id).toMatch(/^N[A-Z0-9]{55}$/);
     expect(info.server_name).toBe(info.server_id);
     expect(info).toMatchObject({
-      version: '2.9.10',
+      version: target.version,
       proto: 1,
       host: '127.0.0.1',
       port: server.port,

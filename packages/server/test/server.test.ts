@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type Logger,
+  NATS_COMPATIBLE_VERSION,
   type NatsServer,
   ServerError,
   silentLogger,
@@ -49,7 +50,7 @@ describe('startServer', () => {
       expect(server.httpUrl).toBe(`http://127.0.0.1:${server.httpPort}`);
       expect(server.info).toMatchObject({
         server_name: 'embedded',
-        version: '2.9.10',
+        version: NATS_COMPATIBLE_VERSION,
         proto: 1,
         port: server.port,
         headers: true,

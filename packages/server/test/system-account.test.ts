@@ -70,7 +70,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
     ]);
     expect(connect!.body).toMatchObject({
       type: 'io.nats.server.advisory.v1.client_connect',
-      server: { ver: '2.9.10', jetstream: true },
+      server: { ver: target.version, jetstream: true },
       client: { acc: 'A', user: 'a', name: 'a-app', lang: 'raw', ver: '1.0', kind: 'Client' },
     });
     expect(disconnect!.subject).toBe('$SYS.ACCOUNT.A.DISCONNECT');
@@ -100,7 +100,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
     await sys.waitUntil(() => messages(sys, 1).length === 1);
     const { body } = messages(sys, 1)[0]!;
     expect(Object.keys(body).sort()).toEqual(['server', 'statsz']);
-    expect(body.server).toMatchObject({ ver: '2.9.10', jetstream: true });
+    expect(body.server).toMatchObject({ ver: target.version, jetstream: true });
     expect(body.statsz).toMatchObject({
       connections: 1,
       sent: { msgs: expect.any(Number) },
@@ -121,7 +121,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
     const [varz, connz, jsz] = messages(sys, 1, from).map((m) => m.body);
     const serverId = (varz!.data as { server_id: string }).server_id;
     expect((varz!.server as { id: string }).id).toBe(serverId);
-    expect(varz!.data).toMatchObject({ system_account: 'SYS', version: '2.9.10' });
+    expect(varz!.data).toMatchObject({ system_account: 'SYS', version: target.version });
     expect(connz!.data).toMatchObject({
       server_id: serverId,
       connections: [{ authorized_user: 'sys', account: 'SYS' }],

@@ -4,6 +4,7 @@ import { afterEach } from 'vitest';
 import {
   type AccountOptions,
   type AuthorizationOptions,
+  NATS_COMPATIBLE_VERSION,
   silentLogger,
   startServer,
 } from '../src/index.js';
@@ -73,11 +74,14 @@ export interface RunningTarget {
 
 export interface Target {
   readonly name: string;
+  /** The version its INFO advertises (ours: the nats-server level it implements). */
+  readonly version: string;
   start(options?: TargetOptions): Promise<RunningTarget>;
 }
 
 export const ours: Target = {
   name: 'slipstream',
+  version: NATS_COMPATIBLE_VERSION,
   async start(options = {}) {
     const { monitoring, httpsMonitoring, tls, websocket, operator, ...rest } = options;
     const server = await startServer({
@@ -124,6 +128,7 @@ const ms = (value: number) => `"${value}ms"`;
 
 export const natsServer: Target = {
   name: 'nats-server',
+  version: '2.9.10',
   async start(options = {}) {
     const lines: string[] = [];
     const set = (key: string, value: string | number | boolean | undefined) => {
