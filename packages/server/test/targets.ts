@@ -54,7 +54,8 @@ export interface TargetOptions {
   allowNonTls?: boolean;
   /** A WebSocket listener on a free port: plain, or `wss` with these PEM files. */
   websocket?: {
-    tls?: { certFile: string; keyFile: string };
+    /** `verify` asks for a client certificate signed by `caFile`. */
+    tls?: { certFile: string; keyFile: string; caFile?: string; verify?: boolean };
     compression?: boolean;
     sameOrigin?: boolean;
     allowedOrigins?: string[];
@@ -100,6 +101,8 @@ export const ours: Target = {
         tls: websocket.tls && {
           cert: readFileSync(websocket.tls.certFile, 'utf8'),
           key: readFileSync(websocket.tls.keyFile, 'utf8'),
+          ca: websocket.tls.caFile && readFileSync(websocket.tls.caFile, 'utf8'),
+          verify: websocket.tls.verify,
         },
       },
       tls: tls && {
@@ -212,7 +215,12 @@ function natsWebSocketConfig(ws: NonNullable<TargetOptions['websocket']>, port: 
     host: '127.0.0.1',
     port,
     no_tls: !ws.tls,
-    tls: ws.tls && { cert_file: ws.tls.certFile, key_file: ws.tls.keyFile },
+    tls: ws.tls && {
+      cert_file: ws.tls.certFile,
+      key_file: ws.tls.keyFile,
+      ca_file: ws.tls.caFile,
+      verify: ws.tls.verify,
+    },
     compression: ws.compression,
     same_origin: ws.sameOrigin,
     allowed_origins: ws.allowedOrigins,
