@@ -73,8 +73,10 @@ export class Consumer {
   #resume = 0;
   /** Messages left for a first delivery, counted once and then kept up to date. */
   #pendingCount: number | undefined;
-  #lastDelivered = 0n;
-  #lastAcked = 0n;
+  /** Last delivery and last ack, ms since the epoch (0: never): numbers, not nanosecond
+   * bigints, as they change with every message and only the info reads them. */
+  #lastDeliveredMs = 0;
+  #lastAckedMs = 0;
   /** Replay original: the stored time of the previous delivery and the wait for the next. */
   #replayFrom = 0n;
   /** Delivery waits (replay original, rate limit) until this fires. */
@@ -273,12 +275,14 @@ export class Consumer {
       consumer_seq: state.nextDeliverySeq - 1,
       stream_seq: state.nextStreamSeq - 1,
     };
-    if (this.#lastDelivered > 0n) delivered.last_active = wireTime(this.#lastDelivered);
+    if (this.#lastDeliveredMs > 0)
+      delivered.last_active = wireTime(BigInt(this.#lastDeliveredMs) * 1_000_000n);
     const ackFloor: ConsumerInfo['ack_floor'] = {
       consumer_seq: state.ackFloor.consumer,
       stream_seq: state.ackFloor.stream,
     };
-    if (this.#lastAcked > 0n) ackFloor.last_active = wireTime(this.#lastAcked);
+    if (this.#lastAckedMs > 0)
+      ackFloor.last_active = wireTime(BigInt(this.#lastAckedMs) * 1_000_000n);
     this.#pull?.expire(false);
     const info: ConsumerInfo = {
       stream_name: this.#stream.name,
@@ -456,7 +460,7 @@ export class Consumer {
       state.track(message.seq, dseq, now, due);
       this.#redelivery.schedule(message.seq, due);
     }
-    this.#lastDelivered = BigInt(now) * BigInt(NANOS_PER_MS);
+    this.#lastDeliveredMs = now;
     this.#replayFrom = message.time;
     if (this.#pull) this.#pull.queue.lastActive = now;
     this.#saveState();
@@ -540,8 +544,11 @@ export class Consumer {
   }
 
   #saveState(): void {
-    this.store?.stateChanged(this.name, () => this.#state.encode());
+    this.store?.stateChanged(this.name, this.#encodeState);
   }
+
+  /** One function for every #saveState (it runs per delivered message and per ack). */
+  readonly #encodeState = () => this.#state.encode();
 
   // --- push ---------------------------------------------------------------------------------
 
@@ -704,7 +711,7 @@ export class Consumer {
         return;
     }
     if (from === 0) return;
-    this.#lastAcked = BigInt(Date.now()) * BigInt(NANOS_PER_MS);
+    this.#lastAckedMs = Date.now();
     this.#saveState();
     if (this.#stream.config.retention !== 'limits') {
       const acked: number[] = [];
