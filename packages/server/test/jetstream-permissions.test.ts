@@ -175,6 +175,30 @@ describe.each(bothServers)('JetStream and $SYS permissions against $name', (targ
     expect(await pending()).toBe(0);
   });
 
+  it('allow_responses lets a responder answer once to a JetStream API reply subject', async () => {
+    // The requester picks the reply subject, so a responder that may publish nothing else can
+    // still send one message to it, even a $JS.API request: both servers let it through.
+    const server = await serve({
+      publish: { deny: ['>'] },
+      subscribe: { allow: ['svc'] },
+      allowResponses: true,
+    });
+    const admin = await login(server, 'admin');
+    const limited = await login(server, 'limited', 'SUB svc 2\r\n');
+    expect((await api(admin, '$JS.API.STREAM.CREATE.S', STREAM)).error).toBeUndefined();
+    await answer(admin, 'PUB svc $JS.API.STREAM.INFO.S 0\r\n\r\n');
+    await limited.waitFor('MSG svc 2 $JS.API.STREAM.INFO.S 0\r\n');
+    expect(await answer(limited, 'PUB $JS.API.STREAM.INFO.S 0\r\n\r\n')).toBe('');
+    // One response only: the second is a violation.
+    expect(await answer(limited, 'PUB $JS.API.STREAM.INFO.S 0\r\n\r\n')).toBe(
+      pubViolation('$JS.API.STREAM.INFO.S'),
+    );
+    expect(await answer(limited, 'PUB $JS.API.STREAM.DELETE.S 0\r\n\r\n')).toBe(
+      pubViolation('$JS.API.STREAM.DELETE.S'),
+    );
+    expect((await api(admin, '$JS.API.STREAM.NAMES')).streams).toEqual(['S']);
+  });
+
   describe('across accounts', () => {
     const user = (name: string) => [{ user: name, pass: 'pw' }];
     function serveAccounts(accounts: Record<string, AccountOptions>) {
