@@ -97,6 +97,25 @@ export class RawClient {
     return this.text;
   }
 
+  /**
+   * Waits for the first MSG (without headers) to `subject` received after `text` had `from`
+   * characters, and returns its payload. nats-server 2.9.10 writes a PubAck's MSG line with two
+   * spaces before the size, so any number is taken.
+   */
+  async messageTo(subject: string, from: number, timeoutMs = 5_000): Promise<string> {
+    const escaped = subject.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pattern = new RegExp(`MSG ${escaped} \\S+ +(?:\\S+ +)?(\\d+)\\r\\n`);
+    await this.waitUntil(
+      (text) => pattern.test(text.slice(from)),
+      timeoutMs,
+      `waiting for MSG ${subject}`,
+    );
+    const rest = this.text.slice(from);
+    const match = pattern.exec(rest)!;
+    const start = match.index + match[0].length;
+    return rest.slice(start, start + Number(match[1]));
+  }
+
   /** Waits until the server has closed the connection. */
   async waitClosed(timeoutMs = 5_000): Promise<string> {
     await this.#until(
