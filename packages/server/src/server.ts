@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import { Accounts } from './accounts/accounts.js';
+import { serveClaimsUpdates } from './accounts/claims-updates.js';
 import { type ClientAuthenticator, clientAuthenticator } from './auth/client-authenticator.js';
 import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
@@ -453,7 +454,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     log.info(`  Name:     ${this.info.server_name}`);
     log.info(`  ID:       ${this.serverId}`);
     this.#startJetStream();
-    this.#system = new SystemAccount(this, this.internalClient(this.accounts.system));
+    const system = new SystemAccount(this, this.internalClient(this.accounts.system));
+    this.#system = system;
+    if (this.options.operator) {
+      const client = this.internalClient(this.accounts.system);
+      serveClaimsUpdates(client, this.options.operator, (to, body) => system.reply(to, body));
+    }
     if (this.#monitoring) {
       const scheme = this.options.httpsMonitoring ? 'https' : 'http';
       log.info(`Starting ${scheme} monitor on ${this.options.httpHost}:${this.#monitoring.port}`);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromSeed } from '@nats-io/nkeys';
@@ -154,5 +154,67 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     expect(await answered(client)).toBe('PONG\r\n');
     const stranger = new TestOperator().account('B').user('stranger');
     expect(await refused(server, stranger)).toBe(violation);
+  });
+
+  /** The answer of the system account to an account JWT pushed on `subject` by a SYS user. */
+  async function pushed(
+    server: RunningTarget,
+    operator: TestOperator,
+    subject: string,
+    jwt: string,
+  ) {
+    const admin = await login(server, operator.system.user('admin'));
+    await admin.send(`SUB _INBOX.push 1\r\nPUB ${subject} _INBOX.push ${jwt.length}\r\n${jwt}\r\n`);
+    const message = await admin.waitFor(/MSG _INBOX\.push 1 +\d+\r\n(.*)\r\n/);
+    return JSON.parse(/MSG _INBOX\.push 1 +\d+\r\n(.*)\r\n/.exec(message)![1]!);
+  }
+
+  it.each([
+    ['full', '$SYS.REQ.CLAIMS.UPDATE'],
+    ['full', '$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE'],
+    ['memory', '$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE'],
+  ])(
+    'takes a pushed account JWT with the %s resolver on %s: a revoked user is refused next',
+    async (resolver, pattern) => {
+      const operator = new TestOperator();
+      const account = operator.account('A');
+      const alice = account.user('alice');
+      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+      operator.writeAccounts(dir);
+      const server = await start({
+        operator: { operator, resolverDir: resolver === 'full' ? dir : undefined },
+      });
+      expect(await answered(await login(server, alice))).toBe('PONG\r\n');
+      account.revoke(alice);
+      const jwt = account.jwt;
+      const answer = await pushed(
+        server,
+        operator,
+        pattern.replace('<account>', account.publicKey),
+        jwt,
+      );
+      expect(answer.data).toEqual({
+        account: account.publicKey,
+        code: 200,
+        message: 'jwt updated',
+      });
+      expect(await refused(server, alice)).toBe(violation);
+      if (resolver === 'full')
+        expect(readFileSync(join(dir, `${account.publicKey}.jwt`), 'utf8')).toBe(jwt);
+    },
+  );
+
+  it('refuses a pushed JWT the operator did not sign', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const forged = new TestOperator().account('A');
+    const server = await start({ operator: { operator } });
+    const subject = `$SYS.REQ.ACCOUNT.${account.publicKey}.CLAIMS.UPDATE`;
+    const answer = await pushed(server, operator, subject, forged.jwt);
+    expect(answer.error).toEqual({
+      account: account.publicKey,
+      code: 500,
+      description: 'jwt update resulted in error - subject does not match jwt content',
+    });
   });
 });

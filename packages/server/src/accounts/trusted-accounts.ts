@@ -83,8 +83,8 @@ export class TrustedAccounts {
     }
     // As nats-server, the full resolver stores the preloaded JWTs in its directory.
     for (const [key, jwt] of Object.entries(resolver.preload ?? {})) {
-      const refused = this.#store(jwt, key);
-      if (refused !== undefined) throw invalid(`resolver_preload.${key}: ${refused}`);
+      const stored = this.#store(jwt, key);
+      if (typeof stored === 'string') throw invalid(`resolver_preload.${key}: ${stored}`);
     }
   }
 
@@ -105,21 +105,33 @@ export class TrustedAccounts {
     return claims;
   }
 
-  /**
-   * Takes a pushed account JWT (`$SYS.REQ.CLAIMS.UPDATE`): with the full resolver it is checked,
-   * stored in the directory and read by the next login. Answers the error text, or undefined.
-   */
-  update(jwt: string, account?: string): string | undefined {
-    if (this.#dir === undefined) return 'the memory resolver takes no updates';
-    return this.#store(jwt, account);
+  /** Whether the full resolver stores pushed JWTs (and so takes new accounts' JWTs too). */
+  get stores(): boolean {
+    return this.#dir !== undefined;
   }
 
-  /** Accepts the JWT and, with a directory, writes it there; answers the error text, if any. */
-  #store(jwt: string, account: string | undefined): string | undefined {
+  /**
+   * Takes a pushed account JWT (`$SYS.REQ.…CLAIMS.UPDATE`): checked, and with the full resolver
+   * stored in its directory; the memory resolver only takes new claims of an account it has.
+   * The next login reads them. Answers what happened, or the error.
+   */
+  update(
+    jwt: string,
+    account?: string,
+  ): { account?: string; updated: boolean } | { error: string } {
+    if (!this.stores && account !== undefined && !this.#claims.has(account)) {
+      return { updated: false };
+    }
+    const stored = this.#store(jwt, account);
+    return typeof stored === 'string' ? { error: stored } : { account: stored.sub, updated: true };
+  }
+
+  /** Accepts the JWT and, with a directory, writes it there; the claims, or the error text. */
+  #store(jwt: string, account: string | undefined): Claims<AccountNats> | string {
     const accepted = this.#accept(jwt, account);
     if (typeof accepted === 'string') return accepted;
     if (this.#dir !== undefined) writeFileSync(join(this.#dir, `${accepted.sub}.jwt`), jwt);
-    return undefined;
+    return accepted;
   }
 
   /** Options for {@link Accounts}: one account per trusted JWT, plus the system account. */

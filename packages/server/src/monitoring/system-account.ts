@@ -199,6 +199,11 @@ export class SystemAccount {
     };
   }
 
+  /** Answers a request in the system account: `body` with the server's identity. */
+  reply(subject: string, body: object): void {
+    this.#send(subject, { ...body, server: this.#serverInfo() });
+  }
+
   #send(subject: string, body: object): void {
     this.#client.publish(subject, Buffer.from(JSON.stringify(body)));
   }
