@@ -98,8 +98,18 @@ function normalise(value: unknown): unknown {
   const error = out.error as { err_code?: number; description?: string } | undefined;
   // 2.9.10 writes "invalid JSON"; ours says what is wrong after it, as newer servers do.
   if (error?.err_code === 10025) error.description = 'invalid JSON';
+  if (error?.description) error.description = rewordedIn211[error.description] ?? error.description;
   return out;
 }
+
+/**
+ * Refusals nats-server 2.11 words differently from 2.9.10 (same code and err_code): ours, which
+ * advertises 2.11, writes 2.11's text (stream-config.ts; 2.11 accepts such subjects with no_ack).
+ */
+const rewordedIn211: Record<string, string> = {
+  'subjects overlap with jetstream api':
+    'subjects that overlap with jetstream api require no-ack to be true',
+};
 
 function normaliseHeaders(block: string | undefined): string | undefined {
   return (
