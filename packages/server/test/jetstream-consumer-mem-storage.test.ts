@@ -9,9 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsServer } from '@slipstream/test-servers';
 import { expect, it } from 'vitest';
-import { silentLogger, startServer } from '../src/index.js';
 import { type Answer, ConsumerRequests, errorOf } from './jetstream-consumer-requests.js';
-import { ConsumerWire, sleep } from './jetstream-consumer-wire.js';
+import { ConsumerWire, sleep, startOursOn } from './jetstream-consumer-wire.js';
 
 /** A server on a store that outlives `restart`. */
 interface RestartableTarget {
@@ -32,12 +31,7 @@ async function reference(): Promise<RestartableTarget> {
 async function ours(): Promise<RestartableTarget> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-consumer-mem-'));
   const launch = async (): Promise<RestartableTarget> => {
-    const server = await startServer({
-      host: '127.0.0.1',
-      port: 0,
-      jetstream: { storeDir },
-      logger: silentLogger,
-    });
+    const server = await startOursOn(storeDir);
     return {
       port: server.port,
       restart: async () => {

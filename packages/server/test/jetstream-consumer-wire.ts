@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsServer } from '@slipstream/test-servers';
-import { silentLogger, startServer } from '../src/index.js';
+import { type NatsServer, silentLogger, startServer } from '../src/index.js';
 
 export interface WireMessage {
   subject: string;
@@ -172,15 +172,15 @@ export async function startReference(): Promise<ConsumerTarget> {
   return { name: 'nats-server', port: server.port, stop: () => server.stop() };
 }
 
+/** Ours in-process on `storeDir`, which outlives it (a restart test starts another on it). */
+export function startOursOn(storeDir: string): Promise<NatsServer> {
+  return startServer({ host: '127.0.0.1', port: 0, jetstream: { storeDir }, logger: silentLogger });
+}
+
 /** Ours in-process, on a fresh store directory. */
 export async function startOurs(): Promise<ConsumerTarget> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-consumers-'));
-  const server = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    jetstream: { storeDir },
-    logger: silentLogger,
-  });
+  const server = await startOursOn(storeDir);
   return {
     name: 'slipstream',
     port: server.port,
