@@ -11,10 +11,19 @@ import { timestampString } from './time.js';
 export const int = () => z.number().int();
 /** An integer ≥ 0 (Go uint64 counters and sequences). */
 export const uint = () => z.number().int().nonnegative();
-/** A duration in nanoseconds (Go time.Duration). */
-export const durationNanos = () => z.number().int();
+/**
+ * A duration in nanoseconds (Go time.Duration). Past 2^53 ns (about 104 days) a JSON number
+ * loses precision but stays an integer, and servers send such values (a pause until next year,
+ * a max_age of years): they are accepted up to int64's range, as Go's encoder writes them.
+ */
+export const durationNanos = () =>
+  z
+    .number()
+    .refine(Number.isInteger, 'expected an integer number of nanoseconds')
+    .min(-(2 ** 63))
+    .max(2 ** 63);
 /** A duration in nanoseconds that must not be negative. */
-export const positiveDurationNanos = () => z.number().int().nonnegative();
+export const positiveDurationNanos = () => durationNanos().nonnegative();
 /** An RFC 3339 timestamp string, kept as sent (nanoseconds preserved). */
 export const timestamp = () => timestampString;
 /** A string → string map (metadata). */

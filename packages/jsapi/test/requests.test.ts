@@ -92,6 +92,18 @@ describe('responses', () => {
     expect(decoded.ok).toBe(false);
   });
 
+  it('durations past 2^53 ns decode (a pause until a year away), fractions do not', () => {
+    // nats-server writes pause_remaining as a Go int64 of nanoseconds: 4 years is about 1.26e17.
+    const paused = (remaining: string) =>
+      decodeApiResponse(
+        'consumerPause',
+        `{"type":"io.nats.jetstream.api.v1.consumer_pause_response","paused":true,"pause_until":"2030-01-01T00:00:00Z","pause_remaining":${remaining}}`,
+      );
+    const decoded = paused('126230400000000000');
+    expect(decoded.ok && decoded.value.pause_remaining).toBe(126230400000000000);
+    expect(paused('1.5').ok).toBe(false);
+  });
+
   it('pull and direct get have no JSON response', () => {
     expect(() => decodeApiResponse('consumerNext', '{}')).toThrow(TypeError);
   });
