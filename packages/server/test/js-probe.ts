@@ -113,6 +113,15 @@ const VARYING = new Set([
  */
 const NEWER_CONFIG_FIELDS = new Set(['compression', 'consumer_limits', 'allow_msg_ttl']);
 
+/**
+ * Metadata without the `_nats.*` keys a 2.11 server sets itself (the API level a stream was made
+ * at: stream.go setStaticStreamMetadata at v2.11.0); undefined when nothing else is left.
+ */
+function userMetadata(metadata: object): object | undefined {
+  const kept = Object.entries(metadata).filter(([key]) => !key.startsWith('_nats.'));
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
 /** A JSON value with its varying fields dropped and embedded request/response JSON parsed. */
 export function comparable(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(comparable);
@@ -120,6 +129,12 @@ export function comparable(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value)
       .filter(([key]) => !VARYING.has(key) && !NEWER_CONFIG_FIELDS.has(key))
+      .map(([key, inner]): [string, unknown] =>
+        key === 'metadata' && inner !== null && typeof inner === 'object'
+          ? [key, userMetadata(inner)]
+          : [key, inner],
+      )
+      .filter(([, inner]) => inner !== undefined)
       .map(([key, inner]) => [
         key,
         (key === 'request' || key === 'response') && typeof inner === 'string'
