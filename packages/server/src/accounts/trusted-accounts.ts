@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Claims, isPublicKey, type JwtPermissions, verifiedClaims } from '../auth/jwt.js';
+import { type Claims, type JwtPermissions, verifiedClaims } from '../auth/jwt.js';
+import { isPublicKey } from '../auth/nkey.js';
 import type { OperatorOptions, ResolverOptions } from '../auth/operator-options.js';
 import { ServerError } from '../errors.js';
 import type { AccountOptions, ExportOptions, ImportOptions } from './account-options.js';

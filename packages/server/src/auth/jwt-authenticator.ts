@@ -1,8 +1,8 @@
 import type { AccountNats, TrustedAccounts } from '../accounts/trusted-accounts.js';
 import type { PermissionsOptions } from './auth-options.js';
 import type { Identity } from './authenticator.js';
-import { isPublicKey, type JwtPermissions, verifiedClaims } from './jwt.js';
-import { nonceSigned } from './nkey.js';
+import { type JwtPermissions, verifiedClaims } from './jwt.js';
+import { isPublicKey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
 
 /** The CONNECT fields a JWT login uses. */

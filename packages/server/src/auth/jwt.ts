@@ -67,14 +67,3 @@ export function verifiedClaims<N>(
   if (claims.nbf && claims.nbf > now) return 'not yet valid';
   return claims;
 }
-
-/** Whether `key` is a well-formed public nkey of the kind its first letter names (O, A, U). */
-export function isPublicKey(key: unknown, prefix: 'O' | 'A' | 'U'): key is string {
-  if (typeof key !== 'string' || !key.startsWith(prefix)) return false;
-  try {
-    fromPublic(key);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -9,15 +9,20 @@ export function newNonce(): string {
   return randomBytes(NONCE_BYTES).toString('base64url');
 }
 
-/** Whether `key` is a well-formed public user nkey (`U…`, checksum included). */
-export function isUserNkey(key: string): boolean {
-  if (!key.startsWith('U')) return false;
+/** Whether `key` is a well-formed public nkey of the kind its first letter names (O, A, U). */
+export function isPublicKey(key: unknown, prefix: 'O' | 'A' | 'U'): key is string {
+  if (typeof key !== 'string' || !key.startsWith(prefix)) return false;
   try {
     fromPublic(key);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Whether `key` is a well-formed public user nkey (`U…`, checksum included). */
+export function isUserNkey(key: string): boolean {
+  return isPublicKey(key, 'U');
 }
 
 /**
