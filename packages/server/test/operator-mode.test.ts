@@ -144,6 +144,37 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     );
   });
 
+  it("delivers across accounts by the account JWTs' exports and imports", async () => {
+    const operator = new TestOperator();
+    const shop = operator.account('SHOP', {
+      claims: {
+        exports: [
+          { subject: 'orders.>', type: 'stream' },
+          { subject: 'stock.*', type: 'service' },
+        ],
+      },
+    });
+    const analytics = operator.account('ANALYTICS', {
+      claims: {
+        imports: [
+          { subject: 'orders.>', account: shop.publicKey, type: 'stream', to: 'shop' },
+          { subject: 'stock.*', account: shop.publicKey, type: 'service' },
+        ],
+      },
+    });
+    const server = await start({ operator: { operator } });
+    const clerk = await login(server, shop.user('clerk'));
+    await clerk.send('SUB stock.* 1\r\n');
+    await clerk.sync();
+    const analyst = await login(server, analytics.user('analyst'));
+    await analyst.send('SUB shop.> 1\r\nSUB inbox 2\r\n');
+    await analyst.sync();
+    await clerk.send('PUB orders.new 1\r\nx\r\n');
+    await analyst.waitFor('MSG shop.orders.new 1 1\r\nx\r\n');
+    await analyst.send('PUB stock.apples inbox 1\r\n?\r\n');
+    await clerk.waitFor(/MSG stock\.apples 1 (\S+) 1\r\n\?\r\n/);
+  });
+
   it('reads the account JWTs of a full resolver directory', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');

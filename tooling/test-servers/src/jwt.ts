@@ -77,6 +77,8 @@ export interface TestAccountOptions {
   jetstream?: boolean;
   /** Account limits over the unlimited defaults, by their JWT names (`conn`, `subs`, …). */
   limits?: Record<string, number>;
+  /** More account claims as nats-io/jwt names them: `exports`, `imports`, `default_permissions`. */
+  claims?: Record<string, unknown>;
 }
 
 const unlimited = -1;
@@ -94,6 +96,7 @@ export class TestAccount {
   readonly #limits: Record<string, unknown>;
   readonly #signingKeys: string[] = [];
   readonly #revocations: Record<string, number> = {};
+  readonly #claims: Record<string, unknown>;
 
   constructor(operator: KeyPair, name: string, options: TestAccountOptions = {}) {
     this.name = name;
@@ -111,6 +114,7 @@ export class TestAccount {
     if (options.jetstream)
       Object.assign(this.#limits, { mem_storage: unlimited, disk_storage: unlimited });
     Object.assign(this.#limits, options.limits);
+    this.#claims = options.claims ?? {};
   }
 
   get publicKey(): string {
@@ -123,6 +127,7 @@ export class TestAccount {
         sub: this.publicKey,
         name: this.name,
         nats: {
+          ...this.#claims,
           limits: this.#limits,
           signing_keys: this.#signingKeys,
           revocations: this.#revocations,
