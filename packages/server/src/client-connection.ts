@@ -50,6 +50,9 @@ const STRING_FIELDS = [
   ...['user', 'pass', 'auth_token', 'nkey', 'sig', 'jwt'],
 ] as const;
 
+/** The longest delay a Node timer holds (2^31 - 1 ms). */
+const MAX_TIMER = 2 ** 31 - 1;
+
 /** Reply prefixes reserved for the server's own routing (nats-server isReservedReply). */
 const RESERVED_REPLY_PREFIXES = ['_R_.', '$JS.ACK.', '_GR_.'];
 
@@ -489,7 +492,19 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.user = identity.user;
     this.#permissions = identity.permissions?.forConnection();
     clearTimeout(this.#authTimer);
+    if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
+  }
+
+  /** Closes the connection when its credentials expire, as nats-server closes a JWT user's. */
+  #expireAt(at: number): void {
+    // Node's timers hold at most ~24.8 days: a later expiry re-arms.
+    const wait = Math.min(at - Date.now(), MAX_TIMER);
+    this.#authTimer = setTimeout(() => {
+      if (Date.now() < at) this.#expireAt(at);
+      else this.close('Authentication Expired', ErrText.authenticationExpired);
+    }, wait);
+    this.#authTimer.unref();
   }
 
   /**

@@ -11,6 +11,7 @@ export const ErrText = {
   maxControlLine: 'maximum control line exceeded',
   authorizationViolation: 'Authorization Violation',
   authenticationTimeout: 'Authentication Timeout',
+  authenticationExpired: 'User Authentication Expired',
   staleConnection: 'Stale Connection',
   maxConnections: 'maximum connections exceeded',
   maxSubscriptions: 'maximum subscriptions exceeded',
@@ -32,6 +33,7 @@ export const ErrText = {
 export type CloseReason =
   | 'Client Closed'
   | 'Authentication Timeout'
+  | 'Authentication Expired'
   | 'Authentication Failure'
   | 'TLS Handshake Failure'
   | 'Slow Consumer (Pending Bytes)'

@@ -94,6 +94,16 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     expect(await answered(fine)).toBe('PONG\r\n');
   });
 
+  it('closes a user whose JWT expires while connected', async () => {
+    const operator = new TestOperator();
+    const user = operator.account('A').user('brief', { expiresInSeconds: 2 });
+    const server = await start({ operator: { operator } });
+    const client = await login(server, user);
+    expect(await answered(client)).toBe('PONG\r\n');
+    await client.waitClosed(5_000);
+    expect(client.afterInfo()).toBe("PONG\r\n-ERR 'User Authentication Expired'\r\n");
+  });
+
   it('takes users of a listed signing key, not of an unlisted one', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');

@@ -25,6 +25,8 @@ export interface Identity {
   readonly user: string | undefined;
   readonly account: string;
   readonly permissions: UserPermissions | undefined;
+  /** When the credentials expire (ms since the epoch; a JWT's `exp`): the connection is closed then. */
+  readonly expiresAt?: number;
 }
 
 interface Account {

@@ -80,6 +80,7 @@ export class JwtAuthenticator {
         user: user.sub,
         account: accountKey,
         permissions: options && new UserPermissions(options, `user JWT ${user.sub}`),
+        ...(user.exp ? { expiresAt: user.exp * 1000 } : {}),
       };
     } catch {
       return undefined;
