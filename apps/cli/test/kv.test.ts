@@ -1,18 +1,8 @@
-import type { RunningNatsServer } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slipHome, startJetStreamServer } from './slip.js';
+import { describe, expect, it } from 'vitest';
+import { jetStreamServers, slipSuite } from './slip.js';
 
-describe('kv commands against slipstream-server with JetStream', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
-
-  beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
-  });
+describe.each(jetStreamServers)('kv commands against $name with JetStream', ({ start }) => {
+  const { server, home, run } = slipSuite(start);
 
   it('kv add, put, get (--raw, --revision, --json), ls and status', async () => {
     const added = await run('kv', 'add', 'CFG', '--history', '5', '--description', 'settings');
@@ -25,7 +15,7 @@ describe('kv commands against slipstream-server with JetStream', () => {
     });
     expect((await run('kv', 'put', 'CFG', 'color', 'red')).code).toBe(0);
     expect(
-      (await home.run(['-s', server.url, 'kv', 'put', 'CFG', 'size'], undefined, 'from stdin'))
+      (await home().run(['-s', server().url, 'kv', 'put', 'CFG', 'size'], undefined, 'from stdin'))
         .stdout,
     ).toBe('from stdin\n');
     expect((await run('kv', 'get', 'CFG', 'color', '--raw')).stdout).toBe('red\n');
@@ -73,7 +63,7 @@ describe('kv commands against slipstream-server with JetStream', () => {
   });
 
   it('kv watch prints the current values then each change; del and purge; rm', async () => {
-    const watch = home.start(['-s', server.url, 'kv', 'watch', 'CFG', 'color']);
+    const watch = home().start(['-s', server().url, 'kv', 'watch', 'CFG', 'color']);
     await watch.printed('PUT CFG > color: green');
     await run('kv', 'put', 'CFG', 'color', 'black');
     await watch.printed('PUT CFG > color: black');

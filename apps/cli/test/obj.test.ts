@@ -1,25 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunningNatsServer } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slipHome, startJetStreamServer } from './slip.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { jetStreamServers, slipSuite } from './slip.js';
 
-describe('obj commands against slipstream-server with JetStream', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
+describe.each(jetStreamServers)('obj commands against $name with JetStream', ({ start }) => {
+  const { server, home, run } = slipSuite(start);
   // 1 MiB and a bit: several chunks, the last one short.
   const content = randomBytes(1024 * 1024 + 123);
   let file: string;
 
   beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
-    file = join(home.dir, 'data.bin');
+    file = join(home().dir, 'data.bin');
     await writeFile(file, content);
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
   });
 
   it('obj add, put a file, get it back byte for byte (to a file and to stdout), ls and info', async () => {
@@ -30,12 +23,12 @@ describe('obj commands against slipstream-server with JetStream', () => {
     expect(put.code).toBe(0);
     expect(put.stdout).toMatch(/^Object information for FILES > data\.bin:\n\n\s+Size: 1\.0 MiB\n/);
     expect(put.stdout).toMatch(/ Digest: SHA-256=\S+\n/);
-    const copy = join(home.dir, 'copy.bin');
+    const copy = join(home().dir, 'copy.bin');
     const get = await run('obj', 'get', 'FILES', 'data.bin', '-O', copy);
     expect(get).toEqual({ code: 0, stdout: '', stderr: `Wrote 1.0 MiB to ${copy}\n` });
     expect(Buffer.compare(await readFile(copy), content)).toBe(0);
 
-    const small = join(home.dir, 'note.txt');
+    const small = join(home().dir, 'note.txt');
     await writeFile(small, 'a small note');
     expect((await run('obj', 'put', 'FILES', small, '--name', 'notes/first.txt')).code).toBe(0);
     expect(await run('obj', 'get', 'FILES', 'notes/first.txt', '-O', '-')).toEqual({
@@ -60,7 +53,7 @@ describe('obj commands against slipstream-server with JetStream', () => {
   });
 
   it('obj watch sees the objects and then changes; rm deletes an object; seal makes the bucket read-only', async () => {
-    const watch = home.start(['-s', server.url, 'obj', 'watch', 'FILES']);
+    const watch = home().start(['-s', server().url, 'obj', 'watch', 'FILES']);
     await watch.printed('PUT FILES > data.bin: 1.0 MiB');
     expect((await run('obj', 'rm', 'FILES', 'notes/first.txt', '-f')).stderr).toBe(
       'Deleted object FILES > notes/first.txt\n',

@@ -3,35 +3,20 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunningNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, jetStreamServers, slipHome, startJetStreamServer } from './slip.js';
+import { bin, jetStreamServers, slipHome, slipSuite } from './slip.js';
 
-// nats-server 2.9.10 with JetStream: our server's JetStream is not there yet.
-describe('stream commands against slipstream-server with JetStream', () => {
-  let server: RunningNatsServer;
-  let home: Awaited<ReturnType<typeof slipHome>>;
-  const run = (...args: string[]) => home.run(['-s', server.url, ...args]);
-  const json = async (...args: string[]) => {
-    const result = await run('--json', ...args);
-    expect(result.stderr).toBe('');
-    return JSON.parse(result.stdout);
-  };
-
-  beforeAll(async () => {
-    [server, home] = await Promise.all([startJetStreamServer(), slipHome()]);
-  });
-  afterAll(async () => {
-    await Promise.all([server?.stop(), home?.remove()]);
-  });
+describe.each(jetStreamServers)('stream commands against $name with JetStream', ({ start }) => {
+  const { server, home, run, json } = slipSuite(start);
 
   it('stops quietly when its reader goes away early (slip ... | head)', async () => {
     await run('stream', 'add', 'PIPED', '--subjects', 'piped.>', '--defaults');
     await run('pub', 'piped.a', 'line {{Count}}', '--count', '2000', '-J');
-    const command = `"${process.execPath}" "${bin}" -s ${server.url} --json stream view PIPED | head -n 1`;
+    const command = `"${process.execPath}" "${bin}" -s ${server().url} --json stream view PIPED | head -n 1`;
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         'bash',
         ['-o', 'pipefail', '-c', command],
-        { env: home.env() },
+        { env: home().env() },
         (error, stdout, stderr) =>
           resolve({ code: (error?.code as number | undefined) ?? 0, stdout, stderr }),
       ),
@@ -81,7 +66,7 @@ describe('stream commands against slipstream-server with JetStream', () => {
   });
 
   it('stream add --config reads a JSON stream configuration; flags override it', async () => {
-    const file = join(home.dir, 'events.json');
+    const file = join(home().dir, 'events.json');
     await writeFile(
       file,
       JSON.stringify({ name: 'EVENTS', subjects: ['events.*'], max_msgs: 10, storage: 'memory' }),
