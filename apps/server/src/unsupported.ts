@@ -6,7 +6,8 @@
  * about and the server runs without it.
  */
 
-const operatorKeys = 'operator keys without operator JWTs are not supported yet: give operator JWTs';
+const operatorKeys =
+  'operator keys without operator JWTs are not supported yet: give operator JWTs';
 
 /** Top-level config keys that stop the start, with the reason given. */
 export const refusedKeys: Readonly<Record<string, string>> = {
