@@ -1,6 +1,5 @@
-import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import { failure, slipSuite, startOurServer } from './slip.js';
+import { configuredServers, failure, slipSuite } from './slip.js';
 
 // A server with a system account (users in it may ask every server for its stats) and an
 // application account.
@@ -13,15 +12,7 @@ accounts {
 system_account: SYS
 `;
 
-const systemAccountServers: ReadonlyArray<{
-  name: string;
-  start: () => Promise<RunningNatsServer>;
-}> = [
-  { name: 'slipstream-server', start: () => startOurServer(systemAccountConfig) },
-  { name: 'nats-server', start: () => startNatsServer({ config: systemAccountConfig }) },
-];
-
-describe.each(systemAccountServers)(
+describe.each(configuredServers(systemAccountConfig))(
   'server ping through the system account of $name',
   ({ start }) => {
     const { run, json } = slipSuite(start);

@@ -166,6 +166,17 @@ export const coreServers: ReadonlyArray<{
   { name: 'nats-server', start: () => startNatsServer() },
 ];
 
+/** Both servers started with the same nats-server config file text (both read its format). */
+export function configuredServers(config: string): ReadonlyArray<{
+  name: string;
+  start: () => Promise<RunningNatsServer>;
+}> {
+  return [
+    { name: 'slipstream-server', start: () => startOurServer(config) },
+    { name: 'nats-server', start: () => startNatsServer({ config }) },
+  ];
+}
+
 /** Our server with JetStream in a temp store: the stream, consumer, KV and object commands need it. */
 export function startJetStreamServer(): Promise<RunningNatsServer> {
   return startNatsServer({ bin: slipstreamServerBin, jetstream: true });
