@@ -157,17 +157,8 @@ export function startOurServer(config?: string): Promise<RunningNatsServer> {
   return startNatsServer({ bin: slipstreamServerBin, config });
 }
 
-/** The servers the core commands are checked against. */
-export const coreServers: ReadonlyArray<{
-  name: string;
-  start: () => Promise<RunningNatsServer>;
-}> = [
-  { name: 'slipstream-server', start: () => startOurServer() },
-  { name: 'nats-server', start: () => startNatsServer() },
-];
-
-/** Both servers started with the same nats-server config file text (both read its format). */
-export function configuredServers(config: string): ReadonlyArray<{
+/** Both servers, started with the same nats-server config file text if given (both read it). */
+export function configuredServers(config?: string): ReadonlyArray<{
   name: string;
   start: () => Promise<RunningNatsServer>;
 }> {
@@ -176,6 +167,9 @@ export function configuredServers(config: string): ReadonlyArray<{
     { name: 'nats-server', start: () => startNatsServer({ config }) },
   ];
 }
+
+/** The servers the core commands are checked against. */
+export const coreServers = configuredServers();
 
 /** Our server with JetStream in a temp store: the stream, consumer, KV and object commands need it. */
 export function startJetStreamServer(): Promise<RunningNatsServer> {
