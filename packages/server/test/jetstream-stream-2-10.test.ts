@@ -25,8 +25,10 @@ const { create, created, update, info, message, restart } = js;
 describe('metadata', () => {
   it('is echoed in the config and limited to 128 KiB of keys and values', async () => {
     const answer = await created({ name: 'M', metadata: { owner: 'team-a', tier: 'gold' } });
-    expect(configOf(answer).metadata).toEqual({ owner: 'team-a', tier: 'gold' });
-    expect(configOf(await info('M')).metadata).toEqual({ owner: 'team-a', tier: 'gold' });
+    // Advertising 2.11, the server adds its API level keys (v2.11.0 jetstream_versioning.go).
+    const echoed = { owner: 'team-a', tier: 'gold', '_nats.req.level': '0', '_nats.level': '1' };
+    expect(configOf(answer).metadata).toMatchObject(echoed);
+    expect(configOf(await info('M')).metadata).toMatchObject(echoed);
     // v2.10.0 stream.go:1155-1161, JSMaxMetadataLen = 128 * 1024 (jetstream_api.go)
     const big = await create({ name: 'BIG', metadata: { k: 'x'.repeat(128 * 1024) } });
     expect(errorOf(big)).toEqual({
