@@ -2,8 +2,8 @@
  * The official JetStream client (@nats-io/jetstream 3) using the consumer features of
  * nats-server 2.10 and 2.11 against slipstream-server: several filter subjects, metadata and
  * the stream's consumer_limits, pause / resume, pinned_client priority groups with fetch and
- * consume, unpin, and overflow. The client gates these on the server version, and ours still
- * advertises 2.9.10, so the connection's feature table is set as for 2.11.0 first.
+ * consume, unpin, and overflow. The client gates these on the server version: it enables them
+ * from the 2.11.0 our server's INFO advertises.
  */
 import {
   AckPolicy,
@@ -27,8 +27,6 @@ describe.each(ourServers)(
     let jsm: JetStreamManager;
     beforeAll(async () => {
       nc = await connect({ servers: server.url() });
-      // NatsConnectionImpl's feature table (not in the NatsConnection type).
-      (nc as unknown as { features: { update(version: string): void } }).features.update('2.11.0');
       js = jetstream(nc);
       jsm = await jetstreamManager(nc);
     });

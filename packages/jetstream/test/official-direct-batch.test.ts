@@ -2,8 +2,8 @@
  * The official JetStream client's batch direct gets (@nats-io/jetstream 3: `direct.getBatch`
  * and `direct.getLastMessagesFor`, nats-server 2.11's JS_BATCH_DIRECT_GET) against
  * slipstream-server: the messages with their pending count and previous sequence, ended by the
- * server's `204 EOB`. The client gates them on the server version, and ours still advertises
- * 2.9.10, so the connection's feature table is set as for 2.11.0 first.
+ * server's `204 EOB`. The client gates them on the server version: it enables them from the
+ * 2.11.0 our server's INFO advertises.
  */
 import { type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -27,8 +27,6 @@ describe.each(ourServers)('official client, 2.11 batch direct get, against $name
   let name: string;
   beforeAll(async () => {
     nc = await connect({ servers: server.url() });
-    // NatsConnectionImpl's feature table (not in the NatsConnection type).
-    (nc as unknown as { features: { update(version: string): void } }).features.update('2.11.0');
     jsm = await jetstreamManager(nc);
     name = uniqueStream('DG');
     await jsm.streams.add({ name, subjects: [`${name}.>`], allow_direct: true });
