@@ -5,32 +5,20 @@
  * consume, unpin, and overflow. The client gates these on the server version: it enables them
  * from the 2.11.0 our server's INFO advertises.
  */
-import {
-  AckPolicy,
-  type JetStreamClient,
-  type JetStreamManager,
-  jetstream,
-  jetstreamManager,
-} from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { describe, expect, it } from 'vitest';
+import { useOfficialJetStream } from './official.js';
 import { ourServers, uniqueStream, useJetStreamServer } from './servers.js';
-
-type Connection = Awaited<ReturnType<typeof connect>>;
 
 describe.each(ourServers)(
   'official client, 2.10 / 2.11 consumer features, against $name',
   (kind) => {
     const server = useJetStreamServer(kind);
-    let nc: Connection;
     let js: JetStreamClient;
     let jsm: JetStreamManager;
-    beforeAll(async () => {
-      nc = await connect({ servers: server.url() });
-      js = jetstream(nc);
-      jsm = await jetstreamManager(nc);
+    useOfficialJetStream(server, (clients) => {
+      ({ js, jsm } = clients);
     });
-    afterAll(() => nc?.close());
 
     async function streamWith(subjects: string[], limits?: { max_ack_pending: number }) {
       const name = uniqueStream('OC11');

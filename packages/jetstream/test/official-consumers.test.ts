@@ -9,27 +9,20 @@ import {
   DeliverPolicy,
   type JetStreamClient,
   type JetStreamManager,
-  jetstream,
-  jetstreamManager,
   ReplayPolicy,
 } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type OfficialConnection, useOfficialJetStream } from './official.js';
 import { streamServers, uniqueStream, useJetStreamServer } from './servers.js';
-
-type Connection = Awaited<ReturnType<typeof connect>>;
 
 describe.each(streamServers)('official client consumers against $name', (kind) => {
   const server = useJetStreamServer(kind);
-  let nc: Connection;
+  let nc: OfficialConnection;
   let js: JetStreamClient;
   let jsm: JetStreamManager;
-  beforeAll(async () => {
-    nc = await connect({ servers: server.url() });
-    js = jetstream(nc);
-    jsm = await jetstreamManager(nc);
+  useOfficialJetStream(server, (clients) => {
+    ({ nc, js, jsm } = clients);
   });
-  afterAll(() => nc?.close());
 
   async function streamWith(count: number): Promise<string> {
     const name = uniqueStream('OC');
