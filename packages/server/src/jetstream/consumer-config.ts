@@ -180,10 +180,7 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
   if (replicas > 0 && replicas > (stream.num_replicas ?? 1)) {
     throw ApiError.of(jsErrors.JSConsumerReplicasExceedsStream);
   }
-  const backoff = config.backoff?.length ?? 0;
-  if (backoff > 0 && config.max_deliver! <= backoff) {
-    throw ApiError.of(jsErrors.JSConsumerMaxDeliverBackoffErr);
-  }
+  checkBackoffFitsMaxDeliver(config);
   if ((config.description?.length ?? 0) > MAX_DESCRIPTION_LENGTH) {
     throw ApiError.of(jsErrors.JSConsumerDescriptionTooLongErrF, { max: MAX_DESCRIPTION_LENGTH });
   }
@@ -194,7 +191,7 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
     if (isPull(config)) throw ApiError.of(jsErrors.JSConsumerDirectRequiresPushErr);
     if (config.durable_name) throw ApiError.of(jsErrors.JSConsumerDirectRequiresEphemeralErr);
   }
-  checkFilters(config, stream);
+  checkFilters(config);
   checkStartPolicy(config);
   if (config.sample_freq && !/^\d+%?$/.test(config.sample_freq)) {
     throw ApiError.of(jsErrors.JSConsumerInvalidSamplingErrF, {
@@ -256,31 +253,24 @@ function checkStreamLimits(config: ConsumerConfig, stream: StreamConfig): void {
 
 /**
  * filter_subject or filter_subjects (not both, 10136), no empty entry (10139), each a valid
- * subject, no two overlapping (10138) (2.11 consumer.go:706-735). Each must also lie within the
- * stream's subjects, as 2.9.10 requires (10093); a mirror's or a sourced stream's messages come
- * with their origin's subjects, which nats-server does not hold a filter against.
+ * subject (10052), no two overlapping (10138) (consumer.go:706-735 at v2.11.0). A filter need not
+ * lie within the stream's subjects: 2.10 dropped 2.9.10's check (10093), and such a consumer
+ * simply has nothing pending until the stream holds messages on its subjects.
  */
-function checkFilters(config: ConsumerConfig, stream: StreamConfig): void {
+function checkFilters(config: ConsumerConfig): void {
   const many = config.filter_subjects ?? [];
   if (config.filter_subject && many.length > 0) {
     throw ApiError.of(jsErrors.JSConsumerDuplicateFilterSubjects);
   }
   if (many.includes('')) throw ApiError.of(jsErrors.JSConsumerEmptyFilter);
   const filters = configuredFilters(config);
-  if (many.length > 0) {
-    for (const [i, filter] of filters.entries()) {
-      if (!isValidSubscribeSubject(filter)) {
-        throw ApiError.of(jsErrors.JSStreamInvalidConfigF, { err: 'invalid subject' });
-      }
-      if (filters.some((other, j) => j !== i && subjectsCollide(filter, other))) {
-        throw ApiError.of(jsErrors.JSConsumerOverlappingSubjectFilters);
-      }
+  for (const [i, filter] of filters.entries()) {
+    if (!isValidSubscribeSubject(filter)) {
+      throw ApiError.of(jsErrors.JSStreamInvalidConfigF, { err: 'invalid subject' });
     }
-  }
-  const external = stream.mirror !== undefined || (stream.sources?.length ?? 0) > 0;
-  if (external) return;
-  if (filters.some((filter) => !validFilter(filter, stream))) {
-    throw ApiError.of(jsErrors.JSConsumerFilterNotSubsetErr);
+    if (filters.some((other, j) => j !== i && subjectsCollide(filter, other))) {
+      throw ApiError.of(jsErrors.JSConsumerOverlappingSubjectFilters);
+    }
   }
 }
 
@@ -320,15 +310,6 @@ function checkPullOptions(config: ConsumerConfig, stream: StreamConfig): void {
   if (maxExpires !== 0 && maxExpires < MIN_MAX_EXPIRES_NANOS) {
     throw ApiError.of(jsErrors.JSConsumerMaxRequestExpiresTooSmall);
   }
-}
-
-/** The filter must lie within the stream's subjects (or, with wildcards, cover one of them). */
-function validFilter(filter: string, stream: StreamConfig): boolean {
-  if (!isValidSubscribeSubject(filter)) return false;
-  const wildcard = hasWildcard(filter);
-  return (stream.subjects ?? []).some(
-    (subject) => isSubsetMatch(filter, subject) || (wildcard && isSubsetMatch(subject, filter)),
-  );
 }
 
 function checkStartPolicy(config: ConsumerConfig): void {
@@ -395,8 +376,18 @@ export function checkConsumerUpdate(
     if (!next.deliver_subject) throw createError('can not update push consumer to pull based');
     if (deliverSubjectBound()) throw ApiError.of(jsErrors.JSConsumerNameExistErr);
   }
-  const backoff = next.backoff?.length ?? 0;
-  if (backoff > 0 && next.max_deliver! <= backoff) {
+  checkBackoffFitsMaxDeliver(next);
+}
+
+/**
+ * A backoff list may not have more steps than there are deliveries: 2.11 refuses only more
+ * steps than a limited max_deliver (consumer.go:627 and :2127 at v2.11.0), where 2.9.10 also
+ * refused as many steps as deliveries and any unlimited max_deliver (`MaxDeliver <= lbo`).
+ */
+function checkBackoffFitsMaxDeliver(config: ConsumerConfig): void {
+  const steps = config.backoff?.length ?? 0;
+  const limited = config.max_deliver !== -1;
+  if (steps > 0 && limited && steps > config.max_deliver!) {
     throw ApiError.of(jsErrors.JSConsumerMaxDeliverBackoffErr);
   }
 }
