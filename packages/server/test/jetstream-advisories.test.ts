@@ -217,7 +217,7 @@ describe('snapshot and restore advisories', () => {
     server = await startServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
     probe = await JsProbe.connect(server.port);
     await probe.subscribe('$JS.EVENT.ADVISORY.STREAM.>');
-    advisories = new Advisories(internalClientOf(server), 'fixtures', undefined);
+    advisories = new Advisories(internalClientOf(server), 'fixtures', undefined, '$G');
   });
   afterAll(async () => {
     probe.close();

@@ -182,6 +182,8 @@ describe('pinned_client (nats-server 2.11)', () => {
     const [advisory] = await wire.received(pinned, 1);
     expect(JSON.parse(advisory!.data)).toMatchObject({
       type: 'io.nats.jetstream.advisory.v1.consumer_group_pinned',
+      // The advisories name the account (consumer.go:1638 and :1657 at v2.11.0).
+      account: '$G',
       stream: 'P',
       consumer: 'PIN',
       group: 'G',
@@ -216,6 +218,7 @@ describe('pinned_client (nats-server 2.11)', () => {
     const [advisory] = await wire.received(unpinned, 1);
     expect(JSON.parse(advisory!.data)).toMatchObject({
       type: 'io.nats.jetstream.advisory.v1.consumer_group_unpinned',
+      account: '$G',
       stream: 'P',
       consumer: 'PIN',
       group: 'G',

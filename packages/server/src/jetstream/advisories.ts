@@ -41,6 +41,8 @@ export class Advisories {
     /** The server's name, the `server` of audits and the `server` of their client info. */
     private readonly serverName: string,
     private readonly domain: string | undefined,
+    /** The account whose JetStream this is, which 2.11's priority group advisories name. */
+    readonly account: string,
   ) {}
 
   /** Whether anything listens for the API audit, so the dispatcher keeps a request's text. */

@@ -36,10 +36,11 @@ export class ConsumerEvents {
     }));
   }
 
-  /** A pinned_client group got a new pin (2.11 consumer.go:1631). */
+  /** A pinned_client group got a new pin (2.11 consumer.go:1631), naming the account too. */
   pinned(group: string, pinnedId: string): void {
     const { stream, consumer } = this;
     this.advisories.consumerEvent('consumerPinned', stream, consumer, () => ({
+      account: this.advisories.account,
       stream,
       consumer,
       group,
@@ -47,10 +48,14 @@ export class ConsumerEvents {
     }));
   }
 
-  /** A pinned_client group lost its pin: "admin" (CONSUMER.UNPIN) or "timeout". */
+  /**
+   * A pinned_client group lost its pin: "admin" (CONSUMER.UNPIN) or "timeout" (2.11
+   * consumer.go:1650), naming the account too.
+   */
   unpinned(group: string, reason: string): void {
     const { stream, consumer } = this;
     this.advisories.consumerEvent('consumerUnpinned', stream, consumer, () => ({
+      account: this.advisories.account,
       stream,
       consumer,
       group,

@@ -29,7 +29,7 @@ export class JetStream {
     /** The server's own budget check for a storage type. */
     serverExhausted: (storage: 'memory' | 'file') => JsErrorEntry | undefined,
   ) {
-    this.advisories = new Advisories(client, serverName, options.domain);
+    this.advisories = new Advisories(client, serverName, options.domain, account);
     this.#account = new JsAccount(
       account,
       options,
