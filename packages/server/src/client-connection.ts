@@ -137,6 +137,10 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #held: (() => void)[] | undefined;
   /** The authenticated user's permissions; undefined = everything allowed. */
   #permissions: ConnectionPermissions | undefined;
+  /** The authenticated user's own subscription limit (a user JWT's `subs`). */
+  #userMaxSubscriptions: number | undefined;
+  /** nats-server answers the first PING after CONNECT with an INFO if the payload limit changed. */
+  #firstPong: 'before CONNECT' | 'due' | 'sent' = 'before CONNECT';
 
   constructor(
     readonly cid: number,
@@ -365,6 +369,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       case 'PING':
         this.outbound.writer.pong();
         this.#queued('PONG');
+        if (this.#firstPong === 'due') this.#afterFirstPong();
         return;
       case 'PONG':
         this.#keepalive.pong();
@@ -438,6 +443,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     // Until a PING measures it, estimate the round trip as accept-to-CONNECT, as nats-server does.
     this.#keepalive.rtt ??= performance.now() - this.#acceptedAt;
     this.#keepalive.connected();
+    if (this.#firstPong === 'before CONNECT') this.#firstPong = 'due';
     this.verbose = connect.verbose ?? this.verbose;
     this.pedantic = connect.pedantic ?? this.pedantic;
     this.echo = connect.echo ?? this.echo;
@@ -452,7 +458,12 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     // Every CONNECT is checked, a later one too, as in nats-server: it may change the user.
-    const identity = authenticator.authenticate(connect, this.nonce, this.#certificateToMap());
+    const identity = authenticator.authenticate(
+      connect,
+      this.nonce,
+      this.#certificateToMap(),
+      this.ip,
+    );
     if (!(identity instanceof Promise)) {
       this.#authenticatedConnect(connect, identity);
       return;
@@ -491,6 +502,9 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.#authenticated = true;
     this.user = identity.user;
     this.#permissions = identity.permissions?.forConnection();
+    this.#userMaxSubscriptions = identity.maxSubscriptions;
+    const serverMax = this.#host.options.maxPayload;
+    this.#parser.maxPayload = Math.min(serverMax, identity.maxPayload ?? serverMax);
     clearTimeout(this.#authTimer);
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
@@ -526,6 +540,19 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     account.connections++;
     this.account = account;
     return true;
+  }
+
+  /**
+   * A client that takes async INFO learns its own max_payload (a JWT user's limit below the
+   * server's) right after its first PONG, as nats-server tells it.
+   */
+  #afterFirstPong(): void {
+    this.#firstPong = 'sent';
+    const maxPayload = this.#parser.maxPayload;
+    if (this.protocol < 1 || maxPayload === this.#host.options.maxPayload) return;
+    const info = JSON.parse(this.#host.infoFor(this.cid, this.ip));
+    this.outbound.writer.info(JSON.stringify({ ...info, max_payload: maxPayload }));
+    this.#queued('INFO');
   }
 
   /** The rest of CONNECT, once the client is known. */
@@ -604,7 +631,11 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     const max = lowestLimit(this.#host.options.maxSubscriptions, this.account.maxSubscriptions);
-    if (max > 0 && this.subscriptions.size >= max) {
+    const userMax = this.#userMaxSubscriptions;
+    if (
+      (max > 0 && this.subscriptions.size >= max) ||
+      (userMax !== undefined && this.subscriptions.size >= userMax)
+    ) {
       this.#err(ErrText.maxSubscriptions);
       return;
     }

@@ -9,8 +9,15 @@ import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
 
 const violation = "-ERR 'Authorization Violation'\r\n";
 
+interface LoginOptions {
+  /** Sign the nonce (default); false: leave the signature out. */
+  sign?: boolean;
+  /** CONNECT's protocol: 1 takes async INFO. */
+  protocol?: number;
+}
+
 /** CONNECT with the user's JWT and, unless left out, its signature of this connection's nonce. */
-function connectLine(client: RawClient, user: TestUser, options: { sign?: boolean } = {}): string {
+function connectLine(client: RawClient, user: TestUser, options: LoginOptions = {}): string {
   const nonce = client.info().nonce as string;
   const sig = Buffer.from(fromSeed(user.seed).sign(Buffer.from(nonce))).toString('base64url');
   const fields = {
@@ -18,6 +25,7 @@ function connectLine(client: RawClient, user: TestUser, options: { sign?: boolea
     pedantic: false,
     jwt: user.jwt,
     ...(options.sign === false ? {} : { sig }),
+    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
   };
   return `CONNECT ${JSON.stringify(fields)}\r\n`;
 }
@@ -25,7 +33,7 @@ function connectLine(client: RawClient, user: TestUser, options: { sign?: boolea
 describe.each(bothServers)('operator mode against $name', (target) => {
   const { start, connect } = closedAfterEach(target);
 
-  async function login(server: RunningTarget, user: TestUser, options: { sign?: boolean } = {}) {
+  async function login(server: RunningTarget, user: TestUser, options: LoginOptions = {}) {
     const client = await connect(server);
     await client.send(connectLine(client, user, options));
     return client;
@@ -37,7 +45,7 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     return client.afterInfo();
   }
 
-  async function refused(server: RunningTarget, user: TestUser, options: { sign?: boolean } = {}) {
+  async function refused(server: RunningTarget, user: TestUser, options: LoginOptions = {}) {
     const client = await login(server, user, options);
     await client.send('PING\r\n');
     await client.waitClosed();
@@ -121,6 +129,91 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     const server = await start({ operator: { operator } });
     const client = await login(server, user, { sign: false });
     expect(await answered(client)).toBe('PONG\r\n');
+  });
+
+  it("lets a user in from its JWT's src CIDRs only", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const elsewhere = account.user('elsewhere', { src: ['10.0.0.0/8', '192.168.1.0/24'] });
+    const local = account.user('local', { src: ['10.0.0.0/8', '127.0.0.0/8'] });
+    const malformed = account.user('malformed', { src: ['127.0.0.1'] });
+    const server = await start({ operator: { operator } });
+    expect(await refused(server, elsewhere)).toBe(violation);
+    expect(await refused(server, malformed)).toBe(violation);
+    expect(await answered(await login(server, local))).toBe('PONG\r\n');
+  });
+
+  it("lets a user in within its JWT's connect times only", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const clock = (hoursFromNow: number) =>
+      new Date(Date.now() + hoursFromNow * 3_600_000).toISOString().slice(11, 19);
+    // Starts later today, or (past midnight) ended earlier today: never now.
+    const later = account.user('later', {
+      times: [{ start: clock(2), end: clock(3) }],
+      timesLocation: 'UTC',
+    });
+    const allDay = account.user('all-day', {
+      times: [{ start: '00:00:00', end: '23:59:59' }],
+      timesLocation: 'America/New_York',
+    });
+    const nowhere = account.user('nowhere', {
+      times: [{ start: '00:00:00', end: '23:59:59' }],
+      timesLocation: 'Nowhere/Atlantis',
+    });
+    const server = await start({ operator: { operator } });
+    expect(await refused(server, later)).toBe(violation);
+    expect(await refused(server, nowhere)).toBe(violation);
+    expect(await answered(await login(server, allDay))).toBe('PONG\r\n');
+  });
+
+  it('closes a user whose connect time ends while connected', async () => {
+    const operator = new TestOperator();
+    const soon = new Date(Date.now() + 2_000).toISOString().slice(11, 19);
+    const user = operator
+      .account('A')
+      .user('brief', { times: [{ start: '00:00:00', end: soon }], timesLocation: 'UTC' });
+    const server = await start({ operator: { operator } });
+    const client = await login(server, user);
+    expect(await answered(client)).toBe('PONG\r\n');
+    await client.waitClosed(5_000);
+    expect(client.afterInfo()).toBe("PONG\r\n-ERR 'User Authentication Expired'\r\n");
+  });
+
+  it.each([
+    ['the user JWT', { user: 10, account: 100 }, 10],
+    ['the account JWT', { user: -1, account: 10 }, 10],
+  ])(
+    'tells the client its max_payload from %s and closes it on a larger message',
+    async (_, payload, expected) => {
+      const operator = new TestOperator();
+      const account = operator.account('A', { limits: { payload: payload.account } });
+      const user = account.user('small', { limits: { payload: payload.user } });
+      const server = await start({ operator: { operator } });
+      const client = await login(server, user, { protocol: 1 });
+      await client.send('PING\r\n');
+      await client.waitFor(/PONG\r\nINFO .*\r\n/);
+      const info = /^PONG\r\nINFO (.*)\r\n$/.exec(client.afterInfo());
+      expect(JSON.parse(info![1]!).max_payload).toBe(expected);
+      await client.send(`PUB x ${expected}\r\n${'a'.repeat(expected)}\r\nPING\r\n`);
+      await client.waitFor(/PONG\r\n$/);
+      await client.send(`PUB x ${expected + 1}\r\n${'a'.repeat(expected + 1)}\r\n`);
+      await client.waitClosed();
+      expect(client.afterInfo()).toMatch(/PONG\r\n-ERR 'Maximum Payload Violation'\r\n$/);
+    },
+  );
+
+  it("applies the user JWT's subscription limit to each of its connections", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const user = account.user('few', { limits: { subs: 2 } });
+    const server = await start({ operator: { operator } });
+    const first = await login(server, user);
+    const second = await login(server, user);
+    await first.send('SUB a 1\r\nSUB b 2\r\nSUB c 3\r\n');
+    expect(await answered(first)).toBe("-ERR 'maximum subscriptions exceeded'\r\nPONG\r\n");
+    await second.send('SUB a 1\r\nSUB b 2\r\n');
+    expect(await answered(second)).toBe('PONG\r\n');
   });
 
   it('enforces the permissions of the user JWT', async () => {

@@ -70,6 +70,13 @@ export interface TestUserOptions {
   bearerToken?: boolean;
   /** Signed by this key instead of the account's: one of its `signingKey()`s, or a stranger. */
   signer?: KeyPair;
+  /** CIDRs the user must connect from (`src`). */
+  src?: string[];
+  /** Daily connect windows (`HH:MM:SS`) in the IANA zone `timesLocation` (`times_location`). */
+  times?: { start: string; end: string }[];
+  timesLocation?: string;
+  /** Limits over the unlimited defaults, by their JWT names (`subs`, `data`, `payload`). */
+  limits?: { subs?: number; data?: number; payload?: number };
 }
 
 export interface TestAccountOptions {
@@ -168,9 +175,13 @@ export class TestAccount {
           ...(options.resp ? { resp: options.resp } : {}),
           ...(options.bearerToken ? { bearer_token: true } : {}),
           ...(options.signer ? { issuer_account: this.publicKey } : {}),
+          ...(options.src ? { src: options.src } : {}),
+          ...(options.times ? { times: options.times } : {}),
+          ...(options.timesLocation ? { times_location: options.timesLocation } : {}),
           subs: unlimited,
           data: unlimited,
           payload: unlimited,
+          ...options.limits,
           type: 'user',
           version: 2,
         },

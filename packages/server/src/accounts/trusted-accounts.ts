@@ -32,6 +32,7 @@ interface JwtImport {
 /** An account JWT's own claims (nats-io/jwt v2 `Account`), as far as this server uses them. */
 export interface AccountNats {
   type?: string;
+  version?: number;
   limits?: Record<string, number | boolean | undefined>;
   signing_keys?: SigningKey[];
   /** Users (or `*`: all) whose JWTs issued at or before the time (seconds) are refused. */

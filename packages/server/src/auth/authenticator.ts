@@ -27,6 +27,10 @@ export interface Identity {
   readonly permissions: UserPermissions | undefined;
   /** When the credentials expire (ms since the epoch; a JWT's `exp`): the connection is closed then. */
   readonly expiresAt?: number;
+  /** Bytes a message of this user may carry, when lower than the server's (a JWT's limits). */
+  readonly maxPayload?: number;
+  /** Subscriptions this user may hold at once (a user JWT's `subs`); absent: no own limit. */
+  readonly maxSubscriptions?: number;
 }
 
 interface Account {

@@ -4,6 +4,7 @@ import type { Identity } from './authenticator.js';
 import { type JwtPermissions, verifiedClaims } from './jwt.js';
 import { isPublicKey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
+import { connectWindow, sourceAllowed } from './user-restrictions.js';
 
 /** The CONNECT fields a JWT login uses. */
 export interface JwtCredentials {
@@ -11,27 +12,40 @@ export interface JwtCredentials {
   sig?: string;
 }
 
-/** A user JWT's own claims (nats-io/jwt v2 `User`), as far as this server uses them. */
-interface UserNats extends JwtPermissions {
-  type?: string;
-  /** The account, when a signing key of it (not the account key) issued the JWT. */
-  issuer_account?: string;
+/**
+ * What a user may do and from where (nats-io/jwt v2 `UserPermissionLimits`): the user JWT's own,
+ * or the template of the scoped signing key that issued it.
+ */
+export interface UserRights extends JwtPermissions {
   /** No nonce signature needed: the JWT alone logs in. */
   bearer_token?: boolean;
+  /** CIDRs the client must connect from. */
   src?: unknown;
+  /** Daily connect windows, in `times_location`'s wall clock. */
   times?: unknown;
+  times_location?: unknown;
   allowed_connection_types?: string[];
+  /** Subscriptions at once, and bytes a message may carry; -1: no limit. */
+  subs?: number;
+  payload?: number;
 }
 
-/** The user claims that restrict where and when a user connects, which this server cannot check. */
-const UNCHECKED_RESTRICTIONS = ['src', 'times'] as const;
+/** A user JWT's own claims (nats-io/jwt v2 `User`), as far as this server uses them. */
+interface UserNats extends UserRights {
+  type?: string;
+  version?: number;
+  /** The account, when a signing key of it (not the account key) issued the JWT. */
+  issuer_account?: string;
+}
 
 /**
  * Operator mode's login, as nats-server's JWT branch of processClientOrLeafAuthentication: the
  * user JWT must be signed by a trusted account (its key or one of its signing keys; a scoped
- * key's template replaces the user's permissions), unexpired and not revoked, and the client
- * must sign the INFO nonce with the user's key unless the JWT is a bearer token. The user's
- * permissions (else the account's default permissions) apply to the connection.
+ * key's template replaces the user's rights), unexpired and not revoked, the client must sign
+ * the INFO nonce with the user's key unless the JWT is a bearer token, and connect from the
+ * user's `src` within its `times`. The user's permissions (else the account's default
+ * permissions) and its subscription and payload limits (with the account's payload limit) apply
+ * to the connection.
  */
 export class JwtAuthenticator {
   /** Every client signs the nonce (bearer tokens aside). */
@@ -45,7 +59,13 @@ export class JwtAuthenticator {
     private readonly served: (account: string) => boolean,
   ) {}
 
-  authenticate(credentials: JwtCredentials, nonce: string | undefined): Identity | undefined {
+  /** `ip`: where the client connects from, for the user's `src`. */
+  authenticate(
+    credentials: JwtCredentials,
+    nonce: string | undefined,
+    _certificate: unknown,
+    ip: string,
+  ): Identity | undefined {
     if (!credentials.jwt) return undefined;
     const user = verifiedClaims<UserNats>(credentials.jwt);
     if (typeof user === 'string' || user.nats.type !== 'user' || !isPublicKey(user.sub, 'U')) {
@@ -54,33 +74,48 @@ export class JwtAuthenticator {
     const accountKey = user.nats.issuer_account ?? user.iss;
     const account = this.trusted.get(accountKey);
     if (!account || !this.served(accountKey)) return undefined;
-    let permissions: JwtPermissions = user.nats;
+    let rights: UserRights = user.nats;
     if (user.iss !== accountKey) {
       const signer = account.nats.signing_keys?.find(
         (key) => (typeof key === 'string' ? key : key.key) === user.iss,
       );
       if (signer === undefined) return undefined;
-      if (typeof signer !== 'string') permissions = signer.template ?? {};
+      if (typeof signer !== 'string') rights = signer.template ?? {};
     }
-    if (!user.nats.bearer_token) {
+    if (!rights.bearer_token) {
       const { sig } = credentials;
       if (sig === undefined || nonce === undefined || !nonceSigned(user.sub, nonce, sig)) {
         return undefined;
       }
     }
     if (revoked(account.nats, user.sub, user.iat ?? 0)) return undefined;
-    // Refused rather than let in a client the restriction was meant to keep out.
-    if (UNCHECKED_RESTRICTIONS.some((key) => user.nats[key] !== undefined)) return undefined;
-    const types = user.nats.allowed_connection_types;
+    if (!sourceAllowed(rights.src, ip)) return undefined;
+    const window = connectWindow(rights.times, rights.times_location);
+    if (!window.allowed) return undefined;
+    const types = rights.allowed_connection_types;
     if (types?.length && !types.includes('STANDARD')) return undefined;
+    // As nats-server: the connection closes when the JWT expires or its connect window ends.
+    const ends = [
+      user.exp ? user.exp * 1000 : undefined,
+      window.remaining === undefined ? undefined : Date.now() + window.remaining,
+    ].filter((at) => at !== undefined);
+    // A v2 claim without a limit is 0, as nats-io/jwt decodes it; v1 ones had no limit.
+    const limits = claimedLimits(rights, (user.nats.version ?? 1) >= 2);
+    const accountLimits = claimedLimits(
+      account.nats.limits ?? {},
+      (account.nats.version ?? 1) >= 2,
+    );
+    const payload = lowest(limits.payload, accountLimits.payload);
     try {
       const options =
-        permissionOptions(permissions) ?? permissionOptions(account.nats.default_permissions ?? {});
+        permissionOptions(rights) ?? permissionOptions(account.nats.default_permissions ?? {});
       return {
         user: user.sub,
         account: accountKey,
         permissions: options && new UserPermissions(options, `user JWT ${user.sub}`),
-        ...(user.exp ? { expiresAt: user.exp * 1000 } : {}),
+        ...(ends.length ? { expiresAt: Math.min(...ends) } : {}),
+        ...(payload === undefined ? {} : { maxPayload: payload }),
+        ...(limits.subs === undefined ? {} : { maxSubscriptions: limits.subs }),
       };
     } catch {
       return undefined;
@@ -92,6 +127,22 @@ export class JwtAuthenticator {
 function revoked(account: AccountNats, user: string, issuedAt: number): boolean {
   const revocations = account.revocations ?? {};
   return [revocations['*'], revocations[user]].some((at) => at !== undefined && at >= issuedAt);
+}
+
+/** A JWT's `subs` and `payload` limits; undefined: none (-1, or absent from an old claim). */
+function claimedLimits(
+  claims: { subs?: unknown; payload?: unknown },
+  absentIsZero: boolean,
+): { subs?: number; payload?: number } {
+  const limit = (value: unknown) => {
+    if (typeof value !== 'number') return absentIsZero ? 0 : undefined;
+    return value < 0 ? undefined : value;
+  };
+  return { subs: limit(claims.subs), payload: limit(claims.payload) };
+}
+
+function lowest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** JWT permissions as permission options; undefined when they set none. */
