@@ -9,7 +9,7 @@ import { jetStreamServers, slipAgainst, slipHome } from './slip.js';
 /**
  * A stream config as the server stores it: without the metadata a 2.11 server (ours too) adds to
  * its info answers (its version and API level). The snapshot answer carries the stored config;
- * the restore answer has them on nats-server 2.11, not on ours.
+ * the restore answer has them on a 2.11 server, ours included.
  */
 function storedConfig(config: { metadata?: Record<string, string> }) {
   if (config.metadata === undefined) return config;

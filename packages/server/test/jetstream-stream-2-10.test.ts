@@ -29,6 +29,14 @@ describe('metadata', () => {
     const echoed = { owner: 'team-a', tier: 'gold', '_nats.req.level': '0', '_nats.level': '1' };
     expect(configOf(answer).metadata).toMatchObject(echoed);
     expect(configOf(await info('M')).metadata).toMatchObject(echoed);
+    // LIST shows the stored config: the required level, not the server's keys (v2.11.0
+    // jetstream_api.go:1963-1966, no setDynamicStreamMetadata there).
+    const listed = (await js.probe.request('$JS.API.STREAM.LIST', {})).streams as Answer[];
+    expect(configOf(listed[0]!).metadata).toEqual({
+      owner: 'team-a',
+      tier: 'gold',
+      '_nats.req.level': '0',
+    });
     // v2.10.0 stream.go:1155-1161, JSMaxMetadataLen = 128 * 1024 (jetstream_api.go)
     const big = await create({ name: 'BIG', metadata: { k: 'x'.repeat(128 * 1024) } });
     expect(errorOf(big)).toEqual({

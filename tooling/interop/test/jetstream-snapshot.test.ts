@@ -191,6 +191,10 @@ describe('snapshot and restore on slipstream-server', () => {
         config: { name, storage },
         state: { messages: 40, last_seq: 42 },
       });
+      // As CREATE's, the config has the server's version and API level, and the info its time
+      // (jetstream_api.go:3979-3984 at v2.11.0, the version we advertise).
+      expect(final!.config.metadata).toMatchObject({ '_nats.ver': '2.11.0', '_nats.level': '1' });
+      expect(Date.parse(final!.ts)).toBeGreaterThan(Date.now() - 60_000);
 
       const after = await contents(nc, name);
       // A memory stream keeps no consumers, so only the file stream's durable comes back.
@@ -510,7 +514,8 @@ describe('snapshot and restore control flow matches nats-server 2.9.10', () => {
     for (const { chunkReplies } of [refRestore, ourRestore]) {
       expect(chunkReplies.every((reply) => Object.keys(reply).length === 0)).toBe(true);
     }
-    const shape = (r: Json | undefined) => ({
+    // Without `ts`, which 2.10 added to the answer (2.9.10 has none).
+    const shape = ({ ts, ...r }: Json = {}) => ({
       ...r,
       config: olderFields(r?.config),
       created: typeof r?.created,

@@ -12,7 +12,7 @@ import { ApiError, apiResponseType, jsErrors, type StreamConfig } from '@slipstr
 import { nuid } from '@slipstream/protocol';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
-import { streamInfo } from './api/stream-routes.js';
+import { answeredStreamInfo } from './api/stream-routes.js';
 import type { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
 import { StagedDatabase } from './restore-database.js';
@@ -170,7 +170,10 @@ export class StreamRestore {
       );
       // Created, as nats-server announces a restored stream before the restore's completion.
       this.js.advisories.streamAction(stream.name, 'create');
-      body = { type: CREATE_RESPONSE, ...streamInfo(stream) };
+      body = {
+        type: CREATE_RESPONSE,
+        ...answeredStreamInfo(stream, { apiLevel: true, origins: false }),
+      };
       this.js.logger.info(
         `Completed restore of ${this.#bytes} bytes for stream '${this.account.name} > ${this.config.name}'`,
       );

@@ -23,22 +23,35 @@ export function streamInfo(
   };
 }
 
+/** Which parts of a stream info an answer carries beyond config, created and state. */
+interface AnswerParts {
+  /** The server's version and API level in the config's metadata (2.11's setDynamicStreamMetadata). */
+  readonly apiLevel: boolean;
+  /** The mirror's or sources' progress. */
+  readonly origins: boolean;
+}
+
 /**
- * Stream info as the API gives it (CREATE, UPDATE, INFO, LIST): with the mirror's or sources'
- * progress, the server's API level in the config's metadata (2.11), and when it was gathered
- * (`ts`, v2.10.0 jetstream_api.go:1379).
+ * Stream info as an API answer gives it, with when it was gathered (`ts`, v2.10.0
+ * jetstream_api.go:1379). At v2.11.0 CREATE, UPDATE and INFO carry the API level and the origins
+ * (jetstream_api.go:1646, :1741, :2124), LIST the origins only (:1963), a finished RESTORE the
+ * API level only (:3979).
  */
-function streamInfoWithOrigins(
+export function answeredStreamInfo(
   stream: Stream,
+  parts: AnswerParts,
   options?: { subjectsFilter?: string; deleted?: boolean },
 ) {
+  const config = parts.apiLevel ? withServerApiLevel(stream.config) : stream.config;
   return {
     ...streamInfo(stream, options),
-    config: wireStreamConfig(withServerApiLevel(stream.config)),
-    ...stream.origins(),
+    config: wireStreamConfig(config),
+    ...(parts.origins ? stream.origins() : {}),
     ts: wireTime(nowNanos()),
   };
 }
+
+const FULL: AnswerParts = { apiLevel: true, origins: true };
 
 function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
   const subject = context.request?.subject;
@@ -56,7 +69,7 @@ export const streamCreate: ApiRoute<'streamCreate'> = {
   handle: ({ js, account, params, request }) => {
     const { stream, created } = account.createStream(params.stream!, request as StreamConfig);
     if (created) js.advisories.streamAction(stream.name, 'create');
-    return { ...streamInfoWithOrigins(stream), did_create: true };
+    return { ...answeredStreamInfo(stream, FULL), did_create: true };
   },
 };
 
@@ -72,7 +85,7 @@ export const streamUpdate: ApiRoute<'streamUpdate'> = {
     }
     const stream = account.updateStream(params.stream!, requested);
     js.advisories.streamAction(stream.name, 'modify');
-    return streamInfoWithOrigins(stream);
+    return answeredStreamInfo(stream, FULL);
   },
 };
 
@@ -82,7 +95,7 @@ export const streamInfoRoute: ApiRoute<'streamInfo'> = {
   handle: ({ account, params, request }) => {
     const stream = account.stream(params.stream!);
     const filter = request?.subjects_filter;
-    const info = streamInfoWithOrigins(stream, {
+    const info = answeredStreamInfo(stream, FULL, {
       subjectsFilter: filter,
       deleted: request?.deleted_details,
     });
@@ -124,7 +137,12 @@ export const streamList: ApiRoute<'streamList'> = {
   errorFields: emptyListing,
   handle: (context) => {
     const { items, ...paging } = page(sortedStreams(context), context.request?.offset, LIST_PAGE);
-    return { ...paging, streams: items.map((stream) => streamInfoWithOrigins(stream)) };
+    return {
+      ...paging,
+      streams: items.map((stream) =>
+        answeredStreamInfo(stream, { apiLevel: false, origins: true }),
+      ),
+    };
   },
 };
 
