@@ -12,6 +12,7 @@ import { answerJetStreamDisabled } from './jetstream/disabled-api.js';
 import { JetStreamServer } from './jetstream/jetstream-server.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
+import { AccountTraffic } from './monitoring/account-statz.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
 import { SystemAccount } from './monitoring/system-account.js';
@@ -81,6 +82,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly startedAt = Date.now();
   readonly clients = new Map<number, ClientConnection>();
   readonly closedConnections: ConnectionState[] = [];
+  readonly accountTraffic = new AccountTraffic();
   totalConnections = 0;
   info!: ServerInfo;
   closed: Promise<void>;
@@ -427,6 +429,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   async #shutdown(): Promise<void> {
     this.logger.info('Initiating Shutdown...');
     this.#cancelPause?.();
+    this.#system?.shutdown();
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
     for (const client of [...this.clients.values()]) client.close('Server Shutdown');
     for (const socket of this.#sniffing) socket.destroy();

@@ -3,11 +3,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { SecureContextOptions } from 'node:tls';
 import { listen } from '../listen.js';
 import { refusingPlainHttp } from '../tls/plain-http-refusal.js';
+import { accountStatz } from './account-statz.js';
+import { accountz } from './accountz.js';
 import { connz } from './connz.js';
 import { goJson } from './format.js';
 import { jsz } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query, QueryError } from './query.js';
+import { gatewayz, leafz, routez } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import { createVarz } from './varz.js';
 
@@ -20,7 +23,18 @@ export interface MonitoringServer {
 
 type Endpoint = (query: Query) => { status?: number; body: unknown; pretty?: boolean };
 
-const INDEX_PATHS = ['varz', 'connz', 'subsz', 'jsz', 'healthz'];
+const INDEX_PATHS = [
+  'varz',
+  'connz',
+  'routez',
+  'gatewayz',
+  'leafz',
+  'subsz',
+  'accountz',
+  'accstatz',
+  'jsz',
+  'healthz',
+];
 
 /**
  * The HTTP monitoring endpoints over node:http (node:https with `tls`: the client port's
@@ -41,8 +55,15 @@ export async function startMonitoring(
   const endpoints: Record<string, Endpoint> = {
     '/varz': () => ({ body: varz() }),
     '/connz': (query) => ({ body: connz(server, query) }),
+    '/routez': () => ({ body: routez(server) }),
+    '/gatewayz': () => ({ body: gatewayz(server) }),
+    '/leafz': () => ({ body: leafz(server) }),
     '/subsz': subszEndpoint,
     '/subscriptionsz': subszEndpoint,
+    '/accountz': (query) => ({ body: accountz(server, query.string('acc')) }),
+    '/accstatz': (query) => ({
+      body: accountStatz(server, { includeUnused: query.bool('unused') }),
+    }),
     '/jsz': (query) => ({ body: jsz(server, query) }),
     '/healthz': (query) => {
       // The JetStream checks pass on a standalone server whose JetStream is running, and on

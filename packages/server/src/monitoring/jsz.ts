@@ -5,7 +5,7 @@ import type { JsAccount } from '../jetstream/js-account.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
-import type { Query } from './query.js';
+import { type Query, QueryError } from './query.js';
 
 const DEFAULT_LIMIT = 1024;
 const byName = (a: { name: string }, b: { name: string }) =>
@@ -138,6 +138,24 @@ export function jsz(server: MonitoredServer, query: Query) {
         }
       : {}),
   };
+}
+
+/**
+ * One account's JetStream details, as `$SYS.REQ.ACCOUNT.<name>.JSZ` answers them (`streams=1`,
+ * and with it `consumers=1` and `config=1`), failing with nats-server's texts.
+ */
+export function jszAccount(server: MonitoredServer, name: string, query: Query) {
+  const js = server.jetstream;
+  if (!js) throw new QueryError('jetstream not enabled');
+  if (!server.accounts.get(name)) throw new QueryError(`account "${name}" not found`);
+  const account = js.accounts.get(name);
+  if (!account) throw new QueryError(`account "${name}" not jetstream enabled`);
+  const withStreams = query.bool('streams');
+  return accountDetail(js, account, {
+    withStreams,
+    withConsumers: withStreams && query.bool('consumers'),
+    withConfig: query.bool('config'),
+  });
 }
 
 function accountDetail(

@@ -3,6 +3,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { ClientConnection, TrafficStats } from '../client-connection.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
+import type { AccountTraffic } from './account-statz.js';
 import type { ConnectionState } from './connection-state.js';
 
 /** What the monitoring endpoints read from the server. */
@@ -17,6 +18,8 @@ export interface MonitoredServer {
   /** Oldest first, bounded. */
   readonly closedConnections: readonly ConnectionState[];
   readonly accounts: Accounts;
+  /** What each account's closed connections sent and received. */
+  readonly accountTraffic: AccountTraffic;
   readonly httpPort: number | undefined;
   /** JetStream, when enabled and started. */
   readonly jetstream: JetStreamServer | undefined;

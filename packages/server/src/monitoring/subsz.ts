@@ -8,8 +8,8 @@ const DEFAULT_LIMIT = 1024;
 
 /**
  * /subsz: the sublist statistics; with `subs=1` also server_id, now, paging and the subscription
- * list (optionally only those a `test` subject would reach). Plain /subsz prints the statistics
- * alone, as nats-server 2.9.10 does.
+ * list (optionally only those a `test` subject would reach; left out when empty). Plain /subsz
+ * prints the statistics alone, as nats-server 2.9.10 does. `acc` counts and lists one account.
  */
 export function subsz(server: MonitoredServer, query: Query) {
   const withList = query.bool('subs');
@@ -20,7 +20,10 @@ export function subsz(server: MonitoredServer, query: Query) {
   const offset = Math.max(0, query.int('offset', 0));
   let limit = query.int('limit', DEFAULT_LIMIT);
   if (limit <= 0) limit = DEFAULT_LIMIT;
-  const accounts = [...server.accounts.values()];
+  const only = query.string('acc');
+  const accounts = [...server.accounts.values()].filter(
+    (a) => only === undefined || a.name === only,
+  );
   const stats = combined(accounts.map((account) => account.router.sublist.stats()));
   if (!withList) return stats;
   let subs = accounts.flatMap((account) =>
@@ -36,15 +39,19 @@ export function subsz(server: MonitoredServer, query: Query) {
     total: page.length,
     offset,
     limit,
-    subscriptions_list: page.map(({ account, sub: s }) => ({
-      account,
-      subject: s.subject,
-      ...(s.queue === undefined ? {} : { qgroup: s.queue }),
-      sid: s.sid,
-      msgs: s.delivered,
-      ...(s.max === undefined ? {} : { max: s.max }),
-      cid: s.subscriber.cid,
-    })),
+    ...(page.length === 0
+      ? {}
+      : {
+          subscriptions_list: page.map(({ account, sub: s }) => ({
+            account,
+            subject: s.subject,
+            ...(s.queue === undefined ? {} : { qgroup: s.queue }),
+            sid: s.sid,
+            msgs: s.delivered,
+            ...(s.max === undefined ? {} : { max: s.max }),
+            cid: s.subscriber.cid,
+          })),
+        }),
   };
 }
 

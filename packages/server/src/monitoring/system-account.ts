@@ -1,72 +1,95 @@
 /**
- * The system account's side of this server, as nats-server 2.9.10 runs it: connect and
- * disconnect events of every account but `$G` on `$SYS.ACCOUNT.<account>.CONNECT|DISCONNECT`,
- * and the monitoring requests `$SYS.REQ.SERVER.PING` (statsz), `$SYS.REQ.SERVER.PING.<X>` and
- * `$SYS.REQ.SERVER.<id>.<X>` for STATSZ, VARZ, CONNZ, SUBSZ, JSZ and HEALTHZ, answered in the
- * system account only, with the same bodies as the HTTP endpoints.
+ * The system account's side of this server, as nats-server 2.9.10 runs it:
+ * - events: connects and disconnects of every account but `$G` on
+ *   `$SYS.ACCOUNT.<account>.CONNECT|DISCONNECT`; an account's connection count on
+ *   `$SYS.ACCOUNT.<account>.SERVER.CONNS` (and the older `$SYS.SERVER.ACCOUNT.<account>.CONNS`)
+ *   when it changes and every 30 s while it has connections; the server's statsz on
+ *   `$SYS.SERVER.<id>.STATSZ` 250 ms after start, then at doubling intervals up to every 30 s;
+ *   `$SYS.SERVER.<id>.SHUTDOWN` when it shuts down;
+ * - requests, answered in the system account only: `$SYS.REQ.SERVER.PING` (statsz),
+ *   `$SYS.REQ.SERVER.<PING|id>.<X>` (system-requests.ts), `$SYS.REQ.ACCOUNT.<account>.<X>` and
+ *   `$SYS.REQ.ACCOUNT.PING.STATZ`; other accounts reach their own CONNZ and STATZ through the
+ *   imports of system-imports.ts.
  */
 import { nuid } from '@slipstream/protocol';
+import type { Account } from '../accounts/account.js';
 import { GLOBAL_ACCOUNT } from '../accounts/account.js';
 import type { ClientConnection } from '../client-connection.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
-import { connz } from './connz.js';
+import { accountStat } from './account-statz.js';
 import { rfc3339 } from './format.js';
-import { jsz } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
-import { Query, QueryError } from './query.js';
-import { subsz } from './subsz.js';
+import { QueryError } from './query.js';
+import { serverStatsz } from './statsz.js';
+import { importSystemServices } from './system-imports.js';
+import {
+  ACCOUNT_REQUESTS,
+  parseRequestOptions,
+  type RequestOptions,
+  SERVER_REQUESTS,
+  SKIP,
+  selectsServer,
+  serverRequestData,
+  statz,
+} from './system-requests.js';
 import { createVarz } from './varz.js';
 
-/** The request body's options nats-server takes, as the query parameter each HTTP endpoint reads. */
-const QUERY_NAMES: Record<string, Record<string, string>> = {
-  CONNZ: {
-    sort: 'sort',
-    auth: 'auth',
-    subscriptions: 'subs',
-    offset: 'offset',
-    limit: 'limit',
-    cid: 'cid',
-    state: 'state',
-    user: 'user',
-    acc: 'acc',
-  },
-  SUBSZ: { subscriptions: 'subs', offset: 'offset', limit: 'limit', test: 'test' },
-  JSZ: {
-    account: 'acc',
-    accounts: 'accounts',
-    streams: 'streams',
-    consumers: 'consumers',
-    config: 'config',
-    offset: 'offset',
-    limit: 'limit',
-  },
-  VARZ: {},
-  STATSZ: {},
-  HEALTHZ: {},
-};
+/** nats-server's eventsHBInterval: the statsz and account connection heartbeats' period. */
+const HEARTBEAT_MS = 30_000;
+/** The first statsz goes out this soon after start; the interval then doubles. */
+const FIRST_STATSZ_MS = 250;
 
 export class SystemAccount {
   readonly #server: MonitoredServer;
   readonly #client: InternalClient;
   readonly #varz: ReturnType<typeof createVarz>;
   #seq = 0;
+  /** False once the server shuts down: nothing more is sent. */
+  #running = true;
+  #statszDelay = FIRST_STATSZ_MS;
+  #statszTimer: NodeJS.Timeout;
+  /** Accounts with connections, each with the timer of its next SERVER.CONNS heartbeat. */
+  readonly #connsTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(server: MonitoredServer, client: InternalClient) {
     this.#server = server;
     this.#client = client;
     this.#varz = createVarz(server, {});
-    const answer = (name: string) => (m: InternalMessage) => this.#answer(name, m);
-    client.subscribe('$SYS.REQ.SERVER.PING', answer('STATSZ'));
-    for (const name of Object.keys(QUERY_NAMES)) {
-      client.subscribe(`$SYS.REQ.SERVER.PING.${name}`, answer(name));
-      client.subscribe(`$SYS.REQ.SERVER.${server.serverId}.${name}`, answer(name));
+    client.subscribe('$SYS.REQ.SERVER.PING', (m) => this.#statszRequest(m));
+    const id = server.serverId;
+    for (const target of ['PING', id]) {
+      client.subscribe(`$SYS.REQ.SERVER.${target}.STATSZ`, (m) => this.#statszRequest(m));
+      for (const name of SERVER_REQUESTS) {
+        client.subscribe(`$SYS.REQ.SERVER.${target}.${name}`, (m) =>
+          this.#dataRequest(m, (options) => serverRequestData(server, name, options, this.#varz)),
+        );
+      }
     }
+    for (const [name, answer] of Object.entries(ACCOUNT_REQUESTS)) {
+      client.subscribe(`$SYS.REQ.ACCOUNT.*.${name}`, (m) =>
+        this.#dataRequest(m, (options) => answer(server, accountOf(m.subject), options)),
+      );
+    }
+    client.subscribe('$SYS.REQ.ACCOUNT.PING.STATZ', (m) =>
+      this.#dataRequest(m, (options) => statz(server, options)),
+    );
+    client.subscribe('$SYS.REQ.ACCOUNT.*.CONNS', (m) => this.#connsRequest(m));
+    const system = server.accounts.system;
+    for (const account of server.accounts.values()) {
+      if (account !== system) importSystemServices(account, system);
+    }
+    this.#statszTimer = setTimeout(() => this.#statszHeartbeat(), this.#statszDelay).unref();
   }
 
-  /** A client finished CONNECT; nats-server reports those of every account but `$G`. */
+  /**
+   * A client finished CONNECT: its account's new count, and (but for `$G`) a connect event.
+   * nats-server counts `$G` joins too, though not `$G` leaves.
+   */
   connected(client: ClientConnection): void {
+    if (!this.#running) return;
     const account = client.account.name;
+    this.#sendConns(client.account);
     const subject = `$SYS.ACCOUNT.${account}.CONNECT`;
     if (account === GLOBAL_ACCOUNT || !this.#client.hasInterest(subject)) return;
     this.#send(subject, {
@@ -79,9 +102,13 @@ export class SystemAccount {
   }
 
   disconnected(client: ClientConnection): void {
+    this.#server.accountTraffic.closed(client);
+    if (!this.#running) return;
     const account = client.account.name;
+    if (account === GLOBAL_ACCOUNT) return;
+    this.#sendConns(client.account);
     const subject = `$SYS.ACCOUNT.${account}.DISCONNECT`;
-    if (account === GLOBAL_ACCOUNT || !this.#client.hasInterest(subject)) return;
+    if (!this.#client.hasInterest(subject)) return;
     const rtt = client.rtt === undefined ? 0 : Math.round(client.rtt * 1e6);
     this.#send(subject, {
       type: 'io.nats.server.advisory.v1.client_disconnect',
@@ -99,90 +126,122 @@ export class SystemAccount {
     });
   }
 
+  /**
+   * The server starts shutting down: `$SYS.SERVER.<id>.SHUTDOWN` with its identity goes out
+   * while the clients are still there, and then no event more (nor for the clients it closes).
+   */
+  shutdown(): void {
+    if (!this.#running) return;
+    this.#send(`$SYS.SERVER.${this.#server.serverId}.SHUTDOWN`, this.#serverInfo());
+    this.#running = false;
+    clearTimeout(this.#statszTimer);
+    for (const timer of this.#connsTimers.values()) clearTimeout(timer);
+    this.#connsTimers.clear();
+  }
+
   close(): void {
+    this.shutdown();
     this.#client.close();
   }
 
-  #answer(name: string, message: InternalMessage): void {
-    if (!message.reply) return;
-    let options: Record<string, unknown> = {};
-    if (message.payload.length > 0) {
-      try {
-        options = JSON.parse(Buffer.from(message.payload).toString()) as Record<string, unknown>;
-      } catch {
-        return;
-      }
+  /** Answers a request in the system account: `body` with the server's identity. */
+  reply(subject: string, body: object): void {
+    this.#send(subject, { ...body, server: this.#serverInfo() });
+  }
+
+  #statszHeartbeat(): void {
+    this.#statszDelay = Math.min(this.#statszDelay * 2, HEARTBEAT_MS);
+    this.#statszTimer = setTimeout(() => this.#statszHeartbeat(), this.#statszDelay).unref();
+    this.#sendStatsz(`$SYS.SERVER.${this.#server.serverId}.STATSZ`);
+  }
+
+  #sendStatsz(subject: string): void {
+    this.#send(subject, {
+      server: this.#serverInfo(),
+      statsz: serverStatsz(this.#server, this.#varz),
+    });
+  }
+
+  /** STATSZ: answered without the data envelope; without a reply, on the heartbeat subject. */
+  #statszRequest(message: InternalMessage): void {
+    if (!this.#running) return;
+    const to = message.reply || `$SYS.SERVER.${this.#server.serverId}.STATSZ`;
+    const options = parseRequestOptions(message.payload);
+    if (options instanceof Error) {
+      this.#send(to, { server: this.#serverInfo(), error: badRequest(options) });
+    } else if (selectsServer(this.#server, options)) {
+      this.#sendStatsz(to);
     }
-    if (!this.#selected(options)) return;
+  }
+
+  /**
+   * A request answered `{server, data}`: options that are no JSON object answer 400, a failure
+   * to build the data 500 (with `data: null`, as nats-server), a filter naming another server
+   * or a SKIP nothing.
+   */
+  #dataRequest(message: InternalMessage, build: (options: RequestOptions) => unknown): void {
     const reply = message.reply;
-    if (name === 'STATSZ') {
-      this.#send(reply, { server: this.#serverInfo(), statsz: this.#statsz() });
+    if (!reply || !this.#running) return;
+    const options = parseRequestOptions(message.payload);
+    if (options instanceof Error) {
+      this.#send(reply, { server: this.#serverInfo(), error: badRequest(options) });
       return;
     }
+    if (!selectsServer(this.#server, options)) return;
+    let data: unknown;
     try {
-      this.#send(reply, { server: this.#serverInfo(), data: this.#data(name, options) });
+      data = build(options);
     } catch (error) {
       if (!(error instanceof QueryError)) throw error;
       this.#send(reply, {
         server: this.#serverInfo(),
-        error: { code: 400, description: error.message },
+        data: null,
+        error: { code: 500, description: error.message },
       });
+      return;
     }
+    if (data !== SKIP) this.#send(reply, { server: this.#serverInfo(), data });
   }
 
-  /** The event filter options of a request (nats-server's EventFilterOptions) name this server. */
-  #selected(options: Record<string, unknown>): boolean {
-    const { server_name: name, host } = options;
-    if (typeof name === 'string' && name !== '' && !this.#server.info.server_name?.includes(name))
-      return false;
-    if (typeof host === 'string' && host !== '' && !this.#server.options.host.includes(host))
-      return false;
-    return true;
+  /** `$SYS.REQ.ACCOUNT.<account>.CONNS`: the account's count event, if it has connections. */
+  #connsRequest(message: InternalMessage): void {
+    if (!message.reply || !this.#running) return;
+    const name = accountOf(message.subject);
+    const options = parseRequestOptions(message.payload);
+    if (options instanceof Error || (options.acc !== undefined && options.acc !== name)) return;
+    const account = this.#server.accounts.get(name);
+    if (account && account.connections > 0) this.#sendConns(account, [message.reply]);
   }
 
-  #data(name: string, options: Record<string, unknown>): unknown {
-    const params = new URLSearchParams();
-    for (const [key, param] of Object.entries(QUERY_NAMES[name]!)) {
-      const value = options[key];
-      if (value !== undefined && value !== null && value !== '' && value !== false)
-        params.set(param, String(value));
+  /**
+   * nats-server's AccountNumConns for `account` on `subjects` (its two event subjects unless
+   * a request's reply is given), and the account's heartbeat re-armed while it has connections.
+   */
+  #sendConns(
+    account: Account,
+    subjects = [
+      `$SYS.SERVER.ACCOUNT.${account.name}.CONNS`,
+      `$SYS.ACCOUNT.${account.name}.SERVER.CONNS`,
+    ],
+  ): void {
+    const stat = accountStat(this.#server, account.name);
+    clearTimeout(this.#connsTimers.get(account.name));
+    if (stat.total_conns === 0) {
+      this.#connsTimers.delete(account.name);
+    } else {
+      const timer = setTimeout(() => this.#sendConns(account), HEARTBEAT_MS).unref();
+      this.#connsTimers.set(account.name, timer);
     }
-    if (options.subscriptions_detail) params.set('subs', 'detail');
-    const query = new Query(`/?${params}`);
-    switch (name) {
-      case 'VARZ':
-        return this.#varz();
-      case 'CONNZ':
-        return connz(this.#server, query);
-      case 'SUBSZ':
-        return subsz(this.#server, query);
-      case 'JSZ':
-        return jsz(this.#server, query);
-      default:
-        return { status: 'ok' };
-    }
-  }
-
-  /** nats-server's ServerStats, from what /varz reports. */
-  #statsz() {
-    const v = this.#varz();
-    const accounts = new Set<string>();
-    for (const client of this.#server.clients.values()) accounts.add(client.account.name);
-    return {
-      start: v.start,
-      mem: v.mem,
-      cores: v.cores,
-      cpu: v.cpu,
-      connections: v.connections,
-      total_connections: v.total_connections,
-      active_accounts: accounts.size,
-      subscriptions: v.subscriptions,
-      sent: { msgs: v.out_msgs, bytes: v.out_bytes },
-      received: { msgs: v.in_msgs, bytes: v.in_bytes },
-      slow_consumers: v.slow_consumers,
-      active_servers: 1,
-      ...(this.#server.jetstream ? { jetstream: v.jetstream } : {}),
+    const event = {
+      type: 'io.nats.server.advisory.v1.account_connections',
+      id: nuid.next(),
+      timestamp: rfc3339(Date.now()),
     };
+    for (const subject of subjects) {
+      if (this.#client.hasInterest(subject)) {
+        this.#send(subject, { ...event, server: this.#serverInfo(), ...stat });
+      }
+    }
   }
 
   /** Who sends: nats-server's ServerInfo, with a sequence number per message sent. */
@@ -199,14 +258,18 @@ export class SystemAccount {
     };
   }
 
-  /** Answers a request in the system account: `body` with the server's identity. */
-  reply(subject: string, body: object): void {
-    this.#send(subject, { ...body, server: this.#serverInfo() });
-  }
-
   #send(subject: string, body: object): void {
     this.#client.publish(subject, Buffer.from(JSON.stringify(body)));
   }
+}
+
+/** The account token of `$SYS.REQ.ACCOUNT.<account>.<X>`. */
+function accountOf(subject: string): string {
+  return subject.split('.')[3]!;
+}
+
+function badRequest(error: Error) {
+  return { code: 400, description: error.message };
 }
 
 /** nats-server's ClientInfo for a connection, as its connect event carries it. */

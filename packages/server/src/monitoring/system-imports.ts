@@ -1,0 +1,26 @@
+import type { Account } from '../accounts/account.js';
+import { DEFAULT_RESPONSE_THRESHOLD } from '../accounts/service-responses.js';
+
+/**
+ * The system account's services nats-server 2.9.10 imports into every other account: a client
+ * there asks `$SYS.REQ.SERVER.PING.CONNZ` or `$SYS.REQ.ACCOUNT.PING.CONNZ` and gets the
+ * connections of its own account, `$SYS.REQ.ACCOUNT.PING.STATZ` and gets its account's stats.
+ */
+export function importSystemServices(account: Account, system: Account): void {
+  for (const { local, exported } of systemImports(account.name)) {
+    account.importService(system, exported, local, {
+      type: 'stream',
+      threshold: DEFAULT_RESPONSE_THRESHOLD,
+    });
+  }
+}
+
+/** The system services imported into `account`: the subject asked there and where it goes. */
+export function systemImports(account: string): { local: string; exported: string }[] {
+  const own = (name: string) => `$SYS.REQ.ACCOUNT.${account}.${name}`;
+  return [
+    { local: '$SYS.REQ.SERVER.PING.CONNZ', exported: own('CONNZ') },
+    { local: '$SYS.REQ.ACCOUNT.PING.CONNZ', exported: own('CONNZ') },
+    { local: '$SYS.REQ.ACCOUNT.PING.STATZ', exported: own('STATZ') },
+  ];
+}
