@@ -22,7 +22,7 @@ import { PacedReader } from './paced-reader.js';
 import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
-import { hasPinnedCertificate } from './tls/pinned-certs.js';
+import { handshakeRefusal } from './tls/handshake-check.js';
 import type { ViolationLog } from './violation-log.js';
 
 /** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
@@ -228,8 +228,9 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     socket.once('secure', () => {
       this.#handshaking = false;
       clearTimeout(handshake);
-      if (tls.pinnedCerts && !hasPinnedCertificate(socket, tls.pinnedCerts)) {
-        if (options.debug) this.#host.logger.debug(`${this.label} - Client certificate not pinned`);
+      const refusal = handshakeRefusal(socket, tls);
+      if (refusal !== undefined) {
+        if (options.debug) this.#host.logger.debug(`${this.label} - ${refusal}`);
         this.close('TLS Handshake Failure');
         return;
       }

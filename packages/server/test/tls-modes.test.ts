@@ -119,6 +119,14 @@ describe.each(bothServers)('TLS modes against $name', (target) => {
     });
   });
 
+  it('with verify, refuses a client certificate that the ca_file did not sign', async () => {
+    // The stranger's certificate is signed by the test CA; this server trusts another one.
+    const server = await start({ verify: true, caFile: certs.otherCaFile });
+    const client = await secure(server.port, stranger);
+    void client.send('CONNECT {"verbose":false}\r\nPING\r\n').catch(() => {});
+    expect(await client.waitClosed()).not.toContain('PONG');
+  });
+
   describe('pinned_certs', () => {
     it('serves a client whose certificate key is pinned and refuses any other', async () => {
       const server = await start({ verify: true, pinnedCerts: [pinOf(certs.aliceCertFile)] });
