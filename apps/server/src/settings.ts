@@ -70,6 +70,7 @@ export interface Settings
     | 'verifyAndMap'
     | 'pinnedCerts'
     | 'cipherSuites'
+    | 'curvePreferences'
     | 'minVersion'
     | 'handshakeFirst'
     | 'handshakeFirstFallback'

@@ -15,6 +15,7 @@ export const refusedKeys: Readonly<Record<string, string>> = {
   trusted_keys: operatorKeys,
   mqtt: 'MQTT is not supported: no MQTT listener would open',
   max_sub_tokens: 'the subject token limit is not enforced yet: longer subjects would be accepted',
+  ocsp: 'OCSP stapling is not supported yet: no certificate status would be stapled, and clients that require one would refuse the server',
 };
 
 const singleNode = 'this server is single-node';
@@ -40,6 +41,7 @@ export const warnedKeys: Readonly<Record<string, string>> = {
   disable_sublist_cache: `${ignored}: the subscription match cache is always on`,
   no_header_support: `${ignored}: headers are always supported`,
   prof_port: 'profiling is not supported: no profiling port opens',
+  ocsp_cache: `${ignored}: it caches the answers of tls ocsp_peer checks, which are not supported (refused)`,
 };
 
 /** How every refusal ends, in config errors and flag errors alike. */

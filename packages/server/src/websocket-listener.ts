@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { listen } from './listen.js';
-import { pem } from './pem.js';
+import { secureContextOptions } from './tls/secure-context.js';
 import type { ResolvedWebSocketOptions } from './websocket-options.js';
 
 /** A running WebSocket listener. */
@@ -31,9 +31,7 @@ export async function startWebSocketListener(
   const { tls } = options;
   const server: HttpServer | HttpsServer = tls
     ? createHttpsServer({
-        cert: pem(tls.cert),
-        key: pem(tls.key),
-        ca: tls.ca && pem(tls.ca),
+        ...secureContextOptions(tls),
         requestCert: tls.verify,
         rejectUnauthorized: tls.verify,
         handshakeTimeout: options.handshakeTimeout,
