@@ -160,6 +160,7 @@ export function toServerOptions(
     lameDuckGracePeriod: settings.lameDuckGracePeriod,
     authorization: settings.authorization,
     accounts: settings.accounts,
+    mappings: settings.mappings,
     systemAccount: settings.systemAccount,
     operator: settings.operator,
     noAuthUser: settings.noAuthUser,

@@ -8,14 +8,14 @@ import type {
 import { z } from 'zod';
 import { parseDuration, parseSize } from './conf/units.js';
 import { notSupported, permissions, user } from './config-authorization.js';
+import { mappingsBlock } from './config-mappings.js';
 import { dropUndefined } from './drop-undefined.js';
 
-// nats-server's `accounts {}` block: per account its users, exports, imports, client limits and
-// JetStream limits. Keys nats-server takes that this server does not implement (account nkeys,
-// subject mappings, max_payload and max_leafnodes limits, service latency tracking, import
-// sharing) fail the
-// block by name, as unknown keys do: the account would otherwise be less isolated or less
-// limited than configured.
+// nats-server's `accounts {}` block: per account its nkey, users, subject mappings, exports,
+// imports, client limits and JetStream limits. Keys nats-server takes that this server does not
+// implement (max_payload and max_leafnodes limits, service latency tracking, import sharing)
+// fail the block by name, as unknown keys do: the account would otherwise be less isolated or
+// less limited than configured.
 
 const subjects = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
 
@@ -177,7 +177,10 @@ const limits = z
 const account = z
   .strictObject(
     {
+      nkey: z.string().optional(),
       users: z.array(user).optional(),
+      mappings: mappingsBlock.optional(),
+      maps: mappingsBlock.optional(),
       default_permissions: permissions.optional(),
       exports: z.array(exportEntry).optional(),
       imports: z.array(importEntry).optional(),
@@ -189,7 +192,9 @@ const account = z
   .transform(
     (a): AccountOptions =>
       dropUndefined({
+        nkey: a.nkey,
         users: a.users,
+        mappings: a.mappings ?? a.maps,
         defaultPermissions: a.default_permissions,
         exports: a.exports,
         imports: a.imports,

@@ -92,7 +92,6 @@ describe('config file validation', () => {
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
     ['mqtt', 'mqtt { port: 1883 }'],
     ['max_sub_tokens', 'max_sub_tokens: 16'],
-    ['ocsp', 'ocsp { mode: always }'],
   ];
 
   it('reads operator mode: operator JWTs, a MEMORY or full resolver, resolver_preload', () => {
@@ -172,14 +171,35 @@ describe('config file validation', () => {
     expect(load('system_account: SYS\naccounts: [SYS]').settings.systemAccount).toBe('SYS');
   });
 
+  it('reads mappings at the top and in accounts: a subject, or weighted destinations', () => {
+    const block =
+      '{ a: b, "c.*": [ { destination: "d.$1", weight: 50% }, { dest: e, weight: 20 } ] }';
+    const expected = {
+      a: 'b',
+      'c.*': [
+        { destination: 'd.$1', weight: 50 },
+        { destination: 'e', weight: 20 },
+      ],
+    };
+    expect(load(`mappings ${block}`).settings.mappings).toEqual(expected);
+    expect(load(`maps ${block}`).settings.mappings).toEqual(expected);
+    expect(load(`accounts { A: { nkey: AKEY, mappings ${block} } }`).settings.accounts).toEqual({
+      A: { nkey: 'AKEY', mappings: expected },
+    });
+    expect(
+      errorOf('mappings { a: [ { destination: b, cluster: c, weight: 1 } ] }').message,
+    ).toMatch(
+      /^server\.conf:1: mappings\.a\.0: mapping destination key "cluster" not supported yet/,
+    );
+  });
+
   it.each([
-    ['an account key', 'accounts { A: { mappings: { a: b } } }', 'account key "mappings"'],
+    ['an account key', 'accounts { A: { max_leafnodes: 1 } }', 'account key "max_leafnodes"'],
     [
       'an account limit',
       'accounts { A: { limits: { max_payload: 1 } } }',
       'account limits key "max_payload"',
     ],
-    ['an account nkey', 'accounts { A: { nkey: AXYZ } }', 'account key "nkey"'],
     [
       'latency tracking',
       'accounts { A: { exports: [{service: x, latency: "lat"}] } }',
@@ -278,24 +298,6 @@ describe('config file validation', () => {
     expect(errorOf('tls { min_version: "1.1" }').message).toMatch(/tls\.min_version: expected/);
   });
 
-  it('maps curve_preferences; takes insecure, which changes nothing on a listener', () => {
-    const block = 'cert_file: c.pem, key_file: k.pem, curve_preferences: [CurveP384, X25519]';
-    const expected = {
-      enabled: true,
-      cert: 'c.pem',
-      key: 'k.pem',
-      curvePreferences: ['CurveP384', 'X25519'],
-    };
-    expect(load(`tls { ${block}, insecure: true }`)).toEqual({
-      settings: { tls: expected },
-      warnings: [],
-    });
-    expect(load(`websocket { port: 8080, tls { ${block}, insecure: true } }`).settings).toEqual({
-      websocket: { port: 8080, tls: expected },
-    });
-    expect(errorOf('tls { insecure: "yes" }').message).toMatch(/^server\.conf:1: tls\.insecure: /);
-  });
-
   it('maps https_port and https to an HTTPS monitoring port', () => {
     expect(load('https_port: 8443').settings).toEqual({ httpsPort: 8443 });
     expect(load('https: "127.0.0.1:8443"').settings).toEqual({
@@ -308,11 +310,7 @@ describe('config file validation', () => {
     expect(
       errorOf('tls {\n  cert_file: c.pem\n  cert_store: "WindowsCurrentUser"\n}').message,
     ).toMatch(
-      /^server\.conf:3: tls\.cert_store: not supported yet \(only cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, curve_preferences, insecure, min_version and handshake_first are\); refusing to start/,
-    );
-    // nats-server 2.9.21+: revoked client certificates would get in.
-    expect(errorOf('tls {\n  cert_file: c.pem\n  ocsp_peer: true\n}').message).toMatch(
-      /^server\.conf:3: tls\.ocsp_peer: not supported yet/,
+      /^server\.conf:3: tls\.cert_store: not supported yet \(only cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first are\); refusing to start/,
     );
     expect(errorOf('tls { verify: "yes" }').message).toMatch(/^server\.conf:1: tls\.verify: /);
   });

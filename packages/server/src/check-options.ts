@@ -9,7 +9,7 @@ import { secureContextFor } from './tls/secure-context.js';
  */
 export function checkOptions(options: ServerOptions): void {
   const resolved = resolveOptions(options);
-  new Accounts(resolved.accounts, resolved.systemAccount).close();
+  new Accounts(resolved.accounts, resolved.systemAccount, resolved.mappings).close();
   // The certificate, key and cipher suite names are checked by building the TLS context.
   if (resolved.tls) secureContextFor(resolved.tls);
   if (Authenticator.required(resolved.authorization, resolved.accounts)) {

@@ -596,6 +596,9 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     stats.inBytes += size;
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
     if (this.pedantic && !isLiteralSubject(subject)) this.#err(ErrText.invalidPublishSubject);
+    // nats-server maps before anything else looks at the subject: permissions and receivers
+    // see the destination.
+    subject = this.account.mapped(subject);
     if (subject.startsWith('_GR_.')) {
       this.#violation(ErrText.publishViolation(subject));
       this.#err(ErrText.publishViolation(subject));

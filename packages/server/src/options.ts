@@ -1,4 +1,5 @@
 import type { AccountOptions } from './accounts/account-options.js';
+import type { MappingOptions } from './accounts/subject-mappings.js';
 import { TrustedAccounts } from './accounts/trusted-accounts.js';
 import type { AuthorizationOptions } from './auth/auth-options.js';
 import type { OperatorOptions } from './auth/operator-options.js';
@@ -39,11 +40,6 @@ export interface TlsOptions {
    * `cipher_suites`); TLS 1.3 suites are always offered. Default: nats-server's six ECDHE AEAD suites.
    */
   cipherSuites?: string[];
-  /**
-   * Key exchange groups, preferred first, by nats-server's `curve_preferences` names: `X25519`,
-   * `CurveP256`, `CurveP384`, `CurveP521`. Default: all four, in that order, as nats-server.
-   */
-  curvePreferences?: string[];
   /** Lowest TLS version accepted: `'1.2'` (default) or `'1.3'` (nats-server 2.10.21+ `min_version`). */
   minVersion?: '1.2' | '1.3';
   /** TLS handshake first, INFO after it, encrypted (nats-server 2.10.4+ `handshake_first`). */
@@ -130,6 +126,11 @@ export interface ServerOptions {
    */
   accounts?: Record<string, AccountOptions>;
   /**
+   * Where publishes of the global account's clients go instead, by source subject (nats-server's
+   * top-level `mappings`); each account has its own in `accounts`.
+   */
+  mappings?: Record<string, MappingOptions>;
+  /**
    * The account that receives the server's `$SYS` events and answers `$SYS.REQ.SERVER.*`
    * (nats-server's `system_account`): one of `accounts`, or `$SYS` (the default), which exists
    * without users unless configured.
@@ -198,6 +199,7 @@ export interface ResolvedOptions {
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
   accounts: Record<string, AccountOptions> | undefined;
+  mappings: Record<string, MappingOptions> | undefined;
   systemAccount: string;
   noAuthUser: string | undefined;
   /** The accounts operator mode trusts; `accounts` is derived from them. */
@@ -300,6 +302,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
     accounts: operator ? operator.accountOptions(systemAccount) : options.accounts,
+    mappings: options.mappings,
     systemAccount,
     noAuthUser: options.noAuthUser,
     operator,

@@ -1,4 +1,5 @@
 import type { PermissionsOptions, UserOptions } from '../auth/auth-options.js';
+import type { MappingOptions } from './subject-mappings.js';
 
 /** How a service answers a request, which decides how long its reply subject stays mapped. */
 export type ResponseType = 'singleton' | 'stream' | 'chunked';
@@ -50,6 +51,13 @@ export interface AccountLimitsOptions {
 
 /** One account of nats-server's `accounts {}` block: its users and what it shares. */
 export interface AccountOptions {
+  /**
+   * The account's public nkey (`A…`), as nats-server's account `nkey`: checked, and otherwise
+   * unused, as by nats-server 2.9.10 outside operator mode.
+   */
+  nkey?: string;
+  /** Where publishes to its subjects go instead, by source subject (nats-server's `mappings`). */
+  mappings?: Record<string, MappingOptions>;
   /** Users who log in to this account (names and nkeys are unique across all accounts). */
   users?: UserOptions[];
   /** Permissions of this account's users that have none of their own. */

@@ -4,6 +4,7 @@ import { type SubjectTransform, subjectTransform } from '../jetstream/subject-tr
 import { Router } from '../router.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
 import { ServiceResponses } from './service-responses.js';
+import { numberWildcards, type SubjectMappings } from './subject-mappings.js';
 
 /** The account of every client whose user belongs to no configured account (nats-server's). */
 export const GLOBAL_ACCOUNT = '$G';
@@ -31,6 +32,13 @@ export class Account {
   readonly responses = new ServiceResponses(this);
   readonly #streamExports: Export[] = [];
   readonly #serviceExports: ServiceExport[] = [];
+  /** The imports set up so far, for the check that a new one does not close a loop. */
+  readonly streamImports: { readonly exporter: Account; readonly to: string }[] = [];
+  readonly serviceImports: {
+    readonly exporter: Account;
+    readonly from: string;
+    readonly to: string;
+  }[] = [];
   /** Client connections in the account now. */
   connections = 0;
 
@@ -40,7 +48,14 @@ export class Account {
     readonly maxConnections = 0,
     /** Most subscriptions per client; 0: no limit. */
     readonly maxSubscriptions = 0,
+    /** Where publishes to its subjects go instead (nats-server's `mappings`); none if undefined. */
+    readonly mappings?: SubjectMappings,
   ) {}
+
+  /** The subject a publish on `subject` is routed to here, after the account's mappings. */
+  mapped(subject: string): string {
+    return this.mappings ? this.mappings.map(subject) : subject;
+  }
 
   /** Whether one more client may join (nats-server's MaxTotalConnectionsReached). */
   get full(): boolean {
@@ -64,6 +79,11 @@ export class Account {
     return exportFor(this.#streamExports, subject, importer) !== undefined;
   }
 
+  /** True when some stream export covers `subject`, whoever it is open to. */
+  exportsStreamMatching(subject: string): boolean {
+    return this.#streamExports.some((e) => isSubsetMatch(subject, e.subject));
+  }
+
   /** The service export `importer` may send `subject` to, if any. */
   serviceExportTo(subject: string, importer: string): ServiceExport | undefined {
     return exportFor(this.#serviceExports, subject, importer);
@@ -74,6 +94,7 @@ export class Account {
    * subject's wildcards): a bridge subscribed in the exporter's subject space.
    */
   importStream(exporter: Account, subject: string, to: string): void {
+    this.streamImports.push({ exporter, to });
     const map = subject === to ? undefined : importTransform(subject, to);
     const bridge: Bridge = new Bridge((message, matched) =>
       forward(
@@ -104,6 +125,7 @@ export class Account {
     local: string,
     responses: ResponsePolicy,
   ): void {
+    this.serviceImports.push({ exporter, from: local, to: subject });
     const map =
       !hasWildcard(local) || local === subject ? undefined : importTransform(local, subject);
     const fixed = hasWildcard(local) ? undefined : subject;
@@ -117,7 +139,8 @@ export class Account {
         this,
         exporter,
         {
-          subject: fixed ?? map?.(matched) ?? matched,
+          // The exporter's mappings apply to what enters it, as to its own publishes.
+          subject: exporter.mapped(fixed ?? map?.(matched) ?? matched),
           reply: message.reply,
           headers: withHeaders(withoutHeader(message.headers, REQUEST_INFO_HEADER), [
             [REQUEST_INFO_HEADER, info],
@@ -141,12 +164,7 @@ export class Account {
  * same order (nats-server turns them into `$1`, `$2`, … the same way).
  */
 function importTransform(source: string, destination: string): SubjectTransform {
-  let star = 0;
-  const numbered = destination
-    .split('.')
-    .map((token) => (token === '*' ? `$${++star}` : token))
-    .join('.');
-  return subjectTransform(source, numbered);
+  return subjectTransform(source, numberWildcards(destination));
 }
 
 /** An exact export of `subject`, else the first whose subject covers it, open to `importer`. */

@@ -1,4 +1,5 @@
 import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
+import { isPublicKey } from '../auth/nkey.js';
 import { ServerError } from '../errors.js';
 import { type JsAccountLimits, UNLIMITED } from '../jetstream/js-account.js';
 import { SYSTEM_ACCOUNT } from '../options.js';
@@ -9,7 +10,9 @@ import type {
   ExportOptions,
   ImportOptions,
 } from './account-options.js';
+import { IMPORT_CYCLE, serviceImportFormsCycle, streamImportFormsCycle } from './import-cycles.js';
 import { DEFAULT_RESPONSE_THRESHOLD } from './service-responses.js';
+import { type MappingOptions, SubjectMappings } from './subject-mappings.js';
 
 const RESPONSE_TYPES = new Set(['singleton', 'stream', 'chunked']);
 
@@ -34,8 +37,10 @@ export class Accounts {
   constructor(
     configured: Readonly<Record<string, AccountOptions>> = {},
     systemAccount = SYSTEM_ACCOUNT,
+    /** The global account's mappings (nats-server's top-level `mappings`). */
+    globalMappings?: Readonly<Record<string, MappingOptions>>,
   ) {
-    this.global = new Account(GLOBAL_ACCOUNT);
+    this.global = new Account(GLOBAL_ACCOUNT, 0, 0, subjectMappings(globalMappings, 'mappings'));
     this.#byName.set(GLOBAL_ACCOUNT, this.global);
     for (const name of Object.keys(configured)) {
       if (name === GLOBAL_ACCOUNT) throw invalid(`accounts: "${name}" is a reserved account`);
@@ -49,7 +54,13 @@ export class Accounts {
           throw invalid(`accounts.${name}.limits.${key} must be an integer >= 0, got ${value}`);
         }
       }
-      this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions));
+      if (options.nkey !== undefined && !isPublicKey(options.nkey, 'A')) {
+        throw invalid(
+          `accounts.${name}.nkey: not a valid public nkey for an account: ${JSON.stringify(options.nkey)}`,
+        );
+      }
+      const mappings = subjectMappings(options.mappings, `accounts.${name}.mappings`);
+      this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions, mappings));
     }
     if (this.#byName.size === 1) this.jetStream.set(GLOBAL_ACCOUNT, UNLIMITED);
     if (systemAccount === SYSTEM_ACCOUNT && !this.#byName.has(SYSTEM_ACCOUNT)) {
@@ -65,11 +76,16 @@ export class Accounts {
         this.#addExport(this.#byName.get(name)!, entry, `accounts.${name}.exports[${i}]`);
       }
     }
-    for (const [name, options] of Object.entries(configured)) {
-      const duplicates = new Set<string>();
-      for (const [i, entry] of (options.imports ?? []).entries()) {
-        const where = `accounts.${name}.imports[${i}]`;
-        this.#addImport(this.#byName.get(name)!, entry, where, duplicates);
+    // Stream imports first, then service imports, as nats-server adds them (the order decides
+    // which import of a cycle is reported).
+    for (const kind of ['stream', 'service'] as const) {
+      for (const [name, options] of Object.entries(configured)) {
+        const duplicates = new Set<string>();
+        for (const [i, entry] of (options.imports ?? []).entries()) {
+          if (!(kind in entry)) continue;
+          const where = `accounts.${name}.imports[${i}]`;
+          this.#addImport(this.#byName.get(name)!, entry, where, duplicates);
+        }
       }
     }
   }
@@ -133,6 +149,9 @@ export class Accounts {
       }
       const to = prefix === undefined ? (entry.to ?? subject) : `${prefix}.${subject}`;
       if (!isValidSubscribeSubject(to)) throw invalid(`${where}: invalid to "${to}"`);
+      if (streamImportFormsCycle(account, exporter, to)) {
+        throw invalid(`${where}: error adding stream import "${subject}": ${IMPORT_CYCLE}`);
+      }
       account.importStream(exporter, subject, to);
       return;
     }
@@ -145,6 +164,9 @@ export class Accounts {
       throw invalid(
         `${where}: account "${exporter.name}" does not export service "${subject}" to "${account.name}"`,
       );
+    }
+    if (serviceImportFormsCycle(account, exporter, local)) {
+      throw invalid(`${where}: error adding service import "${subject}": ${IMPORT_CYCLE}`);
     }
     account.importService(exporter, subject, local, exported.responses);
   }
@@ -170,6 +192,19 @@ function jetStreamLimits(
     maxStreams: limit('maxStreams'),
     maxConsumers: limit('maxConsumers'),
   };
+}
+
+/** Mappings as the account applies them; undefined for none. */
+function subjectMappings(
+  mappings: Readonly<Record<string, MappingOptions>> | undefined,
+  where: string,
+): SubjectMappings | undefined {
+  if (!mappings || Object.keys(mappings).length === 0) return undefined;
+  try {
+    return new SubjectMappings(mappings);
+  } catch (error) {
+    throw invalid(`${where}: ${(error as Error).message}`);
+  }
 }
 
 function invalid(message: string): ServerError {
