@@ -111,6 +111,13 @@ const tlsBlock = z.looseObject({
   verify_and_map: z.boolean().optional(),
   pinned_certs: z.array(z.string()).optional(),
   cipher_suites: z.array(z.string()).optional(),
+  curve_preferences: z.array(z.string()).optional(),
+  /**
+   * Accepted and without effect, as in nats-server: Go's InsecureSkipVerify only concerns the
+   * certificates a TLS client checks, and these blocks configure listeners (client certificates
+   * are still checked under `verify`).
+   */
+  insecure: z.boolean().optional(),
   /** nats-server 2.10.21+. */
   min_version: flexible('"1.2" or "1.3"', (value) =>
     String(value) === '1.2' || String(value) === '1.3'
@@ -122,7 +129,15 @@ const tlsBlock = z.looseObject({
   immediate: handshakeFirst.optional(),
 });
 /** The keys of a websocket's tls block this server honours: its listener has no more. */
-const websocketTlsKeys = ['cert_file', 'key_file', 'ca_file', 'verify', 'timeout'];
+const websocketTlsKeys = [
+  'cert_file',
+  'key_file',
+  'ca_file',
+  'verify',
+  'timeout',
+  'curve_preferences',
+  'insecure',
+];
 
 const websocketBlock = z.looseObject({
   host: z.string().optional(),
@@ -235,7 +250,7 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     'tls',
     config.tls,
     supportedTlsKeys,
-    'cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first',
+    'cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, curve_preferences, insecure, min_version and handshake_first',
   );
   // The websocket block's own authorization (no_auth_user, users, jwt_cookie …) is not
   // implemented: refused, not ignored, for a browser would otherwise get in without it.
@@ -251,7 +266,7 @@ export function validateConfig(parsed: ParsedConfig): LoadedConfig {
     'websocket.tls',
     config.websocket?.tls,
     supportedWebsocketTlsKeys,
-    'cert_file, key_file, ca_file, verify and timeout',
+    'cert_file, key_file, ca_file, verify, timeout, curve_preferences and insecure',
   );
   const operator = operatorOptions(config.operator, config.resolver, config.resolver_preload);
   if (typeof operator === 'string') {
@@ -355,6 +370,7 @@ function tlsSettings(tls: z.output<typeof tlsBlock>): NonNullable<Settings['tls'
     verifyAndMap: tls.verify_and_map,
     pinnedCerts: tls.pinned_certs,
     cipherSuites: tls.cipher_suites,
+    curvePreferences: tls.curve_preferences,
     minVersion: tls.min_version,
     handshakeFirst: first?.first,
     handshakeFirstFallback: first?.fallback,

@@ -71,6 +71,7 @@ export interface Settings
     | 'verifyAndMap'
     | 'pinnedCerts'
     | 'cipherSuites'
+    | 'curvePreferences'
     | 'minVersion'
     | 'handshakeFirst'
     | 'handshakeFirstFallback'

@@ -92,6 +92,7 @@ describe('config file validation', () => {
     ['trusted_keys', 'trusted_keys: ["OPERATORKEY"]'],
     ['mqtt', 'mqtt { port: 1883 }'],
     ['max_sub_tokens', 'max_sub_tokens: 16'],
+    ['ocsp', 'ocsp { mode: always }'],
   ];
 
   it('reads operator mode: operator JWTs, a MEMORY or full resolver, resolver_preload', () => {
@@ -298,6 +299,24 @@ describe('config file validation', () => {
     expect(errorOf('tls { min_version: "1.1" }').message).toMatch(/tls\.min_version: expected/);
   });
 
+  it('maps curve_preferences; takes insecure, which changes nothing on a listener', () => {
+    const block = 'cert_file: c.pem, key_file: k.pem, curve_preferences: [CurveP384, X25519]';
+    const expected = {
+      enabled: true,
+      cert: 'c.pem',
+      key: 'k.pem',
+      curvePreferences: ['CurveP384', 'X25519'],
+    };
+    expect(load(`tls { ${block}, insecure: true }`)).toEqual({
+      settings: { tls: expected },
+      warnings: [],
+    });
+    expect(load(`websocket { port: 8080, tls { ${block}, insecure: true } }`).settings).toEqual({
+      websocket: { port: 8080, tls: expected },
+    });
+    expect(errorOf('tls { insecure: "yes" }').message).toMatch(/^server\.conf:1: tls\.insecure: /);
+  });
+
   it('maps https_port and https to an HTTPS monitoring port', () => {
     expect(load('https_port: 8443').settings).toEqual({ httpsPort: 8443 });
     expect(load('https: "127.0.0.1:8443"').settings).toEqual({
@@ -310,7 +329,11 @@ describe('config file validation', () => {
     expect(
       errorOf('tls {\n  cert_file: c.pem\n  cert_store: "WindowsCurrentUser"\n}').message,
     ).toMatch(
-      /^server\.conf:3: tls\.cert_store: not supported yet \(only cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, min_version and handshake_first are\); refusing to start/,
+      /^server\.conf:3: tls\.cert_store: not supported yet \(only cert_file, key_file, ca_file, verify, timeout, verify_and_map, pinned_certs, cipher_suites, curve_preferences, insecure, min_version and handshake_first are\); refusing to start/,
+    );
+    // nats-server 2.9.21+: revoked client certificates would get in.
+    expect(errorOf('tls {\n  cert_file: c.pem\n  ocsp_peer: true\n}').message).toMatch(
+      /^server\.conf:3: tls\.ocsp_peer: not supported yet/,
     );
     expect(errorOf('tls { verify: "yes" }').message).toMatch(/^server\.conf:1: tls\.verify: /);
   });

@@ -40,6 +40,11 @@ export interface TlsOptions {
    * `cipher_suites`); TLS 1.3 suites are always offered. Default: nats-server's six ECDHE AEAD suites.
    */
   cipherSuites?: string[];
+  /**
+   * Key exchange groups, preferred first, by nats-server's `curve_preferences` names: `X25519`,
+   * `CurveP256`, `CurveP384`, `CurveP521`. Default: all four, in that order, as nats-server.
+   */
+  curvePreferences?: string[];
   /** Lowest TLS version accepted: `'1.2'` (default) or `'1.3'` (nats-server 2.10.21+ `min_version`). */
   minVersion?: '1.2' | '1.3';
   /** TLS handshake first, INFO after it, encrypted (nats-server 2.10.4+ `handshake_first`). */
