@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromSeed } from '@nats-io/nkeys';
-import { TestOperator, type TestUser } from '@slipstream/test-servers';
+import { type TestAccount, TestOperator, type TestUser } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
 import type { RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
@@ -276,6 +276,87 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     await analyst.waitFor('MSG shop.orders.new 1 1\r\nx\r\n');
     await analyst.send('PUB stock.apples inbox 1\r\n?\r\n');
     await clerk.waitFor(/MSG stock\.apples 1 (\S+) 1\r\n\?\r\n/);
+  });
+
+  it('honours an import of a private export only with a valid activation token', async () => {
+    const operator = new TestOperator();
+    const shop = operator.account('SHOP', {
+      claims: {
+        exports: [
+          { subject: 'orders.>', type: 'stream', token_req: true },
+          { subject: 'stock.*', type: 'service', token_req: true },
+        ],
+      },
+    });
+    const signer = shop.signingKey();
+    const stranger = new TestOperator().account('STRANGER');
+    /** An account importing both exports, with the tokens `issue` makes for it (if any). */
+    const importer = (
+      name: string,
+      issue: (
+        account: TestAccount,
+        subject: string,
+        kind: 'stream' | 'service',
+      ) => string | undefined,
+    ) => {
+      const account = operator.account(name);
+      account.addClaims({
+        imports: [
+          {
+            subject: 'orders.>',
+            account: shop.publicKey,
+            type: 'stream',
+            to: 'shop',
+            token: issue(account, 'orders.>', 'stream'),
+          },
+          {
+            subject: 'stock.*',
+            account: shop.publicKey,
+            type: 'service',
+            token: issue(account, 'stock.*', 'service'),
+          },
+        ],
+      });
+      return account;
+    };
+    const good = importer('good', (account, subject, kind) =>
+      // The service's token is issued by the exporter's signing key.
+      shop.activation(account, subject, kind, kind === 'service' ? { signer } : {}),
+    );
+    const without = importer('without', () => undefined);
+    const expired = importer('expired', (account, subject, kind) =>
+      shop.activation(account, subject, kind, { expiresInSeconds: -1 }),
+    );
+    // Tokens that are not for the account make the whole account JWT invalid.
+    const forged = importer('forged', (account, subject, kind) =>
+      stranger.activation(account, subject, kind),
+    );
+    const misdirected = importer('misdirected', (_, subject, kind) =>
+      shop.activation(shop, subject, kind),
+    );
+    const server = await start({ operator: { operator } });
+    expect(await refused(server, forged.user('forger'))).toBe(violation);
+    expect(await refused(server, misdirected.user('lost'))).toBe(violation);
+    const clerk = await login(server, shop.user('clerk'));
+    await clerk.send('SUB stock.* 1\r\n');
+    await clerk.sync();
+    const clients = [];
+    for (const account of [good, without, expired]) {
+      const client = await login(server, account.user(account.name));
+      await client.send('SUB shop.> 1\r\n');
+      expect(await answered(client)).toBe('PONG\r\n');
+      clients.push(client);
+    }
+    await clerk.send('PUB orders.new 1\r\nx\r\n');
+    await clients[0]!.waitFor('MSG shop.orders.new 1 1\r\nx\r\n');
+    for (const client of clients) {
+      await client.send('PUB stock.apples inbox 0\r\n\r\n');
+      await client.sync();
+    }
+    await clerk.waitFor(/MSG stock\.apples 1 \S+ 0\r\n/);
+    await clerk.sync();
+    expect(clerk.afterInfo().match(/MSG /g)).toHaveLength(1);
+    for (const client of clients.slice(1)) expect(client.afterInfo()).toBe('PONG\r\nPONG\r\n');
   });
 
   it('reads the account JWTs of a full resolver directory', async () => {

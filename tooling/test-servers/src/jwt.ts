@@ -121,7 +121,7 @@ export class TestAccount {
     if (options.jetstream)
       Object.assign(this.#limits, { mem_storage: unlimited, disk_storage: unlimited });
     Object.assign(this.#limits, options.limits);
-    this.#claims = options.claims ?? {};
+    this.#claims = { ...options.claims };
   }
 
   get publicKey(): string {
@@ -146,6 +146,11 @@ export class TestAccount {
     );
   }
 
+  /** More account claims, carried from the next `jwt` on (imports with activation tokens). */
+  addClaims(claims: Record<string, unknown>): void {
+    Object.assign(this.#claims, claims);
+  }
+
   /** A new signing key listed in the account's claims, to sign users with. */
   signingKey(): KeyPair {
     const key = createAccount();
@@ -156,6 +161,35 @@ export class TestAccount {
   /** Revokes `user`'s JWTs issued until now (nats-server refuses them from the next `jwt`). */
   revoke(user: TestUser): void {
     this.#revocations[user.publicKey] = now();
+  }
+
+  /**
+   * An activation token letting `importer` import this account's private (`token_req`) export
+   * of `subject`, signed by the account's key or `signer` (one of its `signingKey()`s).
+   */
+  activation(
+    importer: TestAccount,
+    subject: string,
+    kind: 'stream' | 'service',
+    options: { expiresInSeconds?: number; signer?: KeyPair } = {},
+  ): string {
+    return encodeJwt(
+      {
+        sub: importer.publicKey,
+        name: subject,
+        ...(options.expiresInSeconds === undefined
+          ? {}
+          : { exp: now() + options.expiresInSeconds }),
+        nats: {
+          subject,
+          kind,
+          ...(options.signer ? { issuer_account: this.publicKey } : {}),
+          type: 'activation',
+          version: 2,
+        },
+      },
+      options.signer ?? this.#key,
+    );
   }
 
   /** A new user of this account, allowed everything the account allows unless restricted. */

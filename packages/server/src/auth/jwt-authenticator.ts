@@ -1,7 +1,7 @@
-import type { AccountNats, TrustedAccounts } from '../accounts/trusted-accounts.js';
+import type { TrustedAccounts } from '../accounts/trusted-accounts.js';
 import type { PermissionsOptions } from './auth-options.js';
 import type { Identity } from './authenticator.js';
-import { type JwtPermissions, verifiedClaims } from './jwt.js';
+import { isRevoked, type JwtPermissions, verifiedClaims } from './jwt.js';
 import { isPublicKey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
 import { connectWindow, sourceAllowed } from './user-restrictions.js';
@@ -88,7 +88,7 @@ export class JwtAuthenticator {
         return undefined;
       }
     }
-    if (revoked(account.nats, user.sub, user.iat ?? 0)) return undefined;
+    if (isRevoked(account.nats.revocations, user.sub, user.iat ?? 0)) return undefined;
     if (!sourceAllowed(rights.src, ip)) return undefined;
     const window = connectWindow(rights.times, rights.times_location);
     if (!window.allowed) return undefined;
@@ -121,12 +121,6 @@ export class JwtAuthenticator {
       return undefined;
     }
   }
-}
-
-/** nats-server's isRevoked: all users (`*`) or this one, revoked at or after the JWT's issue. */
-function revoked(account: AccountNats, user: string, issuedAt: number): boolean {
-  const revocations = account.revocations ?? {};
-  return [revocations['*'], revocations[user]].some((at) => at !== undefined && at >= issuedAt);
 }
 
 /** A JWT's `subs` and `payload` limits; undefined: none (-1, or absent from an old claim). */

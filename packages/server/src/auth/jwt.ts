@@ -31,11 +31,12 @@ const decoder = new TextDecoder();
 /**
  * The claims of a NATS JWT whose signature its issuer made (header `ed25519-nkey`, or v1's
  * `ed25519`), or the reason it is not one. Expiry and not-before are checked against `now`
- * (seconds), as nats-io/jwt's validation does.
+ * (seconds), as nats-io/jwt's validation does; null: not checked, as nats-io/jwt validates the
+ * activation tokens inside an account JWT.
  */
 export function verifiedClaims<N>(
   jwt: string,
-  now = Math.floor(Date.now() / 1000),
+  now: number | null = Math.floor(Date.now() / 1000),
 ): Claims<N> | string {
   const parts = jwt.trim().split('.');
   if (parts.length !== 3) return 'not a JWT';
@@ -63,7 +64,21 @@ export function verifiedClaims<N>(
   } catch {
     return 'issuer is not a public nkey';
   }
+  if (now === null) return claims;
   if (claims.exp && claims.exp <= now) return 'expired';
   if (claims.nbf && claims.nbf > now) return 'not yet valid';
   return claims;
+}
+
+/**
+ * nats-server's isRevoked: `revocations` (a key, or `*` for all, to the time in seconds up to
+ * which its JWTs are revoked) covers a JWT of `key` issued at `issuedAt`.
+ */
+export function isRevoked(
+  revocations: Readonly<Record<string, number>> | undefined,
+  key: string,
+  issuedAt: number,
+): boolean {
+  if (!revocations) return false;
+  return [revocations[key], revocations['*']].some((at) => at !== undefined && at >= issuedAt);
 }
