@@ -262,6 +262,8 @@ describe.each(bothServers)('operator mode against $name', (target) => {
         imports: [
           { subject: 'orders.>', account: shop.publicKey, type: 'stream', to: 'shop' },
           { subject: 'stock.*', account: shop.publicKey, type: 'service' },
+          // Not exported: left out, the rest still works.
+          { subject: 'secret.>', account: shop.publicKey, type: 'stream' },
         ],
       },
     });
