@@ -1,7 +1,10 @@
 import type { MonitoredServer } from './monitored-server.js';
 import type { createVarz } from './varz.js';
 
-/** nats-server's ServerStats (statsz), from what /varz reports. */
+/**
+ * nats-server's ServerStats (statsz), from what /varz reports; its JetStream config without the
+ * store directory, which nats-server leaves out of what it broadcasts.
+ */
 export function serverStatsz(server: MonitoredServer, varz: ReturnType<typeof createVarz>) {
   const v = varz();
   const accounts = new Set<string>();
@@ -19,6 +22,8 @@ export function serverStatsz(server: MonitoredServer, varz: ReturnType<typeof cr
     received: { msgs: v.in_msgs, bytes: v.in_bytes },
     slow_consumers: v.slow_consumers,
     active_servers: 1,
-    ...(server.jetstream ? { jetstream: v.jetstream } : {}),
+    ...(v.jetstream && server.jetstream
+      ? { jetstream: { ...v.jetstream, config: { ...v.jetstream.config, store_dir: undefined } } }
+      : {}),
   };
 }

@@ -18,7 +18,7 @@ import type { ClientConnection } from '../client-connection.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { accountStat } from './account-statz.js';
-import { rfc3339 } from './format.js';
+import { goJson, rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
 import { serverStatsz } from './statsz.js';
@@ -258,8 +258,9 @@ export class SystemAccount {
     };
   }
 
+  /** Sends `body` as JSON written the way nats-server writes it (format.ts). */
   #send(subject: string, body: object): void {
-    this.#client.publish(subject, Buffer.from(JSON.stringify(body)));
+    this.#client.publish(subject, Buffer.from(goJson(body, false)));
   }
 }
 

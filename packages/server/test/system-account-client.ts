@@ -1,0 +1,105 @@
+import { expect } from 'vitest';
+import type { RawClient } from './raw-client.js';
+import type { RunningTarget } from './targets.js';
+
+/**
+ * Accounts for the system account tests: SYS (the system account), A (with JetStream), B and a
+ * user of $G, each with one user named like its account in lower case (password `pw`).
+ */
+export const systemAccountConfig = {
+  authorization: { users: [{ user: 'g', pass: 'pw' }] },
+  accounts: {
+    SYS: { users: [{ user: 'sys', pass: 'pw' }] },
+    A: { users: [{ user: 'a', pass: 'pw' }], jetstream: true },
+    B: { users: [{ user: 'b', pass: 'pw' }] },
+  },
+  systemAccount: 'SYS',
+  jetstream: true,
+};
+
+export interface Received {
+  subject: string;
+  body: Record<string, unknown>;
+}
+
+/** Connects as `user` (password `pw`), sends `setup` and waits until the server has read it. */
+export async function login(
+  connect: (server: RunningTarget) => Promise<RawClient>,
+  server: RunningTarget,
+  user: string,
+  setup = '',
+): Promise<RawClient> {
+  const client = await connect(server);
+  await client.send(
+    `CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true,"name":"${user}-app","lang":"raw","version":"1.0","user":"${user}","pass":"pw"}\r\n${setup}`,
+  );
+  await client.sync();
+  return client;
+}
+
+/** The JSON messages `client` has received so far on subscription `sid`, after `from`. */
+export function messages(client: RawClient, sid: number, from = 0): Received[] {
+  const found: Received[] = [];
+  // nats-server 2.9.10 writes its own messages' MSG lines with two spaces before the size.
+  const frame = new RegExp(`(?:MSG|HMSG) (\\S+) ${sid} +(?:\\S+ )?(?:\\d+ )?(\\d+)\\r\\n`, 'g');
+  const text = client.text.slice(from);
+  for (let m = frame.exec(text); m; m = frame.exec(text)) {
+    const start = m.index + m[0].length;
+    const body = text.slice(start, start + Number(m[2]));
+    if (body.startsWith('{')) found.push({ subject: m[1]!, body: JSON.parse(body) });
+  }
+  return found;
+}
+
+/**
+ * Sends each request (`subject` with its body) with reply subject `in` (the client subscribed
+ * it as sid 1) and waits for `answers` JSON answers; a 503 no-responders status is no answer.
+ */
+export async function ask(
+  client: RawClient,
+  requests: [subject: string, body?: string][],
+  answers = requests.length,
+): Promise<Record<string, unknown>[]> {
+  const from = client.text.length;
+  for (const [subject, body = ''] of requests) {
+    await client.send(`PUB ${subject} in ${Buffer.byteLength(body)}\r\n${body}\r\n`);
+  }
+  await client.waitUntil(() => messages(client, 1, from).length >= answers);
+  await client.sync();
+  return messages(client, 1, from).map((m) => m.body);
+}
+
+/**
+ * A JSON value's shape: each value replaced by its type name, objects by their keys' shapes,
+ * arrays by their distinct element shapes; what two servers send is compared through it.
+ */
+export function shape(value: unknown): unknown {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    const shapes = value.map(shape);
+    return shapes.filter((s, i) => shapes.findIndex((t) => same(s, t)) === i);
+  }
+  if (typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shape((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return typeof value;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Expects ours and nats-server's answers to have one shape. */
+export function expectSameShape(ours: unknown, theirs: unknown): void {
+  expect(shape(ours)).toEqual(shape(theirs));
+}
+
+/** Expects two lists of answers to hold the same number of answers, each of one shape. */
+export function expectSameShapes(ours: unknown[], theirs: unknown[]): void {
+  expect(ours.length).toBe(theirs.length);
+  for (const [i, answer] of ours.entries()) expectSameShape(answer, theirs[i]);
+}

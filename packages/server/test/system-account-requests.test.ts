@@ -1,0 +1,248 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ask,
+  expectSameShape,
+  expectSameShapes,
+  login,
+  systemAccountConfig,
+} from './system-account-client.js';
+import { bothServers, closedAfterEach } from './targets.js';
+
+/**
+ * The system account's requests, side by side: each scenario runs on our server and on
+ * nats-server 2.9.10 with the same config and requests, and the answers must have the same
+ * JSON shapes (values that vary compared by type) and the same values where they are fixed.
+ */
+describe('system account requests, ours beside nats-server 2.9.10', () => {
+  const [ours, theirs] = bothServers.map((target) => ({ target, ...closedAfterEach(target) }));
+  type Run = typeof ours;
+  const onBoth = async <T>(scenario: (run: Run) => Promise<T>) =>
+    (await Promise.all([scenario(ours!), scenario(theirs!)])) as [T, T];
+
+  /** A server with a client of A subscribed to `foo`, and the system user asking on `in`. */
+  async function withClients({ start, connect }: Run) {
+    const server = await start({ ...systemAccountConfig, monitoring: true });
+    const a = await login(connect, server, 'a', 'SUB foo 5\r\n');
+    const sys = await login(connect, server, 'sys', 'SUB in 1\r\n');
+    return { server, a, sys, id: sys.info().server_id as string };
+  }
+
+  it('answers $SYS.REQ.SERVER.<id>.<X> for ROUTEZ, GATEWAYZ, LEAFZ, ACCOUNTZ, HEALTHZ and STATSZ', async () => {
+    const names = ['ROUTEZ', 'GATEWAYZ', 'LEAFZ', 'ACCOUNTZ', 'HEALTHZ', 'STATSZ'];
+    const [our, their] = await onBoth(async (run) => {
+      const { sys, id } = await withClients(run);
+      return ask(
+        sys,
+        names.map((name) => [`$SYS.REQ.SERVER.${id}.${name}`]),
+      );
+    });
+    for (const [i, name] of names.entries()) {
+      if (name === 'STATSZ') continue; // its JetStream config differs (see the events test)
+      expectSameShape(our[i], their[i]);
+    }
+    const accounts = (answer: Record<string, unknown>) =>
+      ((answer.data as { accounts: string[] }).accounts ?? []).sort();
+    expect(accounts(our[3]!)).toEqual(['$G', 'A', 'B', 'SYS']);
+    expect(accounts(their[3]!)).toEqual(accounts(our[3]!));
+    expect(Object.keys(our[5]!).sort()).toEqual(['server', 'statsz']);
+    expect(Object.keys(their[5]!).sort()).toEqual(['server', 'statsz']);
+  });
+
+  it('answers $SYS.REQ.SERVER.PING.<X> for the same requests, and not IDZ (newer than 2.9.10)', async () => {
+    const names = ['ROUTEZ', 'GATEWAYZ', 'LEAFZ', 'ACCOUNTZ', 'IDZ'];
+    const [our, their] = await onBoth(async (run) => {
+      const { sys } = await withClients(run);
+      // IDZ: no responder, so the 503 status is all that comes back; the ROUTEZ after it
+      // shows it was read.
+      const answers = await ask(
+        sys,
+        [
+          ...names.map((name): [string] => [`$SYS.REQ.SERVER.PING.${name}`]),
+          ['$SYS.REQ.SERVER.PING.ROUTEZ'],
+        ],
+        5,
+      );
+      return { answers, text: sys.text };
+    });
+    expect(our.answers).toHaveLength(5);
+    expect(their.answers).toHaveLength(5);
+    for (const i of [0, 1, 2, 3]) expectSameShape(our.answers[i], their.answers[i]);
+    expect(our.text).toContain('NATS/1.0 503');
+    expect(their.text).toContain('NATS/1.0 503');
+  });
+
+  it('reads the request options and filters as nats-server: ACCOUNTZ of an account, errors, another server', async () => {
+    const [our, their] = await onBoth(async (run) => {
+      const { sys } = await withClients(run);
+      return ask(
+        sys,
+        [
+          ['$SYS.REQ.SERVER.PING.ACCOUNTZ', '{"account":"B"}'],
+          ['$SYS.REQ.SERVER.PING.ACCOUNTZ', '{"account":"nope"}'],
+          ['$SYS.REQ.SERVER.PING.VARZ', '{bad'],
+          ['$SYS.REQ.SERVER.PING', '{bad'],
+          // Names another server: unanswered, so the next answer is the HEALTHZ.
+          ['$SYS.REQ.SERVER.PING.VARZ', '{"server_name":"elsewhere"}'],
+          ['$SYS.REQ.SERVER.PING.HEALTHZ', '{"host":"127.0.0.1"}'],
+        ],
+        5,
+      );
+    });
+    expectSameShapes(our, their);
+    const detail = (answer: Record<string, unknown>) =>
+      (answer.data as { account_detail: { account_name: string; imports: { subject: string }[] } })
+        .account_detail;
+    expect(detail(our[0]!).account_name).toBe('B');
+    const imported = (answer: Record<string, unknown>) =>
+      detail(answer)
+        .imports.map((i) => i.subject)
+        .filter((s) => s.startsWith('$SYS.'))
+        .sort();
+    expect(imported(our[0]!)).toEqual(imported(their[0]!));
+    for (const answers of [our, their]) {
+      expect(answers[1]).toMatchObject({
+        data: null,
+        error: { code: 500, description: 'Account nope does not exist' },
+      });
+      expect(answers[2]!.error).toMatchObject({ code: 400 });
+      expect(answers[3]!.error).toMatchObject({ code: 400 });
+      expect(answers[4]!.data).toEqual({ status: 'ok' });
+    }
+  });
+
+  it('answers $SYS.REQ.ACCOUNT.<acc>.<X> for SUBSZ, CONNZ, LEAFZ, JSZ, INFO and STATZ', async () => {
+    const names = ['SUBSZ', 'CONNZ', 'LEAFZ', 'JSZ', 'INFO', 'STATZ'];
+    const [our, their] = await onBoth(async (run) => {
+      const { sys } = await withClients(run);
+      return ask(
+        sys,
+        names.map((name) => [`$SYS.REQ.ACCOUNT.A.${name}`]),
+      );
+    });
+    // INFO lists what A imports, ours only the system's services: compared apart.
+    const { imports: ourImports, ...ourInfo } = (our[4]!.data as Record<string, unknown>) ?? {};
+    const { imports: theirImports, ...theirInfo } =
+      (their[4]!.data as Record<string, unknown>) ?? {};
+    for (const i of [1, 2, 3, 5]) expectSameShape(our[i], their[i]);
+    expectSameShape(ourInfo, theirInfo);
+    expect(ourImports).toBeDefined();
+    expect(theirImports).toBeDefined();
+    for (const answers of [our, their]) {
+      const subsz = answers[0]!.data as {
+        subscriptions_list: { account: string; subject: string }[];
+      };
+      expect(subsz.subscriptions_list.filter((s) => s.subject === 'foo')).toMatchObject([
+        { account: 'A' },
+      ]);
+      expect(subsz.subscriptions_list.every((s) => s.account === 'A')).toBe(true);
+      expect(answers[1]!.data).toMatchObject({
+        num_connections: 1,
+        connections: [{ name: 'a-app' }],
+      });
+      expect(answers[3]!.data).toMatchObject({ name: 'A', id: 'A' });
+      expect(answers[4]!.data).toMatchObject({
+        account_name: 'A',
+        jetstream_enabled: true,
+        client_connections: 1,
+      });
+      expect(answers[5]!.data).toMatchObject({ account_statz: [{ acc: 'A', conns: 1 }] });
+    }
+    // The subscriptions A has of its own: the client's and the imported system services.
+    const subjects = (answer: Record<string, unknown>) =>
+      (answer.data as { subscriptions_list: { subject: string }[] }).subscriptions_list
+        .map((s) => s.subject)
+        .filter((s) => s === 'foo' || s.startsWith('$SYS.'))
+        .sort();
+    expect(subjects(our[0]!)).toEqual(subjects(their[0]!));
+  });
+
+  it('answers account requests for unused or unknown accounts as nats-server', async () => {
+    const [our, their] = await onBoth(async (run) => {
+      const { sys } = await withClients(run);
+      return ask(
+        sys,
+        [
+          // B has no connection: its STATZ is left unanswered unless unused ones are asked for.
+          ['$SYS.REQ.ACCOUNT.B.STATZ'],
+          ['$SYS.REQ.ACCOUNT.B.STATZ', '{"include_unused":true}'],
+          ['$SYS.REQ.ACCOUNT.B.JSZ'],
+          ['$SYS.REQ.ACCOUNT.nope.INFO'],
+          ['$SYS.REQ.ACCOUNT.PING.CONNZ'],
+          ['$SYS.REQ.ACCOUNT.PING.STATZ'],
+        ],
+        5,
+      );
+    });
+    expectSameShapes(our, their);
+    for (const answers of [our, their]) {
+      expect(answers[0]!.data).toMatchObject({ account_statz: [{ acc: 'B', conns: 0 }] });
+      expect(answers[1]!.error).toEqual({
+        code: 500,
+        description: 'account "B" not jetstream enabled',
+      });
+      expect(answers[2]!.error).toEqual({ code: 500, description: 'Account nope does not exist' });
+      expect(answers[3]!.data).toMatchObject({ server_id: '', connections: null });
+      const inUse = (answers[4]!.data as { account_statz: { acc: string }[] }).account_statz;
+      expect(inUse.map((s) => s.acc).sort()).toEqual(['A', 'SYS']);
+    }
+  });
+
+  it('lets every other account ask for its own CONNZ and STATZ through the imported PING subjects', async () => {
+    const [our, their] = await onBoth(async (run) => {
+      const { server } = await withClients(run);
+      const a = await login(run.connect, server, 'a', 'SUB in 1\r\n');
+      const answers = await ask(a, [
+        ['$SYS.REQ.ACCOUNT.PING.STATZ'],
+        ['$SYS.REQ.ACCOUNT.PING.CONNZ'],
+        ['$SYS.REQ.SERVER.PING.CONNZ'],
+      ]);
+      // The rest stays the system account's: no responders in A.
+      const from = a.text.length;
+      await a.send('PUB $SYS.REQ.SERVER.PING.VARZ in 0\r\n\r\n');
+      await a.waitFor('NATS/1.0 503');
+      return { answers, rest: a.text.slice(from) };
+    });
+    expectSameShapes(our.answers, their.answers);
+    for (const { answers } of [our, their]) {
+      expect(answers[0]!.data).toMatchObject({ account_statz: [{ acc: 'A', conns: 2 }] });
+      for (const connz of [answers[1], answers[2]]) {
+        expect(connz!.data).toMatchObject({ num_connections: 2 });
+      }
+    }
+  });
+
+  it('serves /accountz, /accstatz, /routez, /gatewayz and /leafz', async () => {
+    const paths = [
+      '/accountz',
+      '/accountz?acc=A',
+      '/accstatz',
+      '/accstatz?unused=1',
+      '/routez',
+      '/gatewayz',
+      '/leafz',
+    ];
+    const [our, their] = await onBoth(async (run) => {
+      const { server } = await withClients(run);
+      return Promise.all(
+        paths.map(async (path) => (await fetch(`${server.httpUrl}${path}`)).json()),
+      );
+    });
+    for (const i of [0, 2, 3, 4, 5, 6]) expectSameShape(our[i], their[i]);
+    const { imports: _, ...ourDetail } = our[1].account_detail;
+    const { imports: __, ...theirDetail } = their[1].account_detail;
+    expectSameShape(ourDetail, theirDetail);
+    for (const answers of [our, their]) {
+      expect(answers[0].system_account).toBe('SYS');
+      expect(answers[2].account_statz.map((s: { acc: string }) => s.acc).sort()).toEqual([
+        'A',
+        'SYS',
+      ]);
+      expect(answers[3].account_statz.map((s: { acc: string }) => s.acc).sort()).toEqual([
+        '$G',
+        'A',
+        'B',
+        'SYS',
+      ]);
+    }
+  });
+});
