@@ -23,6 +23,7 @@ export class Router {
   readonly #messages: OutgoingMessage[] = [];
   #depth = 0;
   readonly #subscribed = new Set<(sub: Subscription) => void>();
+  readonly #unsubscribed = new Set<(sub: Subscription) => void>();
 
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
@@ -40,10 +41,20 @@ export class Router {
     return () => this.#subscribed.delete(listener);
   }
 
+  /**
+   * Calls `listener` with every removed subscription until the returned function is called: how
+   * a service import learns that a requester no longer listens for its answers.
+   */
+  onUnsubscribe(listener: (sub: Subscription) => void): () => void {
+    this.#unsubscribed.add(listener);
+    return () => this.#unsubscribed.delete(listener);
+  }
+
   unsubscribe(sub: Subscription): void {
     if (sub.closed) return;
     sub.closed = true;
     this.sublist.remove(sub);
+    for (const listener of this.#unsubscribed) listener(sub);
   }
 
   /**

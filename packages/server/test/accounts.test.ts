@@ -208,6 +208,44 @@ describe.each(bothServers)('accounts against $name', (target) => {
       }
     });
 
+    /** A stream request from `b` (reply inbox.1, sid 7) to `a`: the clients and mapped reply. */
+    async function streamRequest(responseThreshold?: number) {
+      const server = await start(
+        accounts(
+          { exports: [{ service: 'svc.>', responseType: 'stream', responseThreshold }] },
+          { imports: [{ service: { account: 'A', subject: 'svc.time' }, to: 'time' }] },
+        ),
+      );
+      const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
+      const requester = await login(server, 'b', 'SUB inbox.1 7\r\n');
+      const request = await receivedDuring(responder, () =>
+        publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
+      );
+      const reply = /(_R_\.\S+)/.exec(request)![1]!;
+      const answer = (n: number) =>
+        receivedDuring(requester, () => publish(responder, `PUB ${reply} 1\r\n${n}\r\n`));
+      return { requester, answer };
+    }
+
+    it('ends a response mapping once the requester stops listening, even if it listens again', async () => {
+      const { requester, answer } = await streamRequest();
+      expect(await answer(1)).toBe('MSG inbox.1 7 1\r\n1\r\n');
+      await publish(requester, 'UNSUB 7\r\nSUB inbox.1 8\r\n');
+      expect(await answer(2)).toBe('');
+    });
+
+    it('keeps a stream response mapping while answers come within the threshold, then ends it', async () => {
+      const { answer } = await streamRequest(1_000);
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      for (let n = 0; n < 4; n++) {
+        expect(await answer(n)).toBe(`MSG inbox.1 7 1\r\n${n}\r\n`);
+        await pause(400);
+      }
+      // nats-server checks every threshold for mappings idle a whole threshold; ours every second.
+      await pause(2_500);
+      expect(await answer(9)).toBe('');
+    });
+
     it('lets a responder answer through the mapped reply as its own permissions allow', async () => {
       for (const allowResponses of [true, false]) {
         const server = await start(

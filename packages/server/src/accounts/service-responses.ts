@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import type { Subscription } from '../subscription.js';
 import type { Account } from './account.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
 
@@ -21,11 +23,16 @@ interface PendingResponse {
  * reply is replaced by `_R_.<prefix>.<random>`, and a response published to it here goes back
  * to the requester. A singleton request's mapping ends with its first delivered response, a
  * stream or chunked one's with an empty message; any mapping unused for the response threshold
- * (or whose response reached nobody) is dropped, as nats-server does.
+ * (or whose response reached nobody) is dropped, as nats-server does. So is every mapping to a
+ * reply subject of this account that nobody here listens to any more (nats-server's reverse
+ * response entries): an answer to it goes nowhere, even after a new subscription to the reply.
  */
 export class ServiceResponses {
   readonly #account: Account;
   readonly #pending = new Map<string, PendingResponse>();
+  /** As the requester: this account's reply subjects, each with the mappings that answer it. */
+  readonly #awaited = new Map<string, Map<string, ServiceResponses>>();
+  #stopWatching: (() => void) | undefined;
   readonly #bridge = new Bridge((message, subject) => this.#respond(message, subject));
   #prefix: string | undefined;
   #sweeper: NodeJS.Timeout | undefined;
@@ -42,12 +49,16 @@ export class ServiceResponses {
     }
     const mapped = this.#prefix + randomToken(8);
     this.#pending.set(mapped, { requester, reply, policy, used: Date.now() });
+    requester.responses.#await(reply, mapped, this);
     this.#sweeper ??= setInterval(() => this.#sweep(), 1_000).unref();
     return mapped;
   }
 
   drop(mapped: string): void {
+    const pending = this.#pending.get(mapped);
+    if (!pending) return;
     this.#pending.delete(mapped);
+    pending.requester.responses.#forget(pending.reply, mapped);
     if (this.#pending.size === 0) this.stop();
   }
 
@@ -55,6 +66,37 @@ export class ServiceResponses {
   stop(): void {
     clearInterval(this.#sweeper);
     this.#sweeper = undefined;
+  }
+
+  #await(reply: string, mapped: string, responder: ServiceResponses): void {
+    let answers = this.#awaited.get(reply);
+    if (!answers) this.#awaited.set(reply, (answers = new Map()));
+    answers.set(mapped, responder);
+    this.#stopWatching ??= this.#account.router.onUnsubscribe((sub) => this.#unsubscribed(sub));
+  }
+
+  #forget(reply: string, mapped: string): void {
+    const answers = this.#awaited.get(reply);
+    answers?.delete(mapped);
+    if (answers?.size === 0) this.#awaited.delete(reply);
+    if (this.#awaited.size === 0) {
+      this.#stopWatching?.();
+      this.#stopWatching = undefined;
+    }
+  }
+
+  /** A subscription here ended: the mappings of replies nobody listens to any more end too. */
+  #unsubscribed(sub: Subscription): void {
+    const replies = hasWildcard(sub.subject)
+      ? [...this.#awaited.keys()].filter((reply) => subjectMatches(reply, sub.subject))
+      : this.#awaited.has(sub.subject)
+        ? [sub.subject]
+        : [];
+    for (const reply of replies) {
+      const interest = this.#account.router.sublist.match(reply);
+      if (interest.psubs.length + interest.qsubs.length > 0) continue;
+      for (const [mapped, responder] of this.#awaited.get(reply) ?? []) responder.drop(mapped);
+    }
   }
 
   #respond(
@@ -86,9 +128,8 @@ export class ServiceResponses {
   #sweep(): void {
     const now = Date.now();
     for (const [mapped, pending] of this.#pending) {
-      if (now - pending.used > pending.policy.threshold) this.#pending.delete(mapped);
+      if (now - pending.used > pending.policy.threshold) this.drop(mapped);
     }
-    if (this.#pending.size === 0) this.stop();
   }
 }
 
