@@ -155,6 +155,17 @@ export const streamBatchAbandonedAdvisorySchema = event(advisoryType('stream_bat
   batch: z.string(),
   reason: z.string(),
 });
+/**
+ * Slipstream's own advisory (nats-server has none for damaged data, up to 2.11 and on main): a
+ * stream's stored data failed its checks, at start or on a read. `seqs` are the damaged
+ * messages when the damage is in messages; `reason` says what was found and where.
+ */
+export const streamDamagedAdvisorySchema = event(advisoryType('stream_damaged'), {
+  account: z.string().optional(),
+  ...streamShape,
+  seqs: z.array(uint()).optional(),
+  reason: z.string(),
+});
 export const consumerLeaderElectedAdvisorySchema = event(advisoryType('consumer_leader_elected'), {
   account: z.string().optional(),
   ...consumerShape,
@@ -275,6 +286,10 @@ export const jsEvents = {
   streamBatchAbandoned: {
     subject: 'ADVISORY.STREAM.BATCH_ABANDONED.{stream}',
     schema: streamBatchAbandonedAdvisorySchema,
+  },
+  streamDamaged: {
+    subject: 'ADVISORY.STREAM.DAMAGED.{stream}',
+    schema: streamDamagedAdvisorySchema,
   },
   consumerLeaderElected: {
     subject: 'ADVISORY.CONSUMER.LEADER_ELECTED.{stream}.{consumer}',

@@ -2,8 +2,9 @@
  * Damage to a stream's file while the server is stopped (single bit flips at random offsets,
  * truncation at a random length) must be detected on restart: every message is either served
  * exactly as stored or refused with an error, never served changed; the damaged stream is
- * reported (logged, naming the stream); nothing on disk is deleted; the other stream and core
- * NATS serve normally. Seeded: CORRUPTION_SEED replays a run.
+ * reported (logged naming the stream, /healthz unhealthy, and our stream_damaged advisory,
+ * which nats-server 2.11 has no equivalent of); nothing on disk is deleted; the other stream and
+ * core NATS serve normally. Seeded: CORRUPTION_SEED replays a run.
  */
 import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -50,6 +51,14 @@ function request(client: InternalClient, subject: string, body: string): Promise
   });
 }
 
+interface DamagedAdvisory {
+  subject: string;
+  type: string;
+  stream: string;
+  seqs?: number[];
+  reason: string;
+}
+
 const payloadOf = (stream: string, i: number) => `${stream}-message-${i}-${'x'.repeat(i % 7)}`;
 const streamDir = (root: string, name: string) => join(root, 'jetstream', '%24G', 'streams', name);
 
@@ -83,14 +92,16 @@ describe(`damaged stream files (seed ${seed})`, () => {
     },
   ];
 
-  /** Flips a bit of one message's payload, found by its text in the file. */
-  function flipPayloadBit(file: string) {
+  /** Flips a bit of one message's payload, found by its text in the file; returns its seq. */
+  function flipPayloadBit(file: string): number {
     const bytes = readFileSync(file);
-    const target = Buffer.from(payloadOf('BAD', 1 + random(MESSAGES)));
+    const seq = 1 + random(MESSAGES);
+    const target = Buffer.from(payloadOf('BAD', seq));
     const at = bytes.indexOf(target);
     expect(at).toBeGreaterThan(0);
     bytes[at + random(target.length)]! ^= 1 << random(8);
     writeFileSync(file, bytes);
+    return seq;
   }
 
   function flipBits(file: string, count: number) {
@@ -128,6 +139,11 @@ describe(`damaged stream files (seed ${seed})`, () => {
 
         const errors: string[] = [];
         client = await start({ ...silentLogger, error: (line: string) => errors.push(line) });
+        // Found at start, before anyone could listen: the advisory waits for the first listener.
+        const advisories: DamagedAdvisory[] = [];
+        client.subscribe('$JS.EVENT.ADVISORY.STREAM.DAMAGED.>', (m) =>
+          advisories.push({ subject: m.subject, ...JSON.parse(decoder.decode(m.payload)) }),
+        );
 
         for (let seq = 1; seq <= MESSAGES; seq++) {
           const got = await request(client, '$JS.API.STREAM.MSG.GET.GOOD', JSON.stringify({ seq }));
@@ -147,7 +163,22 @@ describe(`damaged stream files (seed ${seed})`, () => {
           `${name} (trial ${trial + 1}): ${refused} of ${MESSAGES} refused; ${errors.length} errors logged`,
         );
         if (detected) expect(refused).toBeGreaterThan(0);
-        if (refused > 0) expect(errors.join('\n')).toContain("'$G > BAD'");
+        if (refused > 0) {
+          expect(errors.join('\n')).toContain("'$G > BAD'");
+          expect(advisories.length).toBeGreaterThan(0);
+        }
+        for (const advisory of advisories) {
+          expect(advisory).toMatchObject({
+            subject: '$JS.EVENT.ADVISORY.STREAM.DAMAGED.BAD',
+            type: 'io.nats.jetstream.advisory.v1.stream_damaged',
+            account: '$G',
+            stream: 'BAD',
+            reason: expect.any(String),
+          });
+        }
+        // Every refused message is named, by the start check or by the read that refused it.
+        const named = new Set(advisories.flatMap((advisory) => advisory.seqs ?? []));
+        if (detected) expect(named.size).toBeGreaterThanOrEqual(refused);
         // Health says so too (the quick JetStream check only asks whether JetStream runs).
         const health = await fetch(`${server!.httpUrl}/healthz`);
         const body = (await health.json()) as { status: string; error?: string };
@@ -168,4 +199,45 @@ describe(`damaged stream files (seed ${seed})`, () => {
       });
     }
   }
+
+  it('reports damage a read finds while the server runs: log, advisory, /healthz', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-corruption-'));
+    const errors: string[] = [];
+    const client = await start({ ...silentLogger, error: (line: string) => errors.push(line) });
+    const created = await request(
+      client,
+      '$JS.API.STREAM.CREATE.BAD',
+      JSON.stringify({ name: 'BAD', subjects: ['bad.>'] }),
+    );
+    expect(created.error).toBeUndefined();
+    for (let i = 1; i <= MESSAGES; i++) await request(client, 'bad.m', payloadOf('BAD', i));
+    const advisories: DamagedAdvisory[] = [];
+    client.subscribe('$JS.EVENT.ADVISORY.STREAM.DAMAGED.>', (m) =>
+      advisories.push({ subject: m.subject, ...JSON.parse(decoder.decode(m.payload)) }),
+    );
+    // Idle, the stream's WAL is checkpointed into its file, which the damage then hits.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const badFile = join(streamDir(dir, 'BAD'), 'messages.db');
+    const seq = flipPayloadBit(badFile);
+    const get = () => request(client, '$JS.API.STREAM.MSG.GET.BAD', JSON.stringify({ seq }));
+    expect((await get()).error).toMatchObject({ err_code: 10051 });
+    expect(advisories).toEqual([
+      {
+        subject: '$JS.EVENT.ADVISORY.STREAM.DAMAGED.BAD',
+        type: 'io.nats.jetstream.advisory.v1.stream_damaged',
+        id: expect.any(String),
+        timestamp: expect.any(String),
+        account: '$G',
+        stream: 'BAD',
+        seqs: [seq],
+        reason: `stream "BAD" message ${seq} is damaged (checksum mismatch)`,
+      },
+    ]);
+    expect(errors.join('\n')).toContain(`'$G > BAD': stream "BAD" message ${seq} is damaged`);
+    const health = await fetch(`${server!.httpUrl}/healthz`);
+    expect(health.status).toBe(503);
+    // Reported once: the next read is refused again without another advisory.
+    expect((await get()).error).toBeDefined();
+    expect(advisories).toHaveLength(1);
+  });
 });

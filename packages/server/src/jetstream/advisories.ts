@@ -114,6 +114,23 @@ export class Advisories {
     return { acc: account, server: this.serverName };
   }
 
+  /**
+   * Our advisory for a stream whose data failed its checks (stream-damage.ts). With `held`
+   * (damage found at start, before any client could listen) it waits for the first listener.
+   */
+  streamDamaged(stream: string, damage: { seqs?: number[]; reason: string }, held: boolean): void {
+    const subject = jsEventSubject('streamDamaged', { stream });
+    const fields = () => ({ account: this.account, stream, ...damage });
+    if (held && !this.client.hasInterest(subject)) {
+      // Sent once the new subscription is fully set up, which it is not yet when it is announced.
+      this.client.whenInterest(subject, () =>
+        queueMicrotask(() => this.#send('streamDamaged', subject, fields)),
+      );
+      return;
+    }
+    this.#send('streamDamaged', subject, fields);
+  }
+
   /** An event about one consumer of `stream` (consumer-events.ts says which and with what). */
   consumerEvent(name: JsEventName, stream: string, consumer: string, fields: () => object): void {
     this.#send(name, jsEventSubject(name, { stream, consumer }), fields);

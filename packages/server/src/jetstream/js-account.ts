@@ -21,6 +21,7 @@ import {
   type StreamConfigLookup,
   sameStreamConfig,
 } from './stream-config.js';
+import { type StreamDamage, StreamDamageReports } from './stream-damage.js';
 import {
   listStreamDirs,
   messagesFile,
@@ -51,24 +52,13 @@ export interface ApiCounters {
   errors: number;
 }
 
-/**
- * A stream found damaged when the server started: some messages failed their checksum
- * (`seqs`), or the whole file could not be read (`error`; the stream is then not served).
- * Nothing is deleted: the data stays on disk for a person to look at.
- */
-export interface StreamDamage {
-  stream: string;
-  seqs?: number[];
-  error?: string;
-}
-
 export class JsAccount {
   readonly streams = new Map<string, Stream>();
   readonly api: ApiCounters = { total: 0, errors: 0 };
-  readonly damaged: StreamDamage[] = [];
   readonly lookup: StreamConfigLookup = (name) => this.streams.get(name)?.config;
 
   private readonly host: StreamHost;
+  readonly #damage: StreamDamageReports;
 
   constructor(
     readonly name: string,
@@ -80,6 +70,7 @@ export class JsAccount {
     private readonly logger: Logger,
     readonly limits: JsAccountLimits = UNLIMITED,
   ) {
+    this.#damage = new StreamDamageReports(name, host.advisories, logger);
     // Streams find their mirror's and sources' origins among this account's streams.
     this.host = {
       ...host,
@@ -88,6 +79,11 @@ export class JsAccount {
         host.resourcesExhausted(storage) ?? this.#exceeded(storage, bytes),
       stream: (name) => this.streams.get(name),
     };
+  }
+
+  /** The damage found in the account's streams, at start or by reads since. */
+  get damaged(): readonly StreamDamage[] {
+    return this.#damage.found;
   }
 
   /** Reopens the file streams found in the store directory. */
@@ -99,11 +95,7 @@ export class JsAccount {
       try {
         this.#restore(name, dir);
       } catch (error) {
-        const message = (error as Error).message;
-        this.damaged.push({ stream: name, error: message });
-        this.logger.error(
-          `JetStream could not restore stream '${this.name} > ${name}' from ${dir}, which is left as it is and not served: ${message}`,
-        );
+        this.#damage.unreadable(name, dir, (error as Error).message);
       }
     }
   }
@@ -111,11 +103,8 @@ export class JsAccount {
   #restore(name: string, dir: string): void {
     const meta = readStreamMeta(dir);
     const store = this.#openStore(meta.config, dir);
-    let damaged: number[];
-    let structure: string | undefined;
     try {
-      damaged = store.findDamaged();
-      structure = store.checkStructure?.();
+      this.#damage.checkAtStart(name, store);
     } catch (error) {
       void store.close();
       throw error;
@@ -126,21 +115,6 @@ export class JsAccount {
     stream.consumers.restore();
     const state = store.state();
     this.logger.info(`  Restored ${state.messages} messages for stream '${this.name} > ${name}'`);
-    if (damaged.length > 0) {
-      // Served, but the damaged messages never are: every read checks its checksum.
-      this.damaged.push({ stream: name, seqs: damaged });
-      const shown = damaged.slice(0, 20).join(', ') + (damaged.length > 20 ? ', ...' : '');
-      this.logger.error(
-        `JetStream stream '${this.name} > ${name}' has ${damaged.length} damaged messages (checksum mismatch), which are not served: sequences ${shown}`,
-      );
-    }
-    if (structure) {
-      // Served as far as it can be read; messages behind the damage may be missing.
-      this.damaged.push({ stream: name, error: `its file is damaged: ${structure}` });
-      this.logger.error(
-        `JetStream stream '${this.name} > ${name}' has a damaged file (${structure}): messages may be missing from it`,
-      );
-    }
   }
 
   /** STREAM.CREATE: a new stream, or the existing one when the config is the same. */
@@ -325,6 +299,7 @@ export class JsAccount {
       path: messagesFile(dir),
       limits: storeLimitsOf(config),
       sync: this.options.syncInterval,
+      onDamage: (error) => this.#damage.read(error),
     });
   }
 }

@@ -47,6 +47,8 @@ export interface SqliteStoreOptions {
   /** SQLite's max_page_count: the file never grows past it; writes beyond fail as on a full disk. */
   maxPages?: number;
   clock?: Clock;
+  /** Told of every damaged message or page a read finds, before its 'corrupt' error is thrown. */
+  onDamage?: (error: StoreError) => void;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
@@ -165,6 +167,7 @@ class SqliteLog implements MessageLog {
   private ahead: ReadAhead | undefined;
   private readonly name: string;
   private readonly path: string;
+  private readonly onDamage: ((error: StoreError) => void) | undefined;
   private readonly db: Database.Database;
   private readonly group: CommitGroup;
   private readonly syncTimer: NodeJS.Timeout | undefined;
@@ -205,6 +208,7 @@ class SqliteLog implements MessageLog {
   constructor(options: SqliteStoreOptions) {
     this.name = options.name;
     this.path = options.path;
+    this.onDamage = options.onDamage;
     mkdirSync(dirname(options.path), { recursive: true });
     this.db = this.openDatabase(options);
     const db = this.db;
@@ -347,11 +351,13 @@ class SqliteLog implements MessageLog {
     };
     const expected = messageChecksum(seq, row.time, row.subject, message.headers, message.payload);
     if (!payload || BigInt(expected) !== row.checksum) {
-      throw new StoreError(
-        'corrupt',
-        `stream "${this.name}" message ${seq} is damaged (checksum mismatch)`,
-        this.name,
-        seq,
+      throw this.damaged(
+        new StoreError(
+          'corrupt',
+          `stream "${this.name}" message ${seq} is damaged (checksum mismatch)`,
+          this.name,
+          seq,
+        ),
       );
     }
     return message;
@@ -611,6 +617,11 @@ class SqliteLog implements MessageLog {
     }
   }
 
+  private damaged(error: StoreError): StoreError {
+    this.onDamage?.(error);
+    return error;
+  }
+
   private translate(error: unknown, seq?: number): Error {
     if (error instanceof StoreError) return error;
     const code = sqliteCode(error);
@@ -618,9 +629,11 @@ class SqliteLog implements MessageLog {
       seq === undefined ? `stream "${this.name}"` : `stream "${this.name}" message ${seq}`;
     const reason = error instanceof Error ? error.message : String(error);
     if (isDamage(code)) {
-      return new StoreError('corrupt', `${where} is damaged: ${reason}`, this.name, seq, {
-        cause: error,
-      });
+      return this.damaged(
+        new StoreError('corrupt', `${where} is damaged: ${reason}`, this.name, seq, {
+          cause: error,
+        }),
+      );
     }
     return new StoreError('io', `${where}: ${reason}`, this.name, seq, { cause: error });
   }
