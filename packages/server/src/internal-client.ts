@@ -65,6 +65,11 @@ export class InternalClient implements Subscriber {
     );
   }
 
+  /** Answers one request on its reply subject (Router.respond). */
+  respond(reply: string, payload: Uint8Array, headers?: Uint8Array): void {
+    this.#router.respond(this, reply, headers, payload);
+  }
+
   /**
    * Whether a publish on `subject` would reach any subscriber, so an event nobody listens to
    * (an advisory, say) is neither built nor sent.

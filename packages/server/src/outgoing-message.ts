@@ -68,6 +68,11 @@ export class OutgoingMessage {
   payload: Uint8Array = EMPTY;
   /** More than one subscription may receive it. */
   shared = false;
+  /**
+   * The subject is a reply subject, published this once: written out whole, not through the
+   * cache of line starts (where a stream of PubAcks would only push out the subjects that recur).
+   */
+  once = false;
   #msgLineEnd: Uint8Array | undefined;
   #hmsgLineEnd: Uint8Array | undefined;
   #msgRest: Uint8Array | undefined;
@@ -82,12 +87,14 @@ export class OutgoingMessage {
     headers: Uint8Array | undefined,
     payload: Uint8Array,
     shared: boolean,
+    once = false,
   ): this {
     this.subject = subject;
     this.reply = reply;
     this.headers = headers;
     this.payload = payload;
     this.shared = shared;
+    this.once = once;
     this.#msgLineEnd = undefined;
     this.#hmsgLineEnd = undefined;
     this.#msgRest = undefined;
@@ -108,6 +115,10 @@ export class OutgoingMessage {
     const headers = this.headers;
     const payload = this.payload;
     const withHeaders = headers !== undefined && headersOn;
+    if (this.once && !(withHeaders && headers.length === 0)) {
+      writer.msg(this.subject, sub.sid, this.reply, payload, withHeaders ? headers : undefined);
+      return payload.length + (withHeaders ? headers.length : 0);
+    }
     // A literal subscription's line start holds its own subject, which a JetStream delivery
     // (shown under the stored message's subject) does not use.
     if (sub.literal && sub.subject === this.subject) {

@@ -75,6 +75,19 @@ export class Router {
   }
 
   /**
+   * Routes the answer to one request to its reply subject, which names that request alone, so
+   * neither the match nor the encoded line start is cached (a PubAck, an API response).
+   */
+  respond(
+    from: Subscriber,
+    reply: string,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+  ): void {
+    this.#route(from, reply, undefined, headers, payload, undefined, true);
+  }
+
+  /**
    * Publish without the no-responders answer: how a message another account exported or a
    * service import forwarded enters this account. True when some subscriber took it.
    */
@@ -86,7 +99,19 @@ export class Router {
     payload: Uint8Array,
     shownSubject?: string,
   ): boolean {
-    const result = this.sublist.match(subject);
+    return this.#route(from, subject, reply, headers, payload, shownSubject, false);
+  }
+
+  #route(
+    from: Subscriber,
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    shownSubject: string | undefined,
+    once: boolean,
+  ): boolean {
+    const result = this.sublist.match(subject, once);
     let delivered = 0;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
       const receivers = result.psubs.length + result.qsubs.length;
@@ -96,6 +121,7 @@ export class Router {
         headers,
         payload,
         receivers > 1,
+        once,
       );
       try {
         for (const sub of result.psubs) {
@@ -158,9 +184,10 @@ export class Router {
     headers: Uint8Array | undefined,
     payload: Uint8Array,
     shared: boolean,
+    once = false,
   ): OutgoingMessage {
     const message = (this.#messages[this.#depth++] ??= new OutgoingMessage(this.#parts));
-    return message.reset(subject, reply, headers, payload, shared);
+    return message.reset(subject, reply, headers, payload, shared, once);
   }
 
   #release(message: OutgoingMessage): void {

@@ -134,11 +134,12 @@ export class Sublist<S extends SublistEntry> {
 
   /**
    * Everything interested in a published subject. A subject with an empty token (`foo..bar`)
-   * matches nothing, as in nats-server; wildcard tokens in it are taken literally.
+   * matches nothing, as in nats-server; wildcard tokens in it are taken literally. A subject
+   * published `once` (the reply subject of one request) bypasses the cache, as ack subjects do.
    */
-  match(subject: string): SublistResult<S> {
+  match(subject: string, once = false): SublistResult<S> {
     this.#matches++;
-    const cacheable = !subject.startsWith(UNCACHED_PREFIX);
+    const cacheable = !once && !subject.startsWith(UNCACHED_PREFIX);
     const cached = cacheable ? this.#cache.get(subject) : undefined;
     if (cached) {
       this.#cacheHits++;
@@ -146,10 +147,12 @@ export class Sublist<S extends SublistEntry> {
     }
     const tokens = subject.split('.');
     for (const token of tokens) if (token.length === 0) return EMPTY_RESULT;
-    const psubs: S[] = [];
-    const groups = new Map<string, S[]>();
-    collect(this.#root, tokens, 0, psubs, groups);
-    const result: SublistResult<S> = { psubs, qsubs: [...groups.values()] };
+    const found: Found<S> = { psubs: [], groups: undefined };
+    collect(this.#root, tokens, 0, found);
+    const result: SublistResult<S> = {
+      psubs: found.psubs,
+      qsubs: found.groups ? [...found.groups.values()] : [],
+    };
     if (!cacheable) return result;
     if (this.#cache.size >= CACHE_MAX) {
       // Oldest first: Map iteration follows insertion order.
@@ -235,27 +238,34 @@ function isPattern(tokens: readonly string[]): boolean {
   return true;
 }
 
+/** What a match collects; the queue groups only once a queue subscription is found. */
+interface Found<S> {
+  readonly psubs: S[];
+  groups: Map<string, S[]> | undefined;
+}
+
 function collect<S extends SublistEntry>(
   node: TrieNode<S>,
   tokens: readonly string[],
   index: number,
-  psubs: S[],
-  groups: Map<string, S[]>,
+  found: Found<S>,
 ): void {
   if (index === tokens.length) {
-    addSubs(node, psubs, groups);
+    addSubs(node, found);
     return;
   }
   // `>` needs at least one token left, which there is.
-  if (node.rest) addSubs(node.rest, psubs, groups);
-  if (node.star) collect(node.star, tokens, index + 1, psubs, groups);
+  if (node.rest) addSubs(node.rest, found);
+  if (node.star) collect(node.star, tokens, index + 1, found);
   const literal = node.literals.get(tokens[index]!);
-  if (literal) collect(literal, tokens, index + 1, psubs, groups);
+  if (literal) collect(literal, tokens, index + 1, found);
 }
 
 /** Queue members found at different trie nodes under the same queue name form one group. */
-function addSubs<S>(node: TrieNode<S>, psubs: S[], groups: Map<string, S[]>): void {
-  for (const sub of node.psubs) psubs.push(sub);
+function addSubs<S>(node: TrieNode<S>, found: Found<S>): void {
+  for (const sub of node.psubs) found.psubs.push(sub);
+  if (node.qsubs.size === 0) return;
+  const groups = (found.groups ??= new Map());
   for (const [queue, members] of node.qsubs) {
     const group = groups.get(queue);
     if (group) group.push(...members);

@@ -9,6 +9,7 @@ import {
   type JsErrorEntry,
   jsErrors,
   type StreamConfig,
+  type StreamSource,
   type StreamState,
 } from '@slipstream/jsapi';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
@@ -26,6 +27,7 @@ import {
   storedTtl,
   TTL_HEADER,
 } from './message-ttl.js';
+import { PubAcks } from './pub-acks.js';
 import {
   type MessageStore,
   type PurgeOptions,
@@ -34,7 +36,8 @@ import {
   type StoreLimits,
 } from './store/message-store.js';
 import { StreamConsumers } from './stream-consumers.js';
-import { type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
+import { ExternalFeed } from './stream-external-origin.js';
+import { type Feed, type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
 import { type SubjectTransform, subjectTransform } from './subject-transform.js';
 import { wireTime } from './wire-time.js';
 
@@ -85,13 +88,13 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
 export class Stream implements FeedTarget {
   #config: StreamConfig;
   readonly #watchers = new Set<StreamWatcher>();
-  #feeds: OriginFeed[] = [];
+  #feeds: Feed[] = [];
   readonly #host: StreamHost;
   readonly #subscriptions: Subscription[] = [];
   readonly #duplicates: DuplicateWindow;
   readonly consumers: StreamConsumers;
   #lastMsgId = '';
-  #pubAckHead = '';
+  readonly #pubAcks: PubAcks;
   #republish: SubjectTransform | undefined;
   /** The stream's `subject_transform`, applied to every subject it stores. */
   #inputTransform: SubjectTransform | undefined;
@@ -104,6 +107,9 @@ export class Stream implements FeedTarget {
     readonly created: bigint,
   ) {
     this.#host = host;
+    this.#pubAcks = new PubAcks(host.client, (reply) =>
+      this.#reject(reply, jsErrors.JSInsufficientResourcesErr),
+    );
     this.consumers = new StreamConsumers(this, host);
     this.#config = config;
     this.#duplicates = new DuplicateWindow(windowMs(config));
@@ -134,9 +140,13 @@ export class Stream implements FeedTarget {
     if (allow_direct) this.#answerDirectGets(this.name);
     if (mirror && mirror_direct) this.#answerDirectGets(mirror.name);
     const lookup = (name: string) => this.#host.stream(name);
+    const feed = (origin: StreamSource, kind: 'mirror' | 'source'): Feed =>
+      origin.external
+        ? new ExternalFeed(this, origin, kind, this.#host)
+        : new OriginFeed(this, origin, kind, lookup);
     this.#feeds = [
-      ...(mirror ? [new OriginFeed(this, mirror, 'mirror', lookup)] : []),
-      ...(sources ?? []).map((source) => new OriginFeed(this, source, 'source', lookup)),
+      ...(mirror ? [feed(mirror, 'mirror')] : []),
+      ...(sources ?? []).map((source) => feed(source, 'source')),
     ];
     for (const feed of this.#feeds) feed.start();
   }
@@ -148,10 +158,7 @@ export class Stream implements FeedTarget {
   }
 
   /** The mirror's and sources' progress, as stream info shows them. */
-  origins(): {
-    mirror?: ReturnType<OriginFeed['info']>;
-    sources?: ReturnType<OriginFeed['info']>[];
-  } {
+  origins(): { mirror?: object; sources?: object[] } {
     const infos = this.#feeds.map((feed) => feed.info());
     if (this.#config.mirror) return { mirror: infos[0]! };
     return infos.length > 0 ? { sources: infos } : {};
@@ -325,10 +332,7 @@ export class Stream implements FeedTarget {
 
   #configure(): void {
     const { name, republish, subject_transform } = this.#config;
-    const domain = this.#host.domain;
-    this.#pubAckHead = domain
-      ? `{"stream":${JSON.stringify(name)}, "domain":${JSON.stringify(domain)}, "seq":`
-      : `{"stream":${JSON.stringify(name)}, "seq":`;
+    this.#pubAcks.configure(name, this.#host.domain);
     this.#republish = republish && subjectTransform(republish.src || '>', republish.dest);
     this.#inputTransform = subject_transform?.dest
       ? subjectTransform(subject_transform.src, subject_transform.dest)
@@ -442,7 +446,7 @@ export class Stream implements FeedTarget {
       if (msgId) {
         const seq = this.#duplicates.seqOf(msgId);
         if (seq !== undefined) {
-          if (reply) this.#send(reply, `${this.#pubAckHead}${seq},"duplicate": true}`);
+          if (reply) this.#pubAcks.duplicate(reply, seq);
           return;
         }
       }
@@ -527,12 +531,9 @@ export class Stream implements FeedTarget {
       this.consumers.purged(purge);
     }
     if (this.#republish) this.#republishStored(subject, headers, payload, seq, previous);
+    // Asked even with no reply to answer: asking is what has a file store sync the message.
     const durable = this.store.whenDurable();
-    if (!reply) return;
-    durable.then(
-      () => this.#send(reply, `${this.#pubAckHead}${seq}}`),
-      () => this.#reject(reply, jsErrors.JSInsufficientResourcesErr),
-    );
+    if (reply) this.#pubAcks.whenDurable(durable, reply, seq);
   }
 
   #lastSeqOf(subject: string): number {
@@ -576,18 +577,12 @@ export class Stream implements FeedTarget {
   ): undefined {
     if (!reply) return;
     const error = ApiError.of(entry, values);
-    this.#send(
-      reply,
-      JSON.stringify({
-        error: { code: error.code, err_code: error.errCode, description: error.description },
-        stream: this.name,
-        seq: 0,
-      }),
-    );
-  }
-
-  #send(reply: string, json: string): void {
-    this.#host.client.publish(reply, Buffer.from(json));
+    const answer = JSON.stringify({
+      error: { code: error.code, err_code: error.errCode, description: error.description },
+      stream: this.name,
+      seq: 0,
+    });
+    this.#host.client.respond(reply, Buffer.from(answer));
   }
 }
 
