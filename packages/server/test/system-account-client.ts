@@ -1,17 +1,21 @@
 import { expect } from 'vitest';
 import type { RawClient } from './raw-client.js';
-import type { RunningTarget } from './targets.js';
+import type { RunningTarget, TargetOptions } from './targets.js';
 
 /**
- * Accounts for the system account tests: SYS (the system account), A (with JetStream), B and a
- * user of $G, each with one user named like its account in lower case (password `pw`).
+ * Accounts for the system account tests: SYS (the system account), A (with JetStream, exporting
+ * the service `svc.>`), B (importing `svc.x` as `ax`) and a user of $G, each with one user
+ * named like its account in lower case (password `pw`).
  */
-export const systemAccountConfig = {
+export const systemAccountConfig: TargetOptions = {
   authorization: { users: [{ user: 'g', pass: 'pw' }] },
   accounts: {
     SYS: { users: [{ user: 'sys', pass: 'pw' }] },
-    A: { users: [{ user: 'a', pass: 'pw' }], jetstream: true },
-    B: { users: [{ user: 'b', pass: 'pw' }] },
+    A: { users: [{ user: 'a', pass: 'pw' }], jetstream: true, exports: [{ service: 'svc.>' }] },
+    B: {
+      users: [{ user: 'b', pass: 'pw' }],
+      imports: [{ service: { account: 'A', subject: 'svc.x' }, to: 'ax' }],
+    },
   },
   systemAccount: 'SYS',
   jetstream: true,

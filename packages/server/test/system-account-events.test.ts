@@ -31,9 +31,10 @@ describe('system account events, ours beside nats-server 2.9.10', () => {
     });
     for (const { id, beats, gaps } of [our, their]) {
       expect(beats.map((m) => m.subject)).toEqual(Array(3).fill(`$SYS.SERVER.${id}.STATSZ`));
-      // 250 ms, 500 ms, 1 s, 2 s ... up to 30 s: each gap about twice the one before.
-      expect(gaps[1]! / gaps[0]!).toBeGreaterThan(1.5);
-      expect(gaps[1]! / gaps[0]!).toBeLessThan(2.5);
+      // 250 ms, 500 ms, 1 s, 2 s ... up to 30 s: each gap about twice the one before (with room
+      // for a busy machine's late timers).
+      expect(gaps[1]! / gaps[0]!).toBeGreaterThan(1.3);
+      expect(gaps[1]! / gaps[0]!).toBeLessThan(2.7);
     }
     expectSameShape(withoutSyncMode(our.beats[2]!.body), withoutSyncMode(their.beats[2]!.body));
   }, 20_000);

@@ -90,15 +90,16 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     });
     expectSameShapes(our, their);
     const detail = (answer: Record<string, unknown>) =>
-      (answer.data as { account_detail: { account_name: string; imports: { subject: string }[] } })
+      (answer.data as { account_detail: { account_name: string; imports: Import[] } })
         .account_detail;
     expect(detail(our[0]!).account_name).toBe('B');
-    const imported = (answer: Record<string, unknown>) =>
-      detail(answer)
-        .imports.map((i) => i.subject)
-        .filter((s) => s.startsWith('$SYS.'))
-        .sort();
-    expect(imported(our[0]!)).toEqual(imported(their[0]!));
+    expect(serviceImports(detail(our[0]!))).toEqual([
+      '$SYS.REQ.ACCOUNT.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
+      '$SYS.REQ.ACCOUNT.PING.STATZ -> SYS $SYS.REQ.ACCOUNT.B.STATZ',
+      '$SYS.REQ.SERVER.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
+      'ax -> A svc.x',
+    ]);
+    expect(serviceImports(detail(their[0]!))).toEqual(serviceImports(detail(our[0]!)));
     for (const answers of [our, their]) {
       expect(answers[1]).toMatchObject({
         data: null,
@@ -119,14 +120,12 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
         names.map((name) => [`$SYS.REQ.ACCOUNT.A.${name}`]),
       );
     });
-    // INFO lists what A imports, ours only the system's services: compared apart.
-    const { imports: ourImports, ...ourInfo } = (our[4]!.data as Record<string, unknown>) ?? {};
-    const { imports: theirImports, ...theirInfo } =
-      (their[4]!.data as Record<string, unknown>) ?? {};
+    // INFO's imports are compared as service imports; ours lists no exports (README).
+    const info = (answer: Record<string, unknown>) => withoutLists(answer.data);
     for (const i of [1, 2, 3, 5]) expectSameShape(our[i], their[i]);
-    expectSameShape(ourInfo, theirInfo);
-    expect(ourImports).toBeDefined();
-    expect(theirImports).toBeDefined();
+    expectSameShape(info(our[4]!).rest, info(their[4]!).rest);
+    expect(serviceImports(info(our[4]!))).toEqual(serviceImports(info(their[4]!)));
+    expect(serviceImports(info(our[4]!))).toHaveLength(3);
     for (const answers of [our, their]) {
       const subsz = answers[0]!.data as {
         subscriptions_list: { account: string; subject: string }[];
@@ -227,25 +226,54 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     const [our, their] = await onBoth(async (run) => {
       const { server } = await withClients(run);
       return Promise.all(
-        paths.map(async (path) => (await fetch(`${server.httpUrl}${path}`)).json()),
+        paths.map(
+          async (path) => (await (await fetch(`${server.httpUrl}${path}`)).json()) as HttpAnswer,
+        ),
       );
     });
     for (const i of [0, 2, 3, 4, 5, 6]) expectSameShape(our[i], their[i]);
-    const { imports: _, ...ourDetail } = our[1].account_detail;
-    const { imports: __, ...theirDetail } = their[1].account_detail;
-    expectSameShape(ourDetail, theirDetail);
+    const ourDetail = withoutLists(our[1]!.account_detail);
+    const theirDetail = withoutLists(their[1]!.account_detail);
+    expectSameShape(ourDetail.rest, theirDetail.rest);
+    expect(serviceImports(ourDetail)).toEqual(serviceImports(theirDetail));
+    const accounts = (answer: HttpAnswer | undefined) =>
+      answer?.account_statz?.map((s) => s.acc).sort();
     for (const answers of [our, their]) {
-      expect(answers[0].system_account).toBe('SYS');
-      expect(answers[2].account_statz.map((s: { acc: string }) => s.acc).sort()).toEqual([
-        'A',
-        'SYS',
-      ]);
-      expect(answers[3].account_statz.map((s: { acc: string }) => s.acc).sort()).toEqual([
-        '$G',
-        'A',
-        'B',
-        'SYS',
-      ]);
+      expect(answers[0]!.system_account).toBe('SYS');
+      expect(accounts(answers[2])).toEqual(['A', 'SYS']);
+      expect(accounts(answers[3])).toEqual(['$G', 'A', 'B', 'SYS']);
     }
   });
 });
+
+interface Import {
+  subject: string;
+  account: string;
+  to?: string;
+  type: string;
+}
+
+/**
+ * An account's service imports as `subject -> account to`, sorted; JetStream's `$JS.API.>`
+ * (an import from the system account in nats-server, an API served in each account in ours)
+ * left out.
+ */
+function serviceImports(detail: { imports: Import[] }): string[] {
+  return detail.imports
+    .filter((i) => i.type === 'service' && i.subject !== '$JS.API.>')
+    .map((i) => `${i.subject} -> ${i.account} ${i.to}`)
+    .sort();
+}
+
+/** An account's details without the lists compared apart: its imports, and its exports (ours has none). */
+function withoutLists(detail: unknown) {
+  const { imports, exports: _, ...rest } = detail as { imports: Import[]; exports?: unknown };
+  return { imports, rest };
+}
+
+/** The fields of the monitoring answers the test reads. */
+interface HttpAnswer {
+  system_account?: string;
+  account_detail?: unknown;
+  account_statz?: { acc: string }[];
+}

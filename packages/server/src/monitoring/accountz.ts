@@ -1,7 +1,6 @@
 import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
-import { systemImports } from './system-imports.js';
 
 /**
  * /accountz (and ACCOUNTZ requests): the names of the accounts, or with `account` that
@@ -21,18 +20,17 @@ export function accountz(server: MonitoredServer, account?: string) {
 
 /**
  * nats-server's AccountInfo for an account of the configuration: never expired, always
- * complete, updated when the server started. The system account's services it imports are
- * listed; the configured exports, imports and mappings are not (yet).
+ * complete, updated when the server started. Its service imports are listed, the system
+ * account's among them; its exports, stream imports and mappings are not (yet).
  */
 export function accountInfo(server: MonitoredServer, name: string) {
   const account = server.accounts.get(name);
   if (!account) throw new QueryError(`Account ${name} does not exist`);
   const sublist = account.router.sublist;
-  const system = server.accounts.system;
-  const imports = (account === system ? [] : systemImports(name)).map((i) => ({
-    subject: i.local,
-    account: system.name,
-    to: i.exported,
+  const imports = account.serviceImports.map((i) => ({
+    subject: i.from,
+    account: i.exporter.name,
+    to: i.to,
     type: 'service',
     invalid: false,
     share: false,

@@ -7,20 +7,16 @@ import { DEFAULT_RESPONSE_THRESHOLD } from '../accounts/service-responses.js';
  * connections of its own account, `$SYS.REQ.ACCOUNT.PING.STATZ` and gets its account's stats.
  */
 export function importSystemServices(account: Account, system: Account): void {
-  for (const { local, exported } of systemImports(account.name)) {
+  const own = (name: string) => `$SYS.REQ.ACCOUNT.${account.name}.${name}`;
+  const imports = [
+    { local: '$SYS.REQ.SERVER.PING.CONNZ', exported: own('CONNZ') },
+    { local: '$SYS.REQ.ACCOUNT.PING.CONNZ', exported: own('CONNZ') },
+    { local: '$SYS.REQ.ACCOUNT.PING.STATZ', exported: own('STATZ') },
+  ];
+  for (const { local, exported } of imports) {
     account.importService(system, exported, local, {
       type: 'stream',
       threshold: DEFAULT_RESPONSE_THRESHOLD,
     });
   }
-}
-
-/** The system services imported into `account`: the subject asked there and where it goes. */
-export function systemImports(account: string): { local: string; exported: string }[] {
-  const own = (name: string) => `$SYS.REQ.ACCOUNT.${account}.${name}`;
-  return [
-    { local: '$SYS.REQ.SERVER.PING.CONNZ', exported: own('CONNZ') },
-    { local: '$SYS.REQ.ACCOUNT.PING.CONNZ', exported: own('CONNZ') },
-    { local: '$SYS.REQ.ACCOUNT.PING.STATZ', exported: own('STATZ') },
-  ];
 }
