@@ -15,6 +15,7 @@ import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
+import { activeTrace, type MsgTracer } from './msg-trace.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
 import type { OutgoingMessage } from './outgoing-message.js';
@@ -76,6 +77,8 @@ export interface ClientHost {
   readonly violations: ViolationLog;
   /** Checks CONNECT credentials; undefined when no authorization is configured. */
   readonly authenticator: ClientAuthenticator | undefined;
+  /** Follows the publishes whose headers ask for a message trace. */
+  readonly msgTracer: MsgTracer;
   /** The INFO JSON for a connection, with the nonce nkey users sign. */
   infoFor(cid: number, ip: string, nonce?: string, tlsFirst?: boolean): string;
   /** Called after each successful CONNECT. */
@@ -596,11 +599,25 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     stats.inBytes += size;
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
     if (this.pedantic && !isLiteralSubject(subject)) this.#err(ErrText.invalidPublishSubject);
+    const traced = headers && this.#host.msgTracer.start(this, subject, headers, size);
+    if (traced) traced.run((routed) => this.#route(subject, reply, routed, payload));
+    else this.#route(subject, reply, headers, payload);
+  }
+
+  /** A publish past its protocol checks: mapped, checked against permissions, routed. */
+  #route(
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+  ): void {
     // nats-server maps before anything else looks at the subject: permissions and receivers
     // see the destination.
     subject = this.account.mapped(subject);
+    activeTrace()?.mapped(subject);
     if (subject.startsWith('_GR_.')) {
       this.#violation(ErrText.publishViolation(subject));
+      activeTrace()?.refused(ErrText.publishViolation(subject));
       this.#err(ErrText.publishViolation(subject));
       return;
     }
@@ -608,10 +625,12 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#violation(
         `Publish Violation - User ${JSON.stringify(this.user)}, Subject "${subject}"`,
       );
+      activeTrace()?.refused(ErrText.publishViolation(subject));
       this.#err(ErrText.publishViolation(subject));
       return;
     }
     if (reply !== undefined && isReservedReply(reply)) {
+      activeTrace()?.refused(ErrText.replyViolation(reply));
       this.#err(ErrText.replyViolation(reply));
       return;
     }

@@ -1,4 +1,5 @@
 import { subjectMatches } from '@slipstream/protocol';
+import { activeTrace, untraced } from './msg-trace.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import type { Router } from './router.js';
 import type { Subscriber } from './subscriber.js';
@@ -55,6 +56,11 @@ export class InternalClient implements Subscriber {
     payload: Uint8Array,
     options: { reply?: string; headers?: Uint8Array; shownSubject?: string } = {},
   ): void {
+    // Even from inside a traced message's fan-out, what the server publishes is not traced.
+    if (activeTrace()) {
+      untraced(() => this.publish(subject, payload, options));
+      return;
+    }
     this.#router.publish(
       this,
       subject,
@@ -67,6 +73,10 @@ export class InternalClient implements Subscriber {
 
   /** Answers one request on its reply subject (Router.respond). */
   respond(reply: string, payload: Uint8Array, headers?: Uint8Array): void {
+    if (activeTrace()) {
+      untraced(() => this.respond(reply, payload, headers));
+      return;
+    }
     this.#router.respond(this, reply, headers, payload);
   }
 

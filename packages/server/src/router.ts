@@ -1,3 +1,4 @@
+import { activeTrace, type DeliveryRefusal } from './msg-trace.js';
 import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
 import { Sublist } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
@@ -150,10 +151,17 @@ export class Router {
     message: OutgoingMessage,
     subject: string,
   ): boolean {
-    if (sub.closed) return false;
-    if (sub.subscriber === from && !from.echo) return false;
-    if (sub.refuses?.(subject)) return false;
-    return this.#send(sub, message, subject, from);
+    const refusal: DeliveryRefusal | undefined =
+      sub.subscriber === from && !from.echo
+        ? 'echo'
+        : sub.refuses?.(subject)
+          ? 'deny'
+          : sub.closed
+            ? 'closed'
+            : undefined;
+    const trace = activeTrace();
+    if (trace) return trace.deliver(sub, refusal, () => this.#send(sub, message, subject, from));
+    return refusal === undefined && this.#send(sub, message, subject, from);
   }
 
   #send(sub: Subscription, message: OutgoingMessage, subject: string, from: Subscriber): boolean {

@@ -16,6 +16,7 @@ import { AccountTraffic } from './monitoring/account-statz.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
 import { SystemAccount } from './monitoring/system-account.js';
+import { MsgTracer } from './msg-trace.js';
 import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
 import { FlushQueue } from './outbound.js';
 import { secureContextFor, secureContextOptions } from './tls/secure-context.js';
@@ -83,6 +84,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly clients = new Map<number, ClientConnection>();
   readonly closedConnections: ConnectionState[] = [];
   readonly accountTraffic = new AccountTraffic();
+  readonly msgTracer = new MsgTracer(() => ({
+    name: this.info.server_name ?? this.serverId,
+    host: this.options.host,
+    id: this.serverId,
+    jetstream: this.jetstream !== undefined,
+  }));
   totalConnections = 0;
   info!: ServerInfo;
   closed: Promise<void>;

@@ -1,3 +1,4 @@
+import type { Account } from './accounts/account.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import type { Subscription } from './subscription.js';
 
@@ -14,6 +15,10 @@ export interface Subscriber {
   readonly echo: boolean;
   /** True when a request nobody receives is answered at once with a 503 (CONNECT `no_responders`). */
   readonly noResponders: boolean;
+  /** A client connection's account, which message traces name; an internal subscriber has none. */
+  readonly account?: Account;
+  /** A client connection's CONNECT name (empty for none), which message traces name. */
+  readonly name?: string;
   /** Round-trip time in ms, for a connection that has one (a service import reports it). */
   readonly rtt?: number | undefined;
   /**

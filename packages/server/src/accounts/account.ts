@@ -41,6 +41,11 @@ export class Account {
   }[] = [];
   /** Client connections in the account now. */
   connections = 0;
+  /**
+   * Where the traces a sampled W3C `traceparent` asks for go, and the percentage of such
+   * messages traced (nats-server 2.11's account `msg_trace`); none when undefined.
+   */
+  msgTrace: { readonly dest: string; readonly sampling: number } | undefined;
 
   constructor(
     readonly name: string,
