@@ -9,14 +9,15 @@
  * WAL (synchronous=NORMAL), which survives a killed process. With `sync: 'always'` (the
  * default) each COMMIT is then followed by an fdatasync of the WAL on libuv's thread pool, so the
  * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk
- * (a commit of consumer ack state alone is synced with the next one, or when waited for).
+ * (a commit of consumer ack state alone is synced with the next one, or when waited for); the
+ * WAL is kept filled with zeros ahead of SQLite's writes, so that sync overwrites (wal-file.ts).
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
  *
  * A stream idle for IDLE_CHECKPOINT_MS has its WAL emptied and cut to nothing off the event
  * loop (checkpoint-worker.ts), so at rest a stream takes the disk of its rows only.
  */
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -35,6 +36,7 @@ import {
 } from './message-store.js';
 import { decodePayload, encodePayload } from './payload-codec.js';
 import { StoreEngine } from './store-engine.js';
+import { WalFile } from './wal-file.js';
 
 export interface SqliteStoreOptions {
   /** The stream's name, used in errors. */
@@ -183,8 +185,8 @@ class SqliteLog implements MessageLog {
   private idleTimer: NodeJS.Timeout | undefined;
   /** The idle checkpoint in flight, awaited by close. */
   private idleCheckpoint: Promise<unknown> | undefined;
-  /** The WAL file, opened for fsync after the first commit in `sync: 'always'` mode. */
-  private walFd: number | undefined;
+  /** The WAL file that each commit syncs, in `sync: 'always'` mode. */
+  private readonly wal: WalFile | undefined;
   private closed = false;
   /** Compress the payloads appended from now on (the stream's `compression`). */
   private compressing = false;
@@ -211,6 +213,9 @@ class SqliteLog implements MessageLog {
     this.onDamage = options.onDamage;
     mkdirSync(dirname(options.path), { recursive: true });
     this.db = this.openDatabase(options);
+    if (typeof options.sync !== 'number') {
+      this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
+    }
     const db = this.db;
     this.insert = db.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -274,7 +279,7 @@ class SqliteLog implements MessageLog {
         this.lostWrites();
       },
       translate: (error) => this.translate(error),
-      ...(typeof options.sync === 'number' ? {} : { sync: () => this.syncWal() }),
+      ...(this.wal ? { sync: () => this.wal!.sync() } : {}),
     });
     if (typeof options.sync === 'number') {
       this.syncTimer = setInterval(() => this.syncNow(), options.sync);
@@ -521,30 +526,7 @@ class SqliteLog implements MessageLog {
     await checkpointWorker.release(this.path);
     this.runCheckpoint();
     this.db.close();
-    if (this.walFd !== undefined) closeSync(this.walFd);
-    this.walFd = undefined;
-  }
-
-  /**
-   * fdatasync of the WAL file on the thread pool (as SQLite's own FULL sync: the data and the
-   * size that finds it, without the other metadata). Any descriptor of the file will do: the
-   * kernel writes out the file's pages, whoever wrote them. The directory is synced once, for
-   * the WAL file's own entry.
-   */
-  private syncWal(): Promise<void> {
-    if (this.walFd === undefined) {
-      this.walFd = openSync(`${this.path}-wal`, 'r');
-      const dir = openSync(dirname(this.path), 'r');
-      try {
-        fsyncSync(dir);
-      } finally {
-        closeSync(dir);
-      }
-    }
-    const fd = this.walFd;
-    return new Promise((resolve, reject) =>
-      fdatasync(fd, (error) => (error ? reject(error) : resolve())),
-    );
+    this.wal?.close();
   }
 
   async destroy(): Promise<void> {
