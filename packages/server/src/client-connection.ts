@@ -9,7 +9,7 @@ import {
 } from '@slipstream/protocol';
 import type { Account } from './accounts/account.js';
 import type { Accounts } from './accounts/accounts.js';
-import type { Identity } from './auth/authenticator.js';
+import type { Identity, UserLimits, UserStanding } from './auth/authenticator.js';
 import type { ClientAuthenticator } from './auth/client-authenticator.js';
 import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
@@ -140,6 +140,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #held: (() => void)[] | undefined;
   /** The authenticated user's permissions; undefined = everything allowed. */
   #permissions: ConnectionPermissions | undefined;
+  /** The authenticated JWT user's standing, read again when its account's claims change. */
+  #standing: (() => UserStanding) | undefined;
   /** The authenticated user's own subscription limit (a user JWT's `subs`). */
   #userMaxSubscriptions: number | undefined;
   /** nats-server answers the first PING after CONNECT with an INFO if the payload limit changed. */
@@ -506,12 +508,50 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.#authenticated = true;
     this.user = identity.user;
     this.#permissions = identity.permissions?.forConnection();
-    this.#userMaxSubscriptions = identity.maxSubscriptions;
-    const serverMax = this.#host.options.maxPayload;
-    this.#parser.maxPayload = Math.min(serverMax, identity.maxPayload ?? serverMax);
+    this.#standing = identity.standing;
+    const standing = identity.standing?.();
+    this.#takeLimits(typeof standing === 'object' ? standing : {});
     clearTimeout(this.#authTimer);
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
+  }
+
+  /** The user's own limits: its subscriptions, and its payload under the server's. */
+  #takeLimits(limits: UserLimits): void {
+    this.#userMaxSubscriptions = limits.maxSubscriptions;
+    const serverMax = this.#host.options.maxPayload;
+    this.#parser.maxPayload = Math.min(serverMax, limits.maxPayload ?? serverMax);
+  }
+
+  /**
+   * Its account's claims changed (operator mode), as nats-server then re-checks its clients: a
+   * revoked user is closed with an error, one whose signing key went without; the others take
+   * their limits anew, and one that holds as many subscriptions as it may now is closed.
+   */
+  claimsChanged(): void {
+    const standing = this.#standing?.();
+    if (standing === 'revoked') {
+      this.close('Credentials Revoked', ErrText.authenticationRevoked);
+      return;
+    }
+    if (standing === 'signing key removed') {
+      this.close('Authentication Failure');
+      return;
+    }
+    this.#takeLimits(standing ?? {});
+    const max = this.#subscriptionLimit();
+    if (max !== undefined && this.subscriptions.size >= max) {
+      this.#err(ErrText.maxSubscriptions);
+      this.close('Maximum Subscriptions Exceeded');
+    }
+  }
+
+  /** Subscriptions the connection may hold: the lowest of the server's, account's and user's. */
+  #subscriptionLimit(): number | undefined {
+    const max = lowestLimit(this.#host.options.maxSubscriptions, this.account.maxSubscriptions);
+    const user = this.#userMaxSubscriptions;
+    if (max === 0) return user;
+    return user === undefined ? max : Math.min(max, user);
   }
 
   /** Closes the connection when its credentials expire, as nats-server closes a JWT user's. */
@@ -653,12 +693,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#err(text);
       return;
     }
-    const max = lowestLimit(this.#host.options.maxSubscriptions, this.account.maxSubscriptions);
-    const userMax = this.#userMaxSubscriptions;
-    if (
-      (max > 0 && this.subscriptions.size >= max) ||
-      (userMax !== undefined && this.subscriptions.size >= userMax)
-    ) {
+    const max = this.#subscriptionLimit();
+    if (max !== undefined && this.subscriptions.size >= max) {
       this.#err(ErrText.maxSubscriptions);
       return;
     }

@@ -12,6 +12,7 @@ export const ErrText = {
   authorizationViolation: 'Authorization Violation',
   authenticationTimeout: 'Authentication Timeout',
   authenticationExpired: 'User Authentication Expired',
+  authenticationRevoked: 'User Authentication Revoked',
   staleConnection: 'Stale Connection',
   maxConnections: 'maximum connections exceeded',
   maxSubscriptions: 'maximum subscriptions exceeded',
@@ -46,6 +47,8 @@ export type CloseReason =
   | 'Bad Client Protocol Version'
   | 'Maximum Connections Exceeded'
   | 'Maximum Account Connections Exceeded'
+  | 'Maximum Subscriptions Exceeded'
+  | 'Credentials Revoked'
   | 'Maximum Message Payload Exceeded'
   | 'Maximum Control Line Exceeded'
   | 'No Responders Requires Headers'

@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import { Accounts } from './accounts/accounts.js';
+import { applyAccountClaims } from './accounts/claims-refresh.js';
 import { serveClaimsUpdates } from './accounts/claims-updates.js';
 import { type ClientAuthenticator, clientAuthenticator } from './auth/client-authenticator.js';
 import { newNonce } from './auth/nkey.js';
@@ -468,7 +469,13 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#system = system;
     if (this.options.operator) {
       const client = this.internalClient(this.accounts.system);
-      serveClaimsUpdates(client, this.options.operator, (to, body) => system.reply(to, body));
+      const trusted = this.options.operator;
+      serveClaimsUpdates(
+        client,
+        trusted,
+        (to, body) => system.reply(to, body),
+        (account) => applyAccountClaims(this.accounts, trusted, this.clients.values(), account),
+      );
     }
     if (this.#monitoring) {
       const scheme = this.options.httpsMonitoring ? 'https' : 'http';

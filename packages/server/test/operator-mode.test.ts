@@ -1,56 +1,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fromSeed } from '@nats-io/nkeys';
-import { type TestAccount, TestOperator, type TestUser } from '@slipstream/test-servers';
+import { type TestAccount, TestOperator } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import type { RawClient } from './raw-client.js';
-import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
-
-const violation = "-ERR 'Authorization Violation'\r\n";
-
-interface LoginOptions {
-  /** Sign the nonce (default); false: leave the signature out. */
-  sign?: boolean;
-  /** CONNECT's protocol: 1 takes async INFO. */
-  protocol?: number;
-}
-
-/** CONNECT with the user's JWT and, unless left out, its signature of this connection's nonce. */
-function connectLine(client: RawClient, user: TestUser, options: LoginOptions = {}): string {
-  const nonce = client.info().nonce as string;
-  const sig = Buffer.from(fromSeed(user.seed).sign(Buffer.from(nonce))).toString('base64url');
-  const fields = {
-    verbose: false,
-    pedantic: false,
-    jwt: user.jwt,
-    ...(options.sign === false ? {} : { sig }),
-    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
-  };
-  return `CONNECT ${JSON.stringify(fields)}\r\n`;
-}
+import { connectLine, operatorClients, violation } from './operator-clients.js';
+import { bothServers, closedAfterEach } from './targets.js';
 
 describe.each(bothServers)('operator mode against $name', (target) => {
   const { start, connect } = closedAfterEach(target);
 
-  async function login(server: RunningTarget, user: TestUser, options: LoginOptions = {}) {
-    const client = await connect(server);
-    await client.send(connectLine(client, user, options));
-    return client;
-  }
-
-  /** What the client got after INFO, once a PING sent now is answered. */
-  async function answered(client: RawClient) {
-    await client.sync();
-    return client.afterInfo();
-  }
-
-  async function refused(server: RunningTarget, user: TestUser, options: LoginOptions = {}) {
-    const client = await login(server, user, options);
-    await client.send('PING\r\n');
-    await client.waitClosed();
-    return client.afterInfo();
-  }
+  const { login, answered, refused, pushed } = operatorClients(connect);
 
   it('lets a user of a trusted account in; pub/sub works within its account only', async () => {
     const operator = new TestOperator();
@@ -372,19 +331,6 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     const stranger = new TestOperator().account('B').user('stranger');
     expect(await refused(server, stranger)).toBe(violation);
   });
-
-  /** The answer of the system account to an account JWT pushed on `subject` by a SYS user. */
-  async function pushed(
-    server: RunningTarget,
-    operator: TestOperator,
-    subject: string,
-    jwt: string,
-  ) {
-    const admin = await login(server, operator.system.user('admin'));
-    await admin.send(`SUB _INBOX.push 1\r\nPUB ${subject} _INBOX.push ${jwt.length}\r\n${jwt}\r\n`);
-    const message = await admin.waitFor(/MSG _INBOX\.push 1 +\d+\r\n(.*)\r\n/);
-    return JSON.parse(/MSG _INBOX\.push 1 +\d+\r\n(.*)\r\n/.exec(message)![1]!);
-  }
 
   it.each([
     ['full', '$SYS.REQ.CLAIMS.UPDATE'],

@@ -146,6 +146,11 @@ export class TestAccount {
     );
   }
 
+  /** New limits by their JWT names (`conn`, `subs`, `payload`, …), from the next `jwt` on. */
+  limit(limits: Record<string, number>): void {
+    Object.assign(this.#limits, limits);
+  }
+
   /** More account claims, carried from the next `jwt` on (imports with activation tokens). */
   addClaims(claims: Record<string, unknown>): void {
     Object.assign(this.#claims, claims);

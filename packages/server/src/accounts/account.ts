@@ -2,6 +2,7 @@ import { hasWildcard, isSubsetMatch } from '@slipstream/protocol';
 import { withHeaders, withoutHeader } from '../jetstream/header-block.js';
 import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
 import { Router } from '../router.js';
+import type { Subscription } from '../subscription.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
 import { ServiceResponses } from './service-responses.js';
 import { numberWildcards, type SubjectMappings } from './subject-mappings.js';
@@ -46,13 +47,15 @@ export class Account {
    * messages traced (nats-server 2.11's account `msg_trace`); none when undefined.
    */
   msgTrace: { readonly dest: string; readonly sampling: number } | undefined;
+  /** The subscriptions of this account's import bridges, with the router each is in. */
+  readonly #bridges: { router: Router; subscription: Subscription }[] = [];
 
   constructor(
     readonly name: string,
-    /** Most clients at once; 0: no limit. */
-    readonly maxConnections = 0,
-    /** Most subscriptions per client; 0: no limit. */
-    readonly maxSubscriptions = 0,
+    /** Most clients at once; 0: no limit. Operator mode changes it with the account's claims. */
+    public maxConnections = 0,
+    /** Most subscriptions per client; 0: no limit. Changed with the claims too. */
+    public maxSubscriptions = 0,
     /** Where publishes to its subjects go instead (nats-server's `mappings`); none if undefined. */
     readonly mappings?: SubjectMappings,
   ) {}
@@ -117,7 +120,7 @@ export class Account {
         undefined,
       ),
     );
-    exporter.router.subscribe(bridge.subscription(subject));
+    this.#place(exporter.router, bridge.subscription(subject));
   }
 
   /**
@@ -156,7 +159,25 @@ export class Account {
       );
       return true;
     });
-    this.router.subscribe(bridge.subscription(local));
+    this.#place(this.router, bridge.subscription(local));
+  }
+
+  #place(router: Router, subscription: Subscription): void {
+    router.subscribe(subscription);
+    this.#bridges.push({ router, subscription });
+  }
+
+  /**
+   * Takes down every export and import, for new account claims to replace them (operator mode,
+   * as nats-server's updateAccountClaims resets them).
+   */
+  unshare(): void {
+    this.#streamExports.length = 0;
+    this.#serviceExports.length = 0;
+    this.streamImports.length = 0;
+    this.serviceImports.length = 0;
+    for (const { router, subscription } of this.#bridges.splice(0))
+      router.unsubscribe(subscription);
   }
 
   close(): void {

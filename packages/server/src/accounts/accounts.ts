@@ -71,6 +71,11 @@ export class Accounts {
       throw invalid(`systemAccount "${systemAccount}" is not an account of accounts`);
     }
     this.system = system;
+    this.#share(configured);
+  }
+
+  /** Sets up the exports, then the imports, of the configured accounts. */
+  #share(configured: Readonly<Record<string, AccountOptions>>): void {
     for (const [name, options] of Object.entries(configured)) {
       for (const [i, entry] of (options.exports ?? []).entries()) {
         this.#addExport(this.#byName.get(name)!, entry, `accounts.${name}.exports[${i}]`);
@@ -92,6 +97,26 @@ export class Accounts {
 
   get(name: string): Account | undefined {
     return this.#byName.get(name);
+  }
+
+  /**
+   * Operator mode, after an account's claims changed: adds the accounts that are new, takes the
+   * connection and subscription limits, and sets up every export and import again, as
+   * nats-server's updateAccountClaims replaces them. (New accounts get no JetStream yet.)
+   */
+  reconfigure(configured: Readonly<Record<string, AccountOptions>>): void {
+    for (const [name, options] of Object.entries(configured)) {
+      const { maxConnections = 0, maxSubscriptions = 0 } = options.limits ?? {};
+      const account = this.#byName.get(name);
+      if (!account) {
+        this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions));
+        continue;
+      }
+      account.maxConnections = maxConnections;
+      account.maxSubscriptions = maxSubscriptions;
+      account.unshare();
+    }
+    this.#share(configured);
   }
 
   values(): IterableIterator<Account> {

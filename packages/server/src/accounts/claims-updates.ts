@@ -12,16 +12,19 @@ const FAILED = 500;
  * `$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE` and the older `$SYS.ACCOUNT.<account>.CLAIMS.UPDATE`
  * for any resolver, and `$SYS.REQ.CLAIMS.UPDATE` (account taken from the JWT) for the full
  * resolver. The answer is nats-server's `{ data: { account, code: 200, message } }` or
- * `{ error: { account, code: 500, description } }`.
+ * `{ error: { account, code: 500, description } }`. `updated` applies taken claims to the
+ * running server.
  */
 export function serveClaimsUpdates(
   client: InternalClient,
   trusted: TrustedAccounts,
   reply: SystemReply,
+  updated: (account: string) => void,
 ): void {
   const handle = (message: InternalMessage, account: string | undefined) => {
     const jwt = Buffer.from(message.payload).toString('utf8').trim();
     const result = jwt ? trusted.update(jwt, account) : { error: 'request body is empty' };
+    if ('updated' in result && result.updated && result.account) updated(result.account);
     if (!message.reply) return;
     const named = 'account' in result ? { account: result.account } : account ? { account } : {};
     if ('error' in result) {

@@ -27,11 +27,23 @@ export interface Identity {
   readonly permissions: UserPermissions | undefined;
   /** When the credentials expire (ms since the epoch; a JWT's `exp`): the connection is closed then. */
   readonly expiresAt?: number;
-  /** Bytes a message of this user may carry, when lower than the server's (a JWT's limits). */
+  /**
+   * The user's own limits (a JWT's), read at login and again whenever its account's claims
+   * change, when the user may also have been revoked or lost its signing key meanwhile.
+   */
+  readonly standing?: () => UserStanding;
+}
+
+/** A user's own limits; absent: none beyond the server's and the account's. */
+export interface UserLimits {
+  /** Bytes a message may carry (the user's and its account's payload limit). */
   readonly maxPayload?: number;
-  /** Subscriptions this user may hold at once (a user JWT's `subs`); absent: no own limit. */
+  /** Subscriptions it may hold at once (a user JWT's `subs`). */
   readonly maxSubscriptions?: number;
 }
+
+/** A JWT user's limits now, or why it may stay connected no longer. */
+export type UserStanding = UserLimits | 'revoked' | 'signing key removed';
 
 interface Account {
   readonly pass: string;

@@ -1,7 +1,8 @@
+import type { AccountNats, SigningKey } from '../accounts/account-claims.js';
 import type { TrustedAccounts } from '../accounts/trusted-accounts.js';
 import type { PermissionsOptions } from './auth-options.js';
-import type { Identity } from './authenticator.js';
-import { isRevoked, type JwtPermissions, verifiedClaims } from './jwt.js';
+import type { Identity, UserStanding } from './authenticator.js';
+import { type Claims, isRevoked, type JwtPermissions, verifiedClaims } from './jwt.js';
 import { isPublicKey, nonceSigned } from './nkey.js';
 import { UserPermissions } from './permissions.js';
 import { connectWindow, sourceAllowed } from './user-restrictions.js';
@@ -74,14 +75,9 @@ export class JwtAuthenticator {
     const accountKey = user.nats.issuer_account ?? user.iss;
     const account = this.trusted.get(accountKey);
     if (!account || !this.served(accountKey)) return undefined;
-    let rights: UserRights = user.nats;
-    if (user.iss !== accountKey) {
-      const signer = account.nats.signing_keys?.find(
-        (key) => (typeof key === 'string' ? key : key.key) === user.iss,
-      );
-      if (signer === undefined) return undefined;
-      if (typeof signer !== 'string') rights = signer.template ?? {};
-    }
+    const granted = userRights(user, accountKey, account.nats);
+    if (!granted) return undefined;
+    const { rights } = granted;
     if (!rights.bearer_token) {
       const { sig } = credentials;
       if (sig === undefined || nonce === undefined || !nonceSigned(user.sub, nonce, sig)) {
@@ -99,13 +95,6 @@ export class JwtAuthenticator {
       user.exp ? user.exp * 1000 : undefined,
       window.remaining === undefined ? undefined : Date.now() + window.remaining,
     ].filter((at) => at !== undefined);
-    // A v2 claim without a limit is 0, as nats-io/jwt decodes it; v1 ones had no limit.
-    const limits = claimedLimits(rights, (user.nats.version ?? 1) >= 2);
-    const accountLimits = claimedLimits(
-      account.nats.limits ?? {},
-      (account.nats.version ?? 1) >= 2,
-    );
-    const payload = lowest(limits.payload, accountLimits.payload);
     try {
       const options =
         permissionOptions(rights) ?? permissionOptions(account.nats.default_permissions ?? {});
@@ -114,13 +103,62 @@ export class JwtAuthenticator {
         account: accountKey,
         permissions: options && new UserPermissions(options, `user JWT ${user.sub}`),
         ...(ends.length ? { expiresAt: Math.min(...ends) } : {}),
-        ...(payload === undefined ? {} : { maxPayload: payload }),
-        ...(limits.subs === undefined ? {} : { maxSubscriptions: limits.subs }),
+        standing: () => this.#standing(user, accountKey, granted.scope),
       };
     } catch {
       return undefined;
     }
   }
+
+  /**
+   * The user's standing under its account's claims now, as nats-server re-checks its clients
+   * after a claims update: revoked, its signing key removed or its scope changed, else its
+   * limits (its own, or its scope's, and the account's payload limit).
+   */
+  #standing(
+    user: Claims<UserNats>,
+    accountKey: string,
+    scope: SigningKey | undefined,
+  ): UserStanding {
+    const account = this.trusted.get(accountKey)?.nats ?? {};
+    if (isRevoked(account.revocations, user.sub, user.iat ?? 0)) return 'revoked';
+    const granted = userRights(user, accountKey, account);
+    if (!granted || JSON.stringify(granted.scope) !== JSON.stringify(scope)) {
+      return 'signing key removed';
+    }
+    // A v2 claim without a limit is 0, as nats-io/jwt decodes it; v1 ones had no limit.
+    const limits = claimedLimits(granted.rights, (user.nats.version ?? 1) >= 2);
+    const accountLimits = claimedLimits(account.limits ?? {}, (account.version ?? 1) >= 2);
+    return {
+      maxPayload: lowest(limits.payload, accountLimits.payload),
+      maxSubscriptions: limits.subs,
+    };
+  }
+}
+
+/** The user's rights under the account's claims, and the scoped signing key that fixes them. */
+interface GrantedRights {
+  rights: UserRights;
+  scope?: SigningKey;
+}
+
+/**
+ * The user's own rights, or its scoped signing key's template; undefined when the key that
+ * signed the user is not (or no longer) one of the account's.
+ */
+function userRights(
+  user: Claims<UserNats>,
+  accountKey: string,
+  account: AccountNats,
+): GrantedRights | undefined {
+  if (user.iss === accountKey) return { rights: user.nats };
+  const signer = account.signing_keys?.find(
+    (key) => (typeof key === 'string' ? key : key.key) === user.iss,
+  );
+  if (signer === undefined) return undefined;
+  return typeof signer === 'string'
+    ? { rights: user.nats }
+    : { rights: signer.template ?? {}, scope: signer };
 }
 
 /** A JWT's `subs` and `payload` limits; undefined: none (-1, or absent from an old claim). */

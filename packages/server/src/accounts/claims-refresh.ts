@@ -1,0 +1,40 @@
+import type { ClientConnection } from '../client-connection.js';
+import { ErrText } from '../errors.js';
+import { importSystemServices } from '../monitoring/system-imports.js';
+import type { Accounts } from './accounts.js';
+import type { TrustedAccounts } from './trusted-accounts.js';
+
+/**
+ * Applies an account's new claims to the running server, as nats-server's updateAccountClaims:
+ * every trusted account's exports and imports are set up again from the claims (so a changed
+ * export reaches its importers at once), each with the system services it imports, and the
+ * accounts take their limits. Of the account's clients, those beyond its connection limit are
+ * closed (nats-server keeps the newest), and the rest re-read their user's standing.
+ */
+export function applyAccountClaims(
+  accounts: Accounts,
+  trusted: TrustedAccounts,
+  clients: Iterable<ClientConnection>,
+  account: string,
+): void {
+  const system = accounts.system;
+  const options = trusted.accountOptions(system.name);
+  accounts.reconfigure(options);
+  for (const name of Object.keys(options)) {
+    const reset = accounts.get(name);
+    if (reset && reset !== system) importSystemServices(reset, system);
+  }
+  const updated = accounts.get(account);
+  if (!updated) return;
+  const members = [...clients]
+    .filter((client) => client.account === updated && !client.closed)
+    .sort((a, b) => b.startedAt - a.startedAt || b.cid - a.cid);
+  const max = updated.maxConnections;
+  for (const [i, client] of members.entries()) {
+    if (max > 0 && i >= max) {
+      client.close('Maximum Account Connections Exceeded', ErrText.maxAccountConnections);
+    } else {
+      client.claimsChanged();
+    }
+  }
+}
