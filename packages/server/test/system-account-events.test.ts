@@ -98,6 +98,40 @@ describe('system account events, ours beside nats-server 2.9.10', () => {
     expectSameShape(our[0]!.body, their[0]!.body);
   });
 
+  it('announces failed logins on $SYS.SERVER.<id>.CLIENT.AUTH.ERR', async () => {
+    const [our, their] = await onBoth(async ({ start, connect }) => {
+      const server = await start(systemAccountConfig);
+      const sys = await login(connect, server, 'sys', 'SUB $SYS.SERVER.*.CLIENT.AUTH.ERR 1\r\n');
+      for (const first of [
+        'PING',
+        'CONNECT {"verbose":false,"user":"a","pass":"wrong","name":"bad-app","lang":"raw"}',
+      ]) {
+        const client = await connect(server);
+        await client.send(`${first}\r\n`);
+        await client.waitClosed();
+        await sys.waitUntil(() => messages(sys, 1).length === (first === 'PING' ? 1 : 2));
+      }
+      return { id: sys.info().server_id, events: messages(sys, 1) };
+    });
+    for (const { id, events } of [our, their]) {
+      expect(events.map((m) => m.subject)).toEqual(
+        Array(2).fill(`$SYS.SERVER.${id}.CLIENT.AUTH.ERR`),
+      );
+      expect(events.map((m) => m.body)).toMatchObject(
+        Array(2).fill({
+          type: 'io.nats.server.advisory.v1.client_disconnect',
+          client: { acc: '$G' },
+          reason: 'Authentication Failure',
+        }),
+      );
+      expect(events[1]!.body.client).toMatchObject({ name: 'bad-app', lang: 'raw' });
+    }
+    expectSameShape(our.events[0]!.body, their.events[0]!.body);
+    // nats-server also names the user the client tried to be; ours does not keep it.
+    const { user: _, ...theirClient } = their.events[1]!.body.client as Record<string, unknown>;
+    expectSameShape({ ...our.events[1]!.body }, { ...their.events[1]!.body, client: theirClient });
+  });
+
   it('sends $SYS.SERVER.<id>.SHUTDOWN with its identity when it shuts down', async () => {
     const [our, their] = await onBoth(async ({ start, connect }) => {
       const server = await start(systemAccountConfig);

@@ -1,7 +1,8 @@
 /**
  * The system account's side of this server, as nats-server 2.9.10 runs it:
  * - events: connects and disconnects of every account but `$G` on
- *   `$SYS.ACCOUNT.<account>.CONNECT|DISCONNECT`; an account's connection count on
+ *   `$SYS.ACCOUNT.<account>.CONNECT|DISCONNECT`; failed logins on
+ *   `$SYS.SERVER.<id>.CLIENT.AUTH.ERR`; an account's connection count on
  *   `$SYS.ACCOUNT.<account>.SERVER.CONNS` (and the older `$SYS.SERVER.ACCOUNT.<account>.CONNS`)
  *   when it changes and every 30 s while it has connections; the server's statsz on
  *   `$SYS.SERVER.<id>.STATSZ` 250 ms after start, then at doubling intervals up to every 30 s;
@@ -101,25 +102,33 @@ export class SystemAccount {
     });
   }
 
+  /**
+   * A client closed: its account's new count and (but for `$G`) a disconnect event; one that
+   * failed to authenticate is also announced on `$SYS.SERVER.<id>.CLIENT.AUTH.ERR`.
+   */
   disconnected(client: ClientConnection): void {
     this.#server.accountTraffic.closed(client);
     if (!this.#running) return;
+    if (client.closeReason === 'Authentication Failure') {
+      this.#sendDisconnect(`$SYS.SERVER.${this.#server.serverId}.CLIENT.AUTH.ERR`, client);
+    }
     const account = client.account.name;
     if (account === GLOBAL_ACCOUNT) return;
     this.#sendConns(client.account);
-    const subject = `$SYS.ACCOUNT.${account}.DISCONNECT`;
+    this.#sendDisconnect(`$SYS.ACCOUNT.${account}.DISCONNECT`, client);
+  }
+
+  /** nats-server's DisconnectEventMsg for `client`, if anyone listens on `subject`. */
+  #sendDisconnect(subject: string, client: ClientConnection): void {
     if (!this.#client.hasInterest(subject)) return;
     const rtt = client.rtt === undefined ? 0 : Math.round(client.rtt * 1e6);
+    const stop = rfc3339(client.stoppedAt ?? Date.now());
     this.#send(subject, {
       type: 'io.nats.server.advisory.v1.client_disconnect',
       id: nuid.next(),
-      timestamp: rfc3339(client.stoppedAt ?? Date.now()),
+      timestamp: stop,
       server: this.#serverInfo(),
-      client: {
-        ...clientInfo(client),
-        ...(rtt > 0 ? { rtt } : {}),
-        stop: rfc3339(client.stoppedAt ?? Date.now()),
-      },
+      client: { ...clientInfo(client), ...(rtt > 0 ? { rtt } : {}), stop },
       sent: { msgs: client.inMsgs, bytes: client.inBytes },
       received: { msgs: client.outMsgs, bytes: client.outBytes },
       reason: client.closeReason ?? '',
