@@ -1,6 +1,12 @@
 import { expect } from 'vitest';
 import type { RawClient } from './raw-client.js';
-import type { RunningTarget, TargetOptions } from './targets.js';
+import {
+  bothServers,
+  closedAfterEach,
+  type RunningTarget,
+  type Target,
+  type TargetOptions,
+} from './targets.js';
 
 /**
  * Accounts for the system account tests: SYS (the system account), A (with JetStream, exporting
@@ -20,6 +26,20 @@ export const systemAccountConfig: TargetOptions = {
   systemAccount: 'SYS',
   jetstream: true,
 };
+
+/** What a side-by-side scenario gets: its target and closedAfterEach's start and connect. */
+export type SideRun = { target: Target } & ReturnType<typeof closedAfterEach>;
+
+/**
+ * Runs each scenario on our server and on nats-server 2.9.10 at once, the same steps on both,
+ * and gives back [ours, theirs]; servers and clients are closed after each test. Call it inside
+ * a describe block.
+ */
+export function sideBySide() {
+  const runs = bothServers.map((target) => ({ target, ...closedAfterEach(target) }));
+  return async <T>(scenario: (run: SideRun) => Promise<T>) =>
+    (await Promise.all(runs.map(scenario))) as [T, T];
+}
 
 export interface Received {
   subject: string;

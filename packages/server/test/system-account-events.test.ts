@@ -4,9 +4,9 @@ import {
   login,
   messages,
   type Received,
+  sideBySide,
   systemAccountConfig,
 } from './system-account-client.js';
-import { bothServers, closedAfterEach } from './targets.js';
 
 /**
  * The system account's own events, side by side: each scenario runs on our server and on
@@ -14,10 +14,7 @@ import { bothServers, closedAfterEach } from './targets.js';
  * subjects with the same JSON shapes (values that vary compared by type).
  */
 describe('system account events, ours beside nats-server 2.9.10', () => {
-  const [ours, theirs] = bothServers.map((target) => ({ target, ...closedAfterEach(target) }));
-  type Run = typeof ours;
-  const onBoth = async <T>(scenario: (run: Run) => Promise<T>) =>
-    (await Promise.all([scenario(ours!), scenario(theirs!)])) as [T, T];
+  const onBoth = sideBySide();
 
   it('sends $SYS.SERVER.<id>.STATSZ soon after start, then at doubling intervals', async () => {
     const [our, their] = await onBoth(async ({ start, connect }) => {

@@ -4,9 +4,10 @@ import {
   expectSameShape,
   expectSameShapes,
   login,
+  type SideRun,
+  sideBySide,
   systemAccountConfig,
 } from './system-account-client.js';
-import { bothServers, closedAfterEach } from './targets.js';
 
 /**
  * The system account's requests, side by side: each scenario runs on our server and on
@@ -14,13 +15,10 @@ import { bothServers, closedAfterEach } from './targets.js';
  * JSON shapes (values that vary compared by type) and the same values where they are fixed.
  */
 describe('system account requests, ours beside nats-server 2.9.10', () => {
-  const [ours, theirs] = bothServers.map((target) => ({ target, ...closedAfterEach(target) }));
-  type Run = typeof ours;
-  const onBoth = async <T>(scenario: (run: Run) => Promise<T>) =>
-    (await Promise.all([scenario(ours!), scenario(theirs!)])) as [T, T];
+  const onBoth = sideBySide();
 
   /** A server with a client of A subscribed to `foo`, and the system user asking on `in`. */
-  async function withClients({ start, connect }: Run) {
+  async function withClients({ start, connect }: SideRun) {
     const server = await start({ ...systemAccountConfig, monitoring: true });
     const a = await login(connect, server, 'a', 'SUB foo 5\r\n');
     const sys = await login(connect, server, 'sys', 'SUB in 1\r\n');

@@ -1,51 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { RawClient } from './raw-client.js';
+import { login as loginTo, messages, systemAccountConfig } from './system-account-client.js';
 import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
-
-/** A system account SYS, an account A and a user of $G, each with one user (password `pw`). */
-const config = {
-  authorization: { users: [{ user: 'g', pass: 'pw' }] },
-  accounts: {
-    SYS: { users: [{ user: 'sys', pass: 'pw' }] },
-    A: { users: [{ user: 'a', pass: 'pw' }] },
-  },
-  systemAccount: 'SYS',
-  jetstream: true,
-};
-
-interface Received {
-  subject: string;
-  body: Record<string, unknown>;
-}
 
 describe.each(bothServers)('the system account against $name', (target) => {
   const { start, connect } = closedAfterEach(target);
-
-  async function login(server: RunningTarget, user: string, setup = '') {
-    const client = await connect(server);
-    await client.send(
-      `CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true,"name":"${user}-app","lang":"raw","version":"1.0","user":"${user}","pass":"pw"}\r\n${setup}`,
-    );
-    await client.sync();
-    return client;
-  }
-
-  /** The JSON messages `client` has received so far on subscription `sid`, after `from`. */
-  function messages(client: RawClient, sid: number, from = 0): Received[] {
-    const found: Received[] = [];
-    // nats-server 2.9.10 writes its own messages' MSG lines with two spaces before the size.
-    const frame = new RegExp(`(?:MSG|HMSG) (\\S+) ${sid} +(?:\\S+ )?(?:\\d+ )?(\\d+)\\r\\n`, 'g');
-    const text = client.text.slice(from);
-    for (let m = frame.exec(text); m; m = frame.exec(text)) {
-      const start = m.index + m[0].length;
-      const body = text.slice(start, start + Number(m[2]));
-      if (body.startsWith('{')) found.push({ subject: m[1]!, body: JSON.parse(body) });
-    }
-    return found;
-  }
+  const login = (server: RunningTarget, user: string, setup = '') =>
+    loginTo(connect, server, user, setup);
 
   it('announces connects and disconnects of every account but $G in the system account', async () => {
-    const server = await start(config);
+    const server = await start(systemAccountConfig);
     const sys = await login(server, 'sys', 'SUB $SYS.ACCOUNT.> 9\r\n');
     (await login(server, 'g')).close();
     const a = await login(server, 'a', 'PUB x 2\r\nhi\r\n');
@@ -96,7 +59,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
   });
 
   it('answers $SYS.REQ.SERVER.PING with the server and its statsz', async () => {
-    const server = await start(config);
+    const server = await start(systemAccountConfig);
     const sys = await login(server, 'sys', 'SUB in 1\r\nPUB $SYS.REQ.SERVER.PING in 0\r\n\r\n');
     await sys.waitUntil(() => messages(sys, 1).length === 1);
     const { body } = messages(sys, 1)[0]!;
@@ -111,7 +74,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
   });
 
   it('answers $SYS.REQ.SERVER.PING.VARZ, .CONNZ and .JSZ with the endpoint as data', async () => {
-    const server = await start(config);
+    const server = await start(systemAccountConfig);
     const sys = await login(server, 'sys', 'SUB in 1\r\n');
     const from = sys.text.length;
     await sys.send('PUB $SYS.REQ.SERVER.PING.VARZ in 0\r\n\r\n');
@@ -131,7 +94,7 @@ describe.each(bothServers)('the system account against $name', (target) => {
   });
 
   it('leaves $SYS.REQ.SERVER.PING unanswered outside the system account', async () => {
-    const server = await start(config);
+    const server = await start(systemAccountConfig);
     const a = await login(server, 'a', 'SUB in 1\r\nPUB $SYS.REQ.SERVER.PING in 0\r\n\r\n');
     await a.waitFor('NATS/1.0 503');
   });
