@@ -64,6 +64,22 @@ describe('system account events, ours beside nats-server 2.9.10', () => {
     for (const i of [0, 3]) expectSameShape(our[i]!.body, their[i]!.body);
   });
 
+  it('repeats an account connection count every 30 s while it has connections', async () => {
+    const [our, their] = await onBoth(async ({ start, connect }) => {
+      const server = await start(systemAccountConfig);
+      const sys = await login(connect, server, 'sys', 'SUB $SYS.ACCOUNT.A.SERVER.CONNS 1\r\n');
+      await login(connect, server, 'a');
+      await sys.waitUntil(() => messages(sys, 1).length >= 2, 35_000);
+      const times = messages(sys, 1).map((m) => Date.parse(m.body.timestamp as string));
+      return { gap: times[1]! - times[0]!, conns: messages(sys, 1).map((m) => m.body.conns) };
+    });
+    for (const { gap, conns } of [our, their]) {
+      expect(conns).toEqual([1, 1]);
+      expect(gap).toBeGreaterThan(29_000);
+      expect(gap).toBeLessThan(31_500);
+    }
+  }, 45_000);
+
   it('counts $G users joining on $SYS.ACCOUNT.$G.SERVER.CONNS', async () => {
     const [our, their] = await onBoth(async ({ start, connect }) => {
       const server = await start(systemAccountConfig);
