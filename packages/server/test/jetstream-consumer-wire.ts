@@ -40,14 +40,19 @@ export class ConsumerWire {
     socket.on('error', () => {});
   }
 
-  static async connect(port: number): Promise<ConsumerWire> {
+  /** Connects, as `login` (a user of an account) when given. */
+  static async connect(
+    port: number,
+    login?: { user: string; pass: string },
+  ): Promise<ConsumerWire> {
     const socket = connect({ port, host: '127.0.0.1', noDelay: true });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
     const wire = new ConsumerWire(socket);
-    socket.write('CONNECT {"verbose":false,"headers":true,"protocol":1}\r\n');
+    const options = { verbose: false, headers: true, protocol: 1, ...login };
+    socket.write(`CONNECT ${JSON.stringify(options)}\r\n`);
     await wire.flush();
     return wire;
   }

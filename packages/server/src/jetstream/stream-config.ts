@@ -12,7 +12,12 @@ import {
   type StreamSource,
   streamConfigWithDefaults,
 } from '@slipstream/jsapi';
-import { isSubsetMatch, isValidSubscribeSubject, subjectsCollide } from '@slipstream/protocol';
+import {
+  isSubsetMatch,
+  isValidPublishSubject,
+  isValidSubscribeSubject,
+  subjectsCollide,
+} from '@slipstream/protocol';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { isGoEmpty } from './go-json.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
@@ -389,11 +394,9 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
   const overlaps = (filter: string | undefined, subjects: string[] | undefined) =>
     !filter || !subjects?.length || subjects.some((s) => subjectsCollide(s, filter));
   const checkOrigin = (origin: StreamSource, kind: 'mirror' | 'source') => {
-    if (origin.external) {
-      throw invalid(
-        `${kind} '${origin.name}' is in another account or domain (external), which this server does not support`,
-      );
-    }
+    // Not looked up: it is another JetStream's, which may name a stream as this one does
+    // (v2.11.0 stream.go:1462-1463, :1522-1523).
+    if (origin.external) return;
     const other = lookup(origin.name);
     if (!other) return;
     const size = config.max_msg_size ?? -1;
@@ -423,14 +426,23 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
       throw invalid('subject delete markers forbidden on mirrors');
     }
     checkOriginTransforms(config.mirror, 'mirror');
-    if (!isValidName(config.mirror.name)) throw ApiError.of(jsErrors.JSMirrorInvalidStreamName);
-    checkOrigin(config.mirror, 'mirror');
-    const origin = lookup(config.mirror.name);
-    if (pedantic && origin && (config.mirror_direct ?? false) !== (origin.allow_direct ?? false)) {
-      // v2.11.0 stream.go:1481-1483
-      throw pedanticError('origin stream has direct get set, mirror has it disabled');
+    if (config.mirror.external) {
+      // An external origin's name and direct gets are not checked (v2.11.0 stream.go:1464).
+      config.mirror_direct ??= false;
+    } else {
+      if (!isValidName(config.mirror.name)) throw ApiError.of(jsErrors.JSMirrorInvalidStreamName);
+      checkOrigin(config.mirror, 'mirror');
+      const origin = lookup(config.mirror.name);
+      if (
+        pedantic &&
+        origin &&
+        (config.mirror_direct ?? false) !== (origin.allow_direct ?? false)
+      ) {
+        // v2.11.0 stream.go:1481-1483
+        throw pedanticError('origin stream has direct get set, mirror has it disabled');
+      }
+      config.mirror_direct = origin?.allow_direct ?? false;
     }
-    config.mirror_direct = origin?.allow_direct ?? false;
   }
   const sourceKeys = new Set<string>();
   for (const source of config.sources ?? []) {
@@ -441,6 +453,7 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
     checkOrigin(source, 'source');
     checkOriginTransforms(source, 'source');
   }
+  checkExternalPrefixes(config, lookup);
   const visited = new Set<string>();
   const toVisit: StreamConfig[] = [config];
   while (toVisit.length > 0) {
@@ -452,6 +465,47 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
       if (visited.has(origin.name)) throw invalid('detected cycle');
       const other = lookup(origin.name);
       if (other) toVisit.push(other);
+    }
+  }
+}
+
+/**
+ * The prefixes of external origins (v2.11.0 stream.go:1570-1590, as 2.9.10): each deliver
+ * prefix a subject without wildcards that puts no local origin's subject under itself, then
+ * each API prefix a subject without wildcards apart from `$JS.API`.
+ */
+function checkExternalPrefixes(config: StreamConfig, lookup: StreamConfigLookup): void {
+  const origins = [...(config.mirror ? [config.mirror] : []), ...(config.sources ?? [])];
+  const localSubjects = origins
+    .filter((origin) => !origin.external)
+    .flatMap((origin) => lookup(origin.name)?.subjects ?? []);
+  for (const deliver of origins.map((origin) => origin.external?.deliver)) {
+    if (!deliver) continue;
+    if (!isValidPublishSubject(deliver)) {
+      throw ApiError.of(jsErrors.JSStreamInvalidExternalDeliverySubjErrF, { prefix: deliver });
+    }
+    const under = localSubjects.find((subject) =>
+      subjectsCollide(subject, `${deliver}.${subject}`),
+    );
+    if (under !== undefined) {
+      throw ApiError.of(jsErrors.JSStreamExternalDelPrefixOverlapsErrF, {
+        prefix: deliver,
+        subject: under,
+      });
+    }
+  }
+  for (const api of origins.map((origin) => origin.external?.api)) {
+    if (!api) continue;
+    if (!isValidPublishSubject(api)) {
+      throw invalid(
+        `stream external api prefix ${JSON.stringify(api)} must be a valid subject without wildcards`,
+      );
+    }
+    if (subjectsCollide(api, '$JS.API')) {
+      throw ApiError.of(jsErrors.JSStreamExternalApiOverlapErrF, {
+        prefix: api,
+        subject: '$JS.API',
+      });
     }
   }
 }

@@ -3,7 +3,8 @@
  * own sequence and time) or one of its sources (messages appended, marked with a
  * `Nats-Stream-Source: <origin> <seq>` header). A feed catches up from where the stream left
  * off, then follows its origin's appends; an origin that does not exist yet (or was deleted)
- * is looked for again every second.
+ * is looked for again every second. An origin reached through an API prefix (`external`) is
+ * fed by stream-external-origin.ts instead, with the helpers here.
  */
 import type { StreamSource } from '@slipstream/jsapi';
 import { headerValue, withHeaders, withoutHeader } from './header-block.js';
@@ -16,6 +17,15 @@ import { nowNanos } from './wire-time.js';
 export interface StreamWatcher {
   appended(): void;
   closed(): void;
+}
+
+/** A stream's mirror or one of its sources, fed while started. */
+export interface Feed {
+  readonly name: string;
+  start(): void;
+  stop(): void;
+  /** The mirror's or source's entry in stream info. */
+  info(): object;
 }
 
 /** The target side of a feed: how copied messages go into the stream it feeds. */
@@ -33,7 +43,7 @@ const RETRY_MS = 1_000;
 const BATCH = 512;
 export const SOURCE_HEADER = 'Nats-Stream-Source';
 
-export class OriginFeed {
+export class OriginFeed implements Feed {
   #origin: Stream | undefined;
   #unwatch: (() => void) | undefined;
   #retry: NodeJS.Timeout | undefined;
@@ -52,8 +62,7 @@ export class OriginFeed {
     private readonly kind: 'mirror' | 'source',
     private readonly lookup: (name: string) => Stream | undefined,
   ) {
-    const transforms = source.subject_transforms ?? [];
-    this.#transform = transforms.length > 0 ? firstMatchingTransform(transforms) : undefined;
+    this.#transform = originTransform(source);
   }
 
   get name(): string {
@@ -141,30 +150,13 @@ export class OriginFeed {
   }
 
   #copy(message: StoredMessage): void {
-    const subject = this.#transform ? this.#transform(message.subject) : message.subject;
-    if (subject === undefined) return;
-    if (this.kind === 'mirror') {
-      if (message.seq > this.target.lastSeq) this.target.storeMirrored({ ...message, subject });
-      return;
-    }
-    const headers = withHeaders(withoutHeader(message.headers, SOURCE_HEADER), [
-      [SOURCE_HEADER, `${this.source.name} ${message.seq}`],
-    ]);
-    this.target.storeSourced(subject, headers, message.payload);
+    copyInto(this.target, this.kind, this.source.name, this.#transform, message);
   }
 
   /** Where copying starts: after what the stream already holds from this origin. */
   #startingSeq(origin: Stream): number {
-    if (this.kind === 'mirror') {
-      if (this.target.lastSeq > 0) return this.target.lastSeq + 1;
-    } else {
-      const prefix = `${this.source.name} `;
-      const last = this.target.findLast(
-        (m) => !!m.headers && !!headerValue(m.headers, SOURCE_HEADER)?.startsWith(prefix),
-      );
-      const seq = last && Number(headerValue(last.headers!, SOURCE_HEADER)!.slice(prefix.length));
-      if (seq) return seq + 1;
-    }
+    const resumed = resumeSeq(this.target, this.kind, this.source.name);
+    if (resumed) return resumed;
     if (this.source.opt_start_seq) return this.source.opt_start_seq;
     if (this.source.opt_start_time) {
       const ms = Date.parse(this.source.opt_start_time);
@@ -172,4 +164,53 @@ export class OriginFeed {
     }
     return 1;
   }
+}
+
+/** The mapping of an origin's `subject_transforms`, which also filter: none, no mapping. */
+export function originTransform(source: StreamSource): SubjectTransform | undefined {
+  const transforms = source.subject_transforms ?? [];
+  return transforms.length > 0 ? firstMatchingTransform(transforms) : undefined;
+}
+
+/**
+ * Stores one origin message in the stream it feeds: a mirror keeps its sequence and time (and
+ * skips what it holds already), a source appends it with a `Nats-Stream-Source: <origin> <seq>`
+ * header (replacing one it carried from further up). Unmapped by the transform: not copied.
+ */
+export function copyInto(
+  target: FeedTarget,
+  kind: 'mirror' | 'source',
+  originName: string,
+  transform: SubjectTransform | undefined,
+  message: StoredMessage,
+): void {
+  const subject = transform ? transform(message.subject) : message.subject;
+  if (subject === undefined) return;
+  if (kind === 'mirror') {
+    if (message.seq > target.lastSeq) target.storeMirrored({ ...message, subject });
+    return;
+  }
+  const headers = withHeaders(withoutHeader(message.headers, SOURCE_HEADER), [
+    [SOURCE_HEADER, `${originName} ${message.seq}`],
+  ]);
+  target.storeSourced(subject, headers, message.payload);
+}
+
+/**
+ * The origin sequence a feed resumes at, after what the stream already holds from it: a
+ * mirror's last sequence, the last `Nats-Stream-Source` of a source; undefined when it holds
+ * nothing yet.
+ */
+export function resumeSeq(
+  target: FeedTarget,
+  kind: 'mirror' | 'source',
+  originName: string,
+): number | undefined {
+  if (kind === 'mirror') return target.lastSeq > 0 ? target.lastSeq + 1 : undefined;
+  const prefix = `${originName} `;
+  const last = target.findLast(
+    (m) => !!m.headers && !!headerValue(m.headers, SOURCE_HEADER)?.startsWith(prefix),
+  );
+  const seq = last && Number(headerValue(last.headers!, SOURCE_HEADER)!.slice(prefix.length));
+  return seq ? seq + 1 : undefined;
 }

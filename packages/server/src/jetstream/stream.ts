@@ -9,6 +9,7 @@ import {
   type JsErrorEntry,
   jsErrors,
   type StreamConfig,
+  type StreamSource,
   type StreamState,
 } from '@slipstream/jsapi';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
@@ -35,7 +36,8 @@ import {
   type StoreLimits,
 } from './store/message-store.js';
 import { StreamConsumers } from './stream-consumers.js';
-import { type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
+import { ExternalFeed } from './stream-external-origin.js';
+import { type Feed, type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
 import { type SubjectTransform, subjectTransform } from './subject-transform.js';
 import { wireTime } from './wire-time.js';
 
@@ -86,7 +88,7 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
 export class Stream implements FeedTarget {
   #config: StreamConfig;
   readonly #watchers = new Set<StreamWatcher>();
-  #feeds: OriginFeed[] = [];
+  #feeds: Feed[] = [];
   readonly #host: StreamHost;
   readonly #subscriptions: Subscription[] = [];
   readonly #duplicates: DuplicateWindow;
@@ -138,9 +140,13 @@ export class Stream implements FeedTarget {
     if (allow_direct) this.#answerDirectGets(this.name);
     if (mirror && mirror_direct) this.#answerDirectGets(mirror.name);
     const lookup = (name: string) => this.#host.stream(name);
+    const feed = (origin: StreamSource, kind: 'mirror' | 'source'): Feed =>
+      origin.external
+        ? new ExternalFeed(this, origin, kind, this.#host)
+        : new OriginFeed(this, origin, kind, lookup);
     this.#feeds = [
-      ...(mirror ? [new OriginFeed(this, mirror, 'mirror', lookup)] : []),
-      ...(sources ?? []).map((source) => new OriginFeed(this, source, 'source', lookup)),
+      ...(mirror ? [feed(mirror, 'mirror')] : []),
+      ...(sources ?? []).map((source) => feed(source, 'source')),
     ];
     for (const feed of this.#feeds) feed.start();
   }
@@ -152,10 +158,7 @@ export class Stream implements FeedTarget {
   }
 
   /** The mirror's and sources' progress, as stream info shows them. */
-  origins(): {
-    mirror?: ReturnType<OriginFeed['info']>;
-    sources?: ReturnType<OriginFeed['info']>[];
-  } {
+  origins(): { mirror?: object; sources?: object[] } {
     const infos = this.#feeds.map((feed) => feed.info());
     if (this.#config.mirror) return { mirror: infos[0]! };
     return infos.length > 0 ? { sources: infos } : {};

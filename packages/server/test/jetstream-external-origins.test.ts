@@ -1,0 +1,208 @@
+/**
+ * Mirrors and sources of a stream in another account (`external`), side by side with
+ * nats-server 2.9.10: account JS exports its consumer API, the delivery subjects and flow
+ * control; account IA imports them, the API under `RI.JS.API` (the accounts of nats-server's
+ * TestJetStreamClusterCrossAccountMirrorsAndSources, jetstream_helpers_test.go:636-670 at
+ * v2.11.0). Each server's transcript (answers, stored messages and headers, stream info) must
+ * be the same; also the prefix checks of checkStreamCfg (stream.go:1570-1590).
+ */
+import { describe, expect, it } from 'vitest';
+import { silentLogger, startServer } from '../src/index.js';
+import { ConsumerWire } from './jetstream-consumer-wire.js';
+import { natsServer, ours, type Target } from './targets.js';
+
+const accounts = {
+  JS: {
+    jetstream: true,
+    users: [{ user: 'rip', pass: 'pass' }],
+    exports: [
+      { service: '$JS.API.CONSUMER.>' },
+      { stream: 'RI.DELIVER.SYNC.>' },
+      { service: '$JS.FC.>' },
+    ],
+  },
+  IA: {
+    jetstream: true,
+    users: [{ user: 'dlc', pass: 'pass' }],
+    imports: [
+      { service: { account: 'JS', subject: '$JS.API.CONSUMER.>' }, to: 'RI.JS.API.CONSUMER.>' },
+      { stream: { account: 'JS', subject: 'RI.DELIVER.SYNC.>' } },
+      { service: { account: 'JS', subject: '$JS.FC.>' } },
+    ],
+  },
+};
+const API = 'RI.JS.API';
+
+type Answer = Record<string, unknown>;
+type Scenario = (origin: ConsumerWire, importer: ConsumerWire) => Promise<unknown>;
+
+async function sideBySide(scenario: Scenario): Promise<unknown> {
+  const transcripts: unknown[] = [];
+  for (const target of [natsServer, ours] as Target[]) {
+    const server = await target.start({ jetstream: true, accounts });
+    const origin = await ConsumerWire.connect(server.port, { user: 'rip', pass: 'pass' });
+    const importer = await ConsumerWire.connect(server.port, { user: 'dlc', pass: 'pass' });
+    try {
+      transcripts.push(await scenario(origin, importer));
+    } finally {
+      origin.close();
+      importer.close();
+      await server.stop();
+    }
+  }
+  expect(transcripts[1]).toEqual(transcripts[0]);
+  return transcripts[0];
+}
+
+/** Polls the stream's info until it holds `messages`; returns that info. */
+async function infoWhen(wire: ConsumerWire, stream: string, messages: number): Promise<Answer> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const info = await wire.request(`$JS.API.STREAM.INFO.${stream}`);
+    const state = info.state as { messages: number } | undefined;
+    if (state?.messages === messages || Date.now() > deadline) return info;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A stored message as MSG.GET shows it, its header block decoded. */
+async function stored(wire: ConsumerWire, stream: string, seq: number) {
+  const answer = await wire.request(`$JS.API.STREAM.MSG.GET.${stream}`, { seq });
+  const message = answer.message as { subject: string; seq: number; data?: string; hdrs?: string };
+  const text = (b64?: string) => (b64 ? Buffer.from(b64, 'base64').toString() : undefined);
+  return {
+    subject: message.subject,
+    seq: message.seq,
+    data: text(message.data),
+    hdrs: text(message.hdrs),
+  };
+}
+
+/** A mirror's or source's info without what changes from run to run. */
+function originInfo(info: Answer | undefined) {
+  if (!info) return info;
+  const { active, ...rest } = info;
+  return { ...rest, active: typeof active };
+}
+
+describe('mirrors and sources of another account (external)', () => {
+  it('mirror and source the origin through the imported API and delivery subjects', async () => {
+    const transcript = await sideBySide(async (origin, importer) => {
+      const created = await origin.request('$JS.API.STREAM.CREATE.TEST', {
+        name: 'TEST',
+        subjects: ['test.>'],
+        storage: 'memory',
+      });
+      expect(created.error).toBeUndefined();
+      for (let i = 1; i <= 20; i++) await origin.request(`test.${i % 2 ? 'a' : 'b'}`, `m${i}`);
+      const mirror = await importer.request('$JS.API.STREAM.CREATE.MIRROR', {
+        name: 'MIRROR',
+        storage: 'memory',
+        mirror: { name: 'TEST', external: { api: API, deliver: 'RI.DELIVER.SYNC.MIRRORS' } },
+      });
+      const source = await importer.request('$JS.API.STREAM.CREATE.SOURCE', {
+        name: 'SOURCE',
+        storage: 'memory',
+        sources: [
+          {
+            name: 'TEST',
+            filter_subject: 'test.a',
+            external: { api: API, deliver: 'RI.DELIVER.SYNC.SOURCES' },
+          },
+        ],
+      });
+      const caughtUp = [
+        await infoWhen(importer, 'MIRROR', 20),
+        await infoWhen(importer, 'SOURCE', 10),
+      ];
+      // Followed as the origin grows.
+      for (let i = 21; i <= 24; i++) await origin.request(`test.${i % 2 ? 'a' : 'b'}`, `m${i}`);
+      const followed = [
+        await infoWhen(importer, 'MIRROR', 24),
+        await infoWhen(importer, 'SOURCE', 12),
+      ];
+      return {
+        mirrorConfig: (mirror.config as Answer).mirror,
+        sourceConfig: (source.config as Answer).sources,
+        caughtUp: caughtUp.map((info) => info.state && (info.state as Answer).messages),
+        followed: followed.map((info) => info.state && (info.state as Answer).messages),
+        mirrorInfo: originInfo(followed[0]!.mirror as Answer),
+        sourceInfo: (followed[1]!.sources as Answer[]).map(originInfo),
+        // The mirror keeps the origin's sequences; the source names the origin (`TEST:<hash
+        // of the API prefix> <seq>`) in Nats-Stream-Source.
+        mirrored: [await stored(importer, 'MIRROR', 3), await stored(importer, 'MIRROR', 24)],
+        sourced: [await stored(importer, 'SOURCE', 1), await stored(importer, 'SOURCE', 12)],
+      };
+    });
+    expect(transcript).toMatchObject({
+      caughtUp: [20, 10],
+      followed: [24, 12],
+      mirrored: [
+        { seq: 3, data: 'm3' },
+        { seq: 24, data: 'm24' },
+      ],
+      sourced: [{ data: 'm1' }, { data: 'm23' }],
+    });
+  });
+
+  it('checks the external prefixes as nats-server does', async () => {
+    const transcript = await sideBySide(async (_origin, importer) => {
+      const create = async (external: Answer) => {
+        const answer = await importer.request('$JS.API.STREAM.CREATE.X', {
+          name: 'X',
+          storage: 'memory',
+          sources: [{ name: 'TEST', external }],
+        });
+        return answer.error ?? 'created';
+      };
+      return {
+        wildcardDeliver: await create({ api: API, deliver: 'RI.DELIVER.*' }),
+        wildcardApi: await create({ api: 'RI.*.API' }),
+        ownApi: await create({ api: '$JS.API' }),
+      };
+    });
+    expect(transcript).toMatchObject({
+      wildcardDeliver: { err_code: 10024 },
+      wildcardApi: { err_code: 10052 },
+      ownApi: { err_code: 10021 },
+    });
+  });
+});
+
+/**
+ * This server's own JetStream under its domain's prefix is external too: nats-server asks
+ * `$JS.<domain>.API.CONSUMER.CREATE.<stream>` as it would another server's (stream.go:2872-2874
+ * at v2.11.0), delivering to `$JS.M.<id>` without a deliver prefix. Ours only: the reference
+ * harness starts nats-server without a domain.
+ */
+describe('a mirror through the JetStream domain prefix', () => {
+  it('mirrors a stream of the same account reached as $JS.hub.API', async () => {
+    const server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      jetstream: { domain: 'hub' },
+      logger: silentLogger,
+    });
+    const wire = await ConsumerWire.connect(server.port);
+    try {
+      await wire.request('$JS.API.STREAM.CREATE.ORIGIN', { name: 'ORIGIN', subjects: ['o.>'] });
+      for (let i = 1; i <= 5; i++) await wire.request('o.x', `m${i}`);
+      const created = await wire.request('$JS.API.STREAM.CREATE.COPY', {
+        name: 'COPY',
+        mirror: { name: 'ORIGIN', external: { api: '$JS.hub.API' } },
+      });
+      expect(created.error).toBeUndefined();
+      const info = await infoWhen(wire, 'COPY', 5);
+      expect(info.state).toMatchObject({ messages: 5, first_seq: 1, last_seq: 5 });
+      expect(info.mirror).toMatchObject({
+        name: 'ORIGIN',
+        external: { api: '$JS.hub.API', deliver: '' },
+        lag: 0,
+      });
+      expect(await stored(wire, 'COPY', 5)).toEqual({ subject: 'o.x', seq: 5, data: 'm5' });
+    } finally {
+      wire.close();
+      await server.close();
+    }
+  });
+});
