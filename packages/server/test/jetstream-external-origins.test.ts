@@ -121,11 +121,18 @@ describe('mirrors and sources of another account (external)', () => {
         await infoWhen(importer, 'MIRROR', 24),
         await infoWhen(importer, 'SOURCE', 12),
       ];
+      // 3 MiB more: past the consumer's first flow control window (2 MiB), so the mirror only
+      // gets them all if its answers to the flow control requests reach the origin's account.
+      const kib = 'x'.repeat(1024);
+      for (let i = 0; i < 3000; i++) origin.pub('test.b', kib);
+      await origin.flush();
+      const bulk = await infoWhen(importer, 'MIRROR', 3024);
       return {
         mirrorConfig: (mirror.config as Answer).mirror,
         sourceConfig: (source.config as Answer).sources,
         caughtUp: caughtUp.map((info) => info.state && (info.state as Answer).messages),
         followed: followed.map((info) => info.state && (info.state as Answer).messages),
+        bulk: (bulk.state as Answer).messages,
         mirrorInfo: originInfo(followed[0]!.mirror as Answer),
         sourceInfo: (followed[1]!.sources as Answer[]).map(originInfo),
         // The mirror keeps the origin's sequences; the source names the origin (`TEST:<hash
@@ -137,6 +144,7 @@ describe('mirrors and sources of another account (external)', () => {
     expect(transcript).toMatchObject({
       caughtUp: [20, 10],
       followed: [24, 12],
+      bulk: 3024,
       mirrored: [
         { seq: 3, data: 'm3' },
         { seq: 24, data: 'm24' },
