@@ -11,11 +11,12 @@ import { notSupported, permissions, user } from './config-authorization.js';
 import { mappingsBlock } from './config-mappings.js';
 import { dropUndefined } from './drop-undefined.js';
 
-// nats-server's `accounts {}` block: per account its nkey, users, subject mappings, exports,
-// imports, client limits and JetStream limits. Keys nats-server takes that this server does not
-// implement (max_payload and max_leafnodes limits, service latency tracking, import sharing)
-// fail the block by name, as unknown keys do: the account would otherwise be less isolated or
-// less limited than configured.
+// nats-server's `accounts {}` block: per account its nkey, users, subject mappings, exports
+// (with latency tracking and account_token_position), imports (with share), client limits and
+// JetStream limits. Keys nats-server takes that this server does not implement (max_payload
+// and max_leafnodes limits, latency sampling triggered by trace headers) fail the block by
+// name, as unknown keys do: the account would otherwise be less isolated or less limited than
+// configured.
 
 const subjects = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
 
@@ -28,18 +29,50 @@ const responseType = z.string().transform((word, ctx): ResponseType => {
     chunked: 'chunked',
   }[word.toLowerCase()] as ResponseType | undefined;
   if (type) return type;
-  ctx.addIssue({ code: 'custom', message: `unknown response type "${word}"` });
+  ctx.addIssue({ code: 'custom', continue: true, message: `unknown response type "${word}"` });
   return z.NEVER;
 });
 
 const threshold = z.string().transform((text, ctx) => {
   const ms = parseDuration(text);
   if (ms === undefined || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: `expected a duration like "2m", got "${text}"` });
+    ctx.addIssue({
+      code: 'custom',
+      continue: true,
+      message: `expected a duration like "2m", got "${text}"`,
+    });
     return z.NEVER;
   }
   return ms;
 });
+
+/** `50%`, `"50"` or 50, as nats-server's latency `sampling`. */
+const sampling = z.union([z.number(), z.string()]).transform((given, ctx) => {
+  const text = String(given).trim();
+  if (text.toLowerCase() === 'headers') {
+    ctx.addIssue({
+      code: 'custom',
+      continue: true,
+      message: 'sampling triggered by trace headers is not supported yet; give a percentage',
+    });
+    return z.NEVER;
+  }
+  const percent = /^[+-]?\d+%?$/.test(text) ? Number.parseInt(text, 10) : Number.NaN;
+  if (Number.isNaN(percent)) {
+    ctx.addIssue({ code: 'custom', continue: true, message: `invalid latency sample "${given}"` });
+    return z.NEVER;
+  }
+  return percent;
+});
+
+/** `latency: "subject"`, or `latency { sampling, subject }`. */
+const latency = z.union([
+  z.string().transform((subject) => ({ subject })),
+  z.strictObject(
+    { subject: z.string(), sampling: sampling.optional() },
+    { error: notSupported('latency key', 'accounts') },
+  ),
+]);
 
 const exportEntry = z
   .strictObject(
@@ -53,6 +86,8 @@ const exportEntry = z
       response_threshold: threshold.optional(),
       response_max_time: threshold.optional(),
       response_time: threshold.optional(),
+      latency: latency.optional(),
+      account_token_position: z.number().int().nonnegative().optional(),
     },
     { error: notSupported('export key', 'accounts') },
   )
@@ -60,21 +95,32 @@ const exportEntry = z
     const type = e.response ?? e.response_type;
     const time = e.threshold ?? e.response_threshold ?? e.response_max_time ?? e.response_time;
     if ((e.stream === undefined) === (e.service === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'an export names one stream or one service' });
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: 'an export names one stream or one service',
+      });
       return z.NEVER;
     }
+    const accountTokenPosition = e.account_token_position;
     if (e.stream !== undefined) {
-      if (type !== undefined || time !== undefined) {
-        ctx.addIssue({ code: 'custom', message: 'a response directive is for a service only' });
+      if (type !== undefined || time !== undefined || e.latency !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          continue: true,
+          message: 'a response or latency directive is for a service only',
+        });
         return z.NEVER;
       }
-      return dropUndefined({ stream: e.stream, accounts: e.accounts });
+      return dropUndefined({ stream: e.stream, accounts: e.accounts, accountTokenPosition });
     }
     return dropUndefined({
       service: e.service!,
       accounts: e.accounts,
+      accountTokenPosition,
       responseType: type,
       responseThreshold: time,
+      latency: e.latency && dropUndefined(e.latency),
     });
   });
 
@@ -90,26 +136,39 @@ const importEntry = z
       service: source.optional(),
       prefix: z.string().optional(),
       to: z.string().optional(),
+      share: z.boolean().optional(),
     },
     { error: notSupported('import key', 'accounts') },
   )
   .transform((i, ctx): ImportOptions => {
     if ((i.stream === undefined) === (i.service === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'an import names one stream or one service' });
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: 'an import names one stream or one service',
+      });
       return z.NEVER;
     }
     if (i.stream) {
       if (i.prefix !== undefined && i.to !== undefined) {
-        ctx.addIssue({ code: 'custom', message: "a stream import takes a 'prefix' or a 'to'" });
+        ctx.addIssue({
+          code: 'custom',
+          continue: true,
+          message: "a stream import takes a 'prefix' or a 'to'",
+        });
         return z.NEVER;
       }
       return dropUndefined({ stream: i.stream, prefix: i.prefix, to: i.to });
     }
     if (i.prefix !== undefined) {
-      ctx.addIssue({ code: 'custom', message: "a service import takes 'to', not 'prefix'" });
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: "a service import takes 'to', not 'prefix'",
+      });
       return z.NEVER;
     }
-    return dropUndefined({ service: i.service!, to: i.to });
+    return dropUndefined({ service: i.service!, to: i.to, share: i.share });
   });
 
 const size = z.union([
@@ -117,7 +176,11 @@ const size = z.union([
   z.string().transform((text, ctx) => {
     const bytes = parseSize(text);
     if (bytes === undefined) {
-      ctx.addIssue({ code: 'custom', message: `expected a size like 1GB, got "${text}"` });
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: `expected a size like 1GB, got "${text}"`,
+      });
       return z.NEVER;
     }
     return bytes;

@@ -172,6 +172,32 @@ describe('config file validation', () => {
     expect(load('system_account: SYS\naccounts: [SYS]').settings.systemAccount).toBe('SYS');
   });
 
+  it('reads service latency, account_token_position and import share', () => {
+    const text = `accounts {
+      A: { exports: [
+        { service: "s.*", latency: { sampling: "50%", subject: lat }, account_token_position: 2 }
+        { service: t, latency: lat2 }
+        { stream: "u.*", account_token_position: 2 }
+      ] }
+      B: { imports: [ { service: { account: A, subject: s.B }, share: true } ] }
+    }`;
+    expect(load(text).settings.accounts).toEqual({
+      A: {
+        exports: [
+          { service: 's.*', latency: { sampling: 50, subject: 'lat' }, accountTokenPosition: 2 },
+          { service: 't', latency: { subject: 'lat2' } },
+          { stream: 'u.*', accountTokenPosition: 2 },
+        ],
+      },
+      B: { imports: [{ service: { account: 'A', subject: 's.B' }, share: true }] },
+    });
+    expect(
+      errorOf(
+        'accounts { A: { exports: [{ service: s, latency: { sampling: headers, subject: l } }] } }',
+      ).message,
+    ).toMatch(/latency\.sampling: sampling triggered by trace headers is not supported yet/);
+  });
+
   it('reads mappings at the top and in accounts: a subject, or weighted destinations', () => {
     const block =
       '{ a: b, "c.*": [ { destination: "d.$1", weight: 50% }, { dest: e, weight: 20 } ] }';
@@ -202,14 +228,9 @@ describe('config file validation', () => {
       'account limits key "max_payload"',
     ],
     [
-      'latency tracking',
-      'accounts { A: { exports: [{service: x, latency: "lat"}] } }',
-      'export key "latency"',
-    ],
-    [
-      'import sharing',
-      'accounts { A: { imports: [{service: {account: B, subject: x}, share: true}] } }',
-      'import key "share"',
+      'a latency key',
+      'accounts { A: { exports: [{service: x, latency: { subject: lat, results: 1 }}] } }',
+      'latency key "results"',
     ],
   ])('refuses %s it does not implement, naming it', (_what, text, named) => {
     const error = errorOf(`port: 4222\n${text}\n`);

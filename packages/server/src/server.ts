@@ -123,7 +123,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.options = options;
     this.logger = logger;
     this.violations = new ViolationLog(logger);
-    this.accounts = new Accounts(options.accounts, options.systemAccount, options.mappings);
+    this.accounts = new Accounts(
+      options.accounts,
+      options.systemAccount,
+      options.mappings,
+      this.serverId,
+    );
     this.authenticator = clientAuthenticator(options, this.accounts);
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {

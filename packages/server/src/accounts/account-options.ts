@@ -10,10 +10,16 @@ export type ResponseType = 'singleton' | 'stream' | 'chunked';
  * here). Without `accounts` any account may import it.
  */
 export type ExportOptions =
-  | { stream: string; accounts?: string[] }
+  | { stream: string; accounts?: string[]; accountTokenPosition?: number }
   | {
       service: string;
       accounts?: string[];
+      /**
+       * 1-based position of a `*` in the subject that must hold the importing account's name:
+       * account B may import `x.B` of an export `x.*` with position 2, and no other subject
+       * (nats-server's `account_token_position`). It replaces `accounts`.
+       */
+      accountTokenPosition?: number;
       /** Default `singleton`: the first response ends the request. */
       responseType?: ResponseType;
       /**
@@ -21,6 +27,12 @@ export type ExportOptions =
        * last response. Default 2 minutes.
        */
       responseThreshold?: number;
+      /**
+       * Service latency tracking (nats-server's export `latency`): for the sampled share of
+       * requests (percent, default 100) this account receives an
+       * `io.nats.server.metric.v1.service_latency` message on `subject`. Singleton services only.
+       */
+      latency?: { subject: string; sampling?: number };
     };
 
 /**
@@ -31,7 +43,16 @@ export type ExportOptions =
  */
 export type ImportOptions =
   | { stream: { account: string; subject: string }; prefix?: string; to?: string }
-  | { service: { account: string; subject: string }; to?: string };
+  | {
+      service: { account: string; subject: string };
+      to?: string;
+      /**
+       * Share the requester's details with the exporter (nats-server's import `share`): its
+       * requests' Nats-Request-Info header and latency reports describe the client in full,
+       * not just its account and round-trip time.
+       */
+      share?: boolean;
+    };
 
 /** An account's JetStream limits (-1 or absent: unlimited), as its `jetstream {}` block. */
 export interface AccountJetStreamOptions {

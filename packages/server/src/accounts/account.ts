@@ -3,7 +3,9 @@ import { withHeaders, withoutHeader } from '../jetstream/header-block.js';
 import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
 import { Router } from '../router.js';
 import type { Subscription } from '../subscription.js';
+import { clientInfo } from './client-info.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
+import type { ServiceLatency } from './service-latency.js';
 import { ServiceResponses } from './service-responses.js';
 import { numberWildcards, type SubjectMappings } from './subject-mappings.js';
 
@@ -17,10 +19,14 @@ interface Export {
   readonly subject: string;
   /** The accounts allowed to import it; undefined = any. */
   readonly accounts: ReadonlySet<string> | undefined;
+  /** 1-based token of an imported subject that must be the importer's name; 0: none. */
+  readonly tokenPosition: number;
 }
 
 interface ServiceExport extends Export {
   readonly responses: ResponsePolicy;
+  /** Its latency tracking, when configured. */
+  readonly latency: ServiceLatency | undefined;
 }
 
 /**
@@ -42,6 +48,8 @@ export class Account {
   }[] = [];
   /** Client connections in the account now. */
   connections = 0;
+  /** The publisher of the server's own messages here; it receives nothing. */
+  readonly #internal = new Bridge(() => false);
   /**
    * Where the traces a sampled W3C `traceparent` asks for go, and the percentage of such
    * messages traced (nats-server 2.11's account `msg_trace`); none when undefined.
@@ -70,16 +78,32 @@ export class Account {
     return this.maxConnections > 0 && this.connections >= this.maxConnections;
   }
 
-  exportStream(subject: string, accounts: ReadonlySet<string> | undefined): void {
-    this.#streamExports.push({ subject, accounts });
+  exportStream(
+    subject: string,
+    accounts: ReadonlySet<string> | undefined,
+    tokenPosition = 0,
+  ): void {
+    this.#streamExports.push({ subject, accounts, tokenPosition });
   }
 
   exportService(
     subject: string,
     accounts: ReadonlySet<string> | undefined,
     responses: ResponsePolicy,
+    latency?: ServiceLatency,
+    tokenPosition = 0,
   ): void {
-    this.#serviceExports.push({ subject, accounts, responses });
+    this.#serviceExports.push({ subject, accounts, responses, latency, tokenPosition });
+  }
+
+  /** True when some service export covers `subject` (a latency subject must not be one). */
+  exportsServiceMatching(subject: string): boolean {
+    return this.#serviceExports.some((e) => isSubsetMatch(subject, e.subject));
+  }
+
+  /** Publishes a message of the server's own here, such as a latency report. */
+  publishInternal(subject: string, payload: Uint8Array): void {
+    this.router.route(this.#internal, subject, undefined, undefined, payload);
   }
 
   /** True when `importer` may import the stream `subject` (a subset of an export's subject). */
@@ -125,21 +149,25 @@ export class Account {
 
   /**
    * Sends requests published here on `local` to `exporter`'s `subject`, each marked with the
-   * requesting account and with its reply mapped so the answer comes back here.
+   * requesting account and with its reply mapped so the answer comes back here. With `share`,
+   * the mark describes the requesting client in full, for the exporter and its `latency`.
    */
   importService(
     exporter: Account,
     subject: string,
     local: string,
     responses: ResponsePolicy,
+    latency?: ServiceLatency,
+    share?: { serverId: string },
   ): void {
     this.serviceImports.push({ exporter, from: local, to: subject });
     const map =
       !hasWildcard(local) || local === subject ? undefined : importTransform(local, subject);
     const fixed = hasWildcard(local) ? undefined : subject;
     const bridge: Bridge = new Bridge((message, matched, publisher) => {
-      const rtt = publisher.rtt === undefined ? 0 : Math.round(publisher.rtt * 1e6);
-      const info = JSON.stringify({ acc: this.name, ...(rtt > 0 ? { rtt } : {}) });
+      const info = JSON.stringify(clientInfo(publisher, this.name, share));
+      const tracked = latency?.track(publisher, this.name, share !== undefined);
+      if (tracked && message.reply === undefined) latency!.failed(tracked, 'badRequest');
       // Taken even when the exporter has no responder, as nats-server counts the import itself
       // as a receiver (so no no_responders answer).
       forward(
@@ -156,6 +184,7 @@ export class Account {
           payload: message.payload,
         },
         responses,
+        tracked,
       );
       return true;
     });
@@ -199,7 +228,10 @@ function exportFor<E extends Export>(
   subject: string,
   importer: string,
 ): E | undefined {
-  const allowed = (e: E) => e.accounts === undefined || e.accounts.has(importer);
+  const allowed = (e: E) =>
+    e.tokenPosition > 0
+      ? subject.split('.')[e.tokenPosition - 1] === importer
+      : e.accounts === undefined || e.accounts.has(importer);
   const exact = exports.find((e) => e.subject === subject);
   if (exact) return allowed(exact) ? exact : undefined;
   return exports.find((e) => isSubsetMatch(subject, e.subject) && allowed(e));

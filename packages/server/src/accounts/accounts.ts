@@ -1,4 +1,8 @@
-import { isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
+import {
+  isSubsetMatch,
+  isValidPublishSubject,
+  isValidSubscribeSubject,
+} from '@slipstream/protocol';
 import { isPublicKey } from '../auth/nkey.js';
 import { ServerError } from '../errors.js';
 import { type JsAccountLimits, UNLIMITED } from '../jetstream/js-account.js';
@@ -11,6 +15,7 @@ import type {
   ImportOptions,
 } from './account-options.js';
 import { IMPORT_CYCLE, serviceImportFormsCycle, streamImportFormsCycle } from './import-cycles.js';
+import { ServiceLatency } from './service-latency.js';
 import { DEFAULT_RESPONSE_THRESHOLD } from './service-responses.js';
 import { type MappingOptions, SubjectMappings } from './subject-mappings.js';
 
@@ -39,6 +44,8 @@ export class Accounts {
     systemAccount = SYSTEM_ACCOUNT,
     /** The global account's mappings (nats-server's top-level `mappings`). */
     globalMappings?: Readonly<Record<string, MappingOptions>>,
+    /** The server's id, which latency reports and shared request details carry. */
+    private readonly serverId = '',
   ) {
     this.global = new Account(GLOBAL_ACCOUNT, 0, 0, subjectMappings(globalMappings, 'mappings'));
     this.#byName.set(GLOBAL_ACCOUNT, this.global);
@@ -136,8 +143,18 @@ export class Accounts {
       if (!this.#byName.has(name)) throw invalid(`${where}: account "${name}" is not defined`);
     }
     const accounts = entry.accounts && new Set(entry.accounts);
+    const position = entry.accountTokenPosition ?? 0;
+    if (
+      !Number.isInteger(position) ||
+      position < 0 ||
+      (position > 0 && subject.split('.')[position - 1] !== '*')
+    ) {
+      throw invalid(
+        `${where}: accountTokenPosition ${position} is not the position of a * in "${subject}" (invalid subject)`,
+      );
+    }
     if ('stream' in entry) {
-      account.exportStream(subject, accounts);
+      account.exportStream(subject, accounts, position);
       return;
     }
     const type = entry.responseType ?? 'singleton';
@@ -148,7 +165,35 @@ export class Accounts {
     if (!Number.isFinite(threshold) || threshold <= 0) {
       throw invalid(`${where}: responseThreshold must be a positive number of milliseconds`);
     }
-    account.exportService(subject, accounts, { type, threshold });
+    const latency = entry.latency && this.#latency(account, subject, type, entry.latency, where);
+    account.exportService(subject, accounts, { type, threshold }, latency, position);
+  }
+
+  /** A service export's latency tracking, checked as nats-server's TrackServiceExportWithSampling. */
+  #latency(
+    account: Account,
+    service: string,
+    type: string,
+    { subject, sampling = 100 }: { subject: string; sampling?: number },
+    where: string,
+  ): ServiceLatency {
+    const problem = (why: string) =>
+      invalid(
+        `${where}: error adding service latency sampling for "${service}" on subject "${subject}": ${why}`,
+      );
+    if (!Number.isInteger(sampling) || sampling < 1 || sampling > 100) {
+      throw problem('bad sampling percentage, should be 1-100');
+    }
+    // Reports on a subject the account serves would loop back into the service.
+    if (
+      !isValidPublishSubject(subject) ||
+      isSubsetMatch(subject, service) ||
+      account.exportsServiceMatching(subject)
+    ) {
+      throw problem('invalid publish subject');
+    }
+    if (type !== 'singleton') throw problem('bad service response type');
+    return new ServiceLatency(account, subject, sampling, this.serverId);
   }
 
   #addImport(account: Account, entry: ImportOptions, where: string, services: Set<string>): void {
@@ -193,7 +238,8 @@ export class Accounts {
     if (serviceImportFormsCycle(account, exporter, local)) {
       throw invalid(`${where}: error adding service import "${subject}": ${IMPORT_CYCLE}`);
     }
-    account.importService(exporter, subject, local, exported.responses);
+    const share = entry.share ? { serverId: this.serverId } : undefined;
+    account.importService(exporter, subject, local, exported.responses, exported.latency, share);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Subscriber } from '../subscriber.js';
 import { Subscription } from '../subscription.js';
 import type { Account } from './account.js';
 import type { ResponseType } from './account-options.js';
+import type { TrackedRequest } from './service-latency.js';
 
 /** How a service's responses are expected: its reply mapping lives that long. */
 export interface ResponsePolicy {
@@ -44,13 +45,15 @@ export function forward(
   message: Forwarded,
   /** Set for a service request or response, whose reply is mapped; a stream keeps its reply. */
   responses: ResponsePolicy | undefined,
+  /** A request whose latency is measured, reported when its mapping ends. */
+  tracked?: TrackedRequest,
 ): boolean {
   if (hops >= MAX_HOPS) return false;
   const { subject, reply, headers, payload, shownSubject } = message;
   const mapped =
     reply === undefined || responses === undefined || reply.startsWith(JS_ACK_PREFIX)
       ? reply
-      : to.responses.map(from, reply, responses);
+      : to.responses.map(from, reply, responses, tracked);
   hops++;
   let delivered: boolean;
   try {
@@ -58,7 +61,9 @@ export function forward(
   } finally {
     hops--;
   }
-  if (!delivered && mapped !== reply && mapped !== undefined) to.responses.drop(mapped);
+  if (!delivered && mapped !== reply && mapped !== undefined) {
+    to.responses.drop(mapped, 'serviceUnavailable');
+  }
   return delivered;
 }
 

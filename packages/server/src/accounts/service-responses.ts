@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import type { Subscriber } from '../subscriber.js';
 import type { Subscription } from '../subscription.js';
 import type { Account } from './account.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
+import type { LatencyFailure, TrackedRequest } from './service-latency.js';
 
 /** nats-server's DEFAULT_SERVICE_EXPORT_RESPONSE_THRESHOLD. */
 export const DEFAULT_RESPONSE_THRESHOLD = 2 * 60_000;
@@ -14,6 +16,8 @@ interface PendingResponse {
   readonly requester: Account;
   readonly reply: string;
   readonly policy: ResponsePolicy;
+  /** Set when the request's latency is measured. */
+  readonly tracked: TrackedRequest | undefined;
   /** Last time a response went through (or the request, until one did). */
   used: number;
 }
@@ -33,7 +37,9 @@ export class ServiceResponses {
   /** As the requester: this account's reply subjects, each with the mappings that answer it. */
   readonly #awaited = new Map<string, Map<string, ServiceResponses>>();
   #stopWatching: (() => void) | undefined;
-  readonly #bridge = new Bridge((message, subject) => this.#respond(message, subject));
+  readonly #bridge = new Bridge((message, subject, publisher) =>
+    this.#respond(message, subject, publisher),
+  );
   #prefix: string | undefined;
   #sweeper: NodeJS.Timeout | undefined;
 
@@ -42,21 +48,28 @@ export class ServiceResponses {
   }
 
   /** A new reply subject of this account that answers `reply` in `requester`. */
-  map(requester: Account, reply: string, policy: ResponsePolicy): string {
+  map(
+    requester: Account,
+    reply: string,
+    policy: ResponsePolicy,
+    tracked: TrackedRequest | undefined,
+  ): string {
     if (this.#prefix === undefined) {
       this.#prefix = `_R_.${randomToken(5)}.`;
       this.#account.router.subscribe(this.#bridge.subscription(`${this.#prefix}>`));
     }
     const mapped = this.#prefix + randomToken(8);
-    this.#pending.set(mapped, { requester, reply, policy, used: Date.now() });
+    this.#pending.set(mapped, { requester, reply, policy, tracked, used: Date.now() });
     requester.responses.#await(reply, mapped, this);
     this.#sweeper ??= setInterval(() => this.#sweep(), 1_000).unref();
     return mapped;
   }
 
-  drop(mapped: string): void {
+  /** Ends a mapping; `why` it ended without a response, for a request whose latency is measured. */
+  drop(mapped: string, why?: LatencyFailure): void {
     const pending = this.#pending.get(mapped);
     if (!pending) return;
+    if (why && pending.tracked) pending.tracked.latency.failed(pending.tracked, why);
     this.#pending.delete(mapped);
     pending.requester.responses.#forget(pending.reply, mapped);
     if (this.#pending.size === 0) this.stop();
@@ -95,16 +108,22 @@ export class ServiceResponses {
     for (const reply of replies) {
       const interest = this.#account.router.sublist.match(reply);
       if (interest.psubs.length + interest.qsubs.length > 0) continue;
-      for (const [mapped, responder] of this.#awaited.get(reply) ?? []) responder.drop(mapped);
+      for (const [mapped, responder] of this.#awaited.get(reply) ?? []) {
+        responder.drop(mapped, 'requestTimeout');
+      }
     }
   }
 
   #respond(
     message: { reply: string | undefined; headers?: Uint8Array; payload: Uint8Array },
     subject: string,
+    responder: Subscriber,
   ): boolean {
     const pending = this.#pending.get(subject);
     if (!pending) return false;
+    if (pending.tracked) {
+      pending.tracked.latency.answered(pending.tracked, responder, this.#account.name);
+    }
     const delivered = forward(
       this.#bridge,
       this.#account,
@@ -128,7 +147,7 @@ export class ServiceResponses {
   #sweep(): void {
     const now = Date.now();
     for (const [mapped, pending] of this.#pending) {
-      if (now - pending.used > pending.policy.threshold) this.drop(mapped);
+      if (now - pending.used > pending.policy.threshold) this.drop(mapped, 'serviceTimeout');
     }
   }
 }
