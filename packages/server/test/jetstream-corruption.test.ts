@@ -59,6 +59,15 @@ interface DamagedAdvisory {
   reason: string;
 }
 
+/** The stream_damaged advisories `client` receives from now on, as they arrive. */
+function damagedAdvisories(client: InternalClient): DamagedAdvisory[] {
+  const advisories: DamagedAdvisory[] = [];
+  client.subscribe('$JS.EVENT.ADVISORY.STREAM.DAMAGED.>', (m) =>
+    advisories.push({ subject: m.subject, ...JSON.parse(decoder.decode(m.payload)) }),
+  );
+  return advisories;
+}
+
 const payloadOf = (stream: string, i: number) => `${stream}-message-${i}-${'x'.repeat(i % 7)}`;
 const streamDir = (root: string, name: string) => join(root, 'jetstream', '%24G', 'streams', name);
 
@@ -140,10 +149,7 @@ describe(`damaged stream files (seed ${seed})`, () => {
         const errors: string[] = [];
         client = await start({ ...silentLogger, error: (line: string) => errors.push(line) });
         // Found at start, before anyone could listen: the advisory waits for the first listener.
-        const advisories: DamagedAdvisory[] = [];
-        client.subscribe('$JS.EVENT.ADVISORY.STREAM.DAMAGED.>', (m) =>
-          advisories.push({ subject: m.subject, ...JSON.parse(decoder.decode(m.payload)) }),
-        );
+        const advisories = damagedAdvisories(client);
 
         for (let seq = 1; seq <= MESSAGES; seq++) {
           const got = await request(client, '$JS.API.STREAM.MSG.GET.GOOD', JSON.stringify({ seq }));
@@ -211,10 +217,7 @@ describe(`damaged stream files (seed ${seed})`, () => {
     );
     expect(created.error).toBeUndefined();
     for (let i = 1; i <= MESSAGES; i++) await request(client, 'bad.m', payloadOf('BAD', i));
-    const advisories: DamagedAdvisory[] = [];
-    client.subscribe('$JS.EVENT.ADVISORY.STREAM.DAMAGED.>', (m) =>
-      advisories.push({ subject: m.subject, ...JSON.parse(decoder.decode(m.payload)) }),
-    );
+    const advisories = damagedAdvisories(client);
     // Idle, the stream's WAL is checkpointed into its file, which the damage then hits.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const badFile = join(streamDir(dir, 'BAD'), 'messages.db');
