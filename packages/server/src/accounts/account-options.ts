@@ -20,6 +20,11 @@ export type ExportOptions =
        * (nats-server's `account_token_position`). It replaces `accounts`.
        */
       accountTokenPosition?: number;
+      /**
+       * Message traces (nats-server 2.11) of the importers' requests go on in this account;
+       * without it they stop at the service import (`allow_trace`).
+       */
+      allowTrace?: boolean;
       /** Default `singleton`: the first response ends the request. */
       responseType?: ResponseType;
       /**
@@ -42,7 +47,13 @@ export type ExportOptions =
  * `subject`, and the answers back to the requester's reply subject.
  */
 export type ImportOptions =
-  | { stream: { account: string; subject: string }; prefix?: string; to?: string }
+  | {
+      stream: { account: string; subject: string };
+      prefix?: string;
+      to?: string;
+      /** Message traces (nats-server 2.11) follow the stream into this account (`allow_trace`). */
+      allowTrace?: boolean;
+    }
   | {
       service: { account: string; subject: string };
       to?: string;
@@ -86,6 +97,11 @@ export interface AccountOptions {
   exports?: ExportOptions[];
   imports?: ImportOptions[];
   limits?: AccountLimitsOptions;
+  /**
+   * Where message traces asked by a sampled W3C `traceparent` header go, and the percentage of
+   * such messages traced (default 100): nats-server 2.11's account `msg_trace`.
+   */
+  msgTrace?: { dest: string; sampling?: number };
   /** JetStream for this account; the server's `jetstream` must be enabled too. */
   jetstream?: boolean | AccountJetStreamOptions;
 }

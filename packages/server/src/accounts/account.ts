@@ -1,6 +1,8 @@
 import { hasWildcard, isSubsetMatch } from '@slipstream/protocol';
 import { withHeaders, withoutHeader } from '../jetstream/header-block.js';
 import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
+import { activeTrace } from '../msg-trace.js';
+import { withTraceHeadersDisabled } from '../msg-trace-request.js';
 import { Router } from '../router.js';
 import type { Subscription } from '../subscription.js';
 import { clientInfo } from './client-info.js';
@@ -48,13 +50,18 @@ export class Account {
   }[] = [];
   /** Client connections in the account now. */
   connections = 0;
-  /** The publisher of the server's own messages here; it receives nothing. */
-  readonly #internal = new Bridge(() => false);
   /**
    * Where the traces a sampled W3C `traceparent` asks for go, and the percentage of such
    * messages traced (nats-server 2.11's account `msg_trace`); none when undefined.
    */
   msgTrace: { readonly dest: string; readonly sampling: number } | undefined;
+  /**
+   * The subjects of the service exports whose importers' message traces go on in here
+   * (nats-server 2.11's export `allow_trace`); other imports stop a trace at the `si` event.
+   */
+  readonly tracedServiceExports = new Set<string>();
+  /** The publisher of the server's own messages here; it receives nothing. */
+  readonly #internal = new Bridge(() => false);
   /** The subscriptions of this account's import bridges, with the router each is in. */
   readonly #bridges: { router: Router; subscription: Subscription }[] = [];
 
@@ -125,25 +132,29 @@ export class Account {
    * Delivers what `exporter` publishes on `subject` here, under `to` (which repeats the
    * subject's wildcards): a bridge subscribed in the exporter's subject space.
    */
-  importStream(exporter: Account, subject: string, to: string): void {
+  importStream(exporter: Account, subject: string, to: string, allowTrace = false): void {
     this.streamImports.push({ exporter, to });
     const map = subject === to ? undefined : importTransform(subject, to);
-    const bridge: Bridge = new Bridge((message, matched) =>
-      forward(
-        bridge,
-        exporter,
-        this,
-        {
-          subject: map?.(matched) ?? matched,
-          reply: message.reply,
-          headers: message.headers,
-          payload: message.payload,
-          // A JetStream delivery keeps showing its stored subject.
-          shownSubject: message.subject === matched ? undefined : message.subject,
-        },
-        undefined,
-      ),
-    );
+    const bridge: Bridge = new Bridge((message, matched) => {
+      const imported = map?.(matched) ?? matched;
+      const carry = () =>
+        forward(
+          bridge,
+          exporter,
+          this,
+          {
+            subject: imported,
+            reply: message.reply,
+            headers: message.headers,
+            payload: message.payload,
+            // A JetStream delivery keeps showing its stored subject.
+            shownSubject: message.subject === matched ? undefined : message.subject,
+          },
+          undefined,
+        );
+      const trace = activeTrace();
+      return trace ? trace.streamExport(this.name, imported, subject, allowTrace, carry) : carry();
+    });
     this.#place(exporter.router, bridge.subscription(subject));
   }
 
@@ -164,28 +175,37 @@ export class Account {
     const map =
       !hasWildcard(local) || local === subject ? undefined : importTransform(local, subject);
     const fixed = hasWildcard(local) ? undefined : subject;
+    const exported = exporter.serviceExportTo(subject, this.name)?.subject ?? subject;
+    const traced = exporter.tracedServiceExports.has(exported);
     const bridge: Bridge = new Bridge((message, matched, publisher) => {
       const info = JSON.stringify(clientInfo(publisher, this.name, share));
       const tracked = latency?.track(publisher, this.name, share !== undefined);
       if (tracked && message.reply === undefined) latency!.failed(tracked, 'badRequest');
+      // The exporter's mappings apply to what enters it, as to its own publishes.
+      const destination = exporter.mapped(fixed ?? map?.(matched) ?? matched);
+      const carry = (disableTrace: boolean) => {
+        const headers = disableTrace ? withTraceHeadersDisabled(message.headers) : message.headers;
+        forward(
+          bridge,
+          this,
+          exporter,
+          {
+            subject: destination,
+            reply: message.reply,
+            headers: withHeaders(withoutHeader(headers, REQUEST_INFO_HEADER), [
+              [REQUEST_INFO_HEADER, info],
+            ]),
+            payload: message.payload,
+          },
+          responses,
+          tracked,
+        );
+      };
+      const trace = activeTrace();
+      if (trace) trace.serviceImport(exporter.name, matched, destination, traced, carry);
+      else carry(false);
       // Taken even when the exporter has no responder, as nats-server counts the import itself
       // as a receiver (so no no_responders answer).
-      forward(
-        bridge,
-        this,
-        exporter,
-        {
-          // The exporter's mappings apply to what enters it, as to its own publishes.
-          subject: exporter.mapped(fixed ?? map?.(matched) ?? matched),
-          reply: message.reply,
-          headers: withHeaders(withoutHeader(message.headers, REQUEST_INFO_HEADER), [
-            [REQUEST_INFO_HEADER, info],
-          ]),
-          payload: message.payload,
-        },
-        responses,
-        tracked,
-      );
       return true;
     });
     this.#place(this.router, bridge.subscription(local));

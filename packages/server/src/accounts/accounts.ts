@@ -68,6 +68,7 @@ export class Accounts {
       }
       const mappings = subjectMappings(options.mappings, `accounts.${name}.mappings`);
       this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions, mappings));
+      this.#byName.get(name)!.msgTrace = msgTrace(options.msgTrace, `accounts.${name}.msgTrace`);
     }
     if (this.#byName.size === 1) this.jetStream.set(GLOBAL_ACCOUNT, UNLIMITED);
     if (systemAccount === SYSTEM_ACCOUNT && !this.#byName.has(SYSTEM_ACCOUNT)) {
@@ -157,6 +158,7 @@ export class Accounts {
       account.exportStream(subject, accounts, position);
       return;
     }
+    if (entry.allowTrace) account.tracedServiceExports.add(subject);
     const type = entry.responseType ?? 'singleton';
     if (!RESPONSE_TYPES.has(type)) {
       throw invalid(`${where}: unknown response type "${type}" (singleton, stream or chunked)`);
@@ -222,7 +224,7 @@ export class Accounts {
       if (streamImportFormsCycle(account, exporter, to)) {
         throw invalid(`${where}: error adding stream import "${subject}": ${IMPORT_CYCLE}`);
       }
-      account.importStream(exporter, subject, to);
+      account.importStream(exporter, subject, to, entry.allowTrace);
       return;
     }
     const local = entry.to ?? subject;
@@ -263,6 +265,19 @@ function jetStreamLimits(
     maxStreams: limit('maxStreams'),
     maxConsumers: limit('maxConsumers'),
   };
+}
+
+/** An account's trace destination for traceparent-triggered traces, checked as nats-server's. */
+function msgTrace(option: AccountOptions['msgTrace'], where: string): Account['msgTrace'] {
+  if (!option) return undefined;
+  const { dest, sampling = 100 } = option;
+  if (!isValidPublishSubject(dest)) {
+    throw invalid(`${where}: trace destination ${JSON.stringify(dest)} is not valid`);
+  }
+  if (!Number.isInteger(sampling) || sampling < 1 || sampling > 100) {
+    throw invalid(`${where}: sampling ${sampling} is invalid, needs to be [1..100]`);
+  }
+  return { dest, sampling };
 }
 
 /** Mappings as the account applies them; undefined for none. */

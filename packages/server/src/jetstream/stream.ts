@@ -14,6 +14,8 @@ import {
 } from '@slipstream/jsapi';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import type { Logger } from '../logger.js';
+import { activeTrace, type JetStreamTrace } from '../msg-trace.js';
+import { withTraceHeadersDisabled } from '../msg-trace-request.js';
 import type { Subscription } from '../subscription.js';
 import type { Advisories } from './advisories.js';
 import { DuplicateWindow } from './dedupe.js';
@@ -98,6 +100,8 @@ export class Stream implements FeedTarget {
   #republish: SubjectTransform | undefined;
   /** The stream's `subject_transform`, applied to every subject it stores. */
   #inputTransform: SubjectTransform | undefined;
+  /** The trace of the message being captured (nats-server 2.11), while #ingest runs for it. */
+  #traced: JetStreamTrace | undefined;
 
   constructor(
     host: StreamHost,
@@ -410,13 +414,19 @@ export class Stream implements FeedTarget {
 
   /** Called from inside the router's fan-out: stores synchronously, answers later. */
   #capture(message: InternalMessage): void {
+    this.#traced = activeTrace()?.jetStream(this.name);
+    // As nats-server, a stored copy of a traced message starts no trace of its own.
+    const traceHeadersOff = this.#traced !== undefined && !this.#traced.only;
+    const headers = traceHeadersOff ? withTraceHeadersDisabled(message.headers) : message.headers;
     try {
-      this.#ingest(message.subject, message.reply, message.headers, message.payload);
+      this.#ingest(message.subject, message.reply, headers, message.payload);
     } catch (error) {
       this.#host.logger.error(
         `JetStream failed to store a message on stream '${this.name}': ${(error as Error).message}`,
       );
       if (message.reply) this.#reject(message.reply, jsErrors.JSInsufficientResourcesErr);
+    } finally {
+      this.#traced = undefined;
     }
   }
 
@@ -446,6 +456,7 @@ export class Stream implements FeedTarget {
       if (msgId) {
         const seq = this.#duplicates.seqOf(msgId);
         if (seq !== undefined) {
+          this.#traced?.failed('msgid is duplicate');
           if (reply) this.#pubAcks.duplicate(reply, seq);
           return;
         }
@@ -501,6 +512,12 @@ export class Stream implements FeedTarget {
     } catch (error) {
       if (!(error instanceof InvalidTtl)) throw error;
       return this.#reject(reply, jsErrors.JSMessageTTLInvalidErr);
+    }
+    if (this.#traced) {
+      const noInterest = config.retention === 'interest' && !this.consumers.interestedIn(subject);
+      this.#traced.stored(subject, noInterest);
+      // Trace-only: every check made, nothing stored, no PubAck.
+      if (this.#traced.only) return;
     }
     // Republished messages carry the subject's previous sequence, read before storing.
     const previous = this.#republish ? this.#lastSeqOf(subject) : 0;
@@ -575,6 +592,7 @@ export class Stream implements FeedTarget {
     entry: E,
     values?: Parameters<typeof ApiError.of<E>>[1],
   ): undefined {
+    this.#traced?.failed(ApiError.of(entry, values).description);
     if (!reply) return;
     const error = ApiError.of(entry, values);
     const answer = JSON.stringify({
