@@ -153,6 +153,24 @@ describe('mirrors and sources of another account (external)', () => {
     });
   });
 
+  it("shows the origin's refusal of the consumer in the mirror's info", async () => {
+    const transcript = await sideBySide(async (_origin, importer) => {
+      await importer.request('$JS.API.STREAM.CREATE.LOST', {
+        name: 'LOST',
+        storage: 'memory',
+        mirror: { name: 'NOPE', external: { api: API, deliver: 'RI.DELIVER.SYNC.LOST' } },
+      });
+      const deadline = Date.now() + 5_000;
+      let mirror: Answer | undefined;
+      while (!mirror?.error && Date.now() < deadline) {
+        mirror = (await importer.request('$JS.API.STREAM.INFO.LOST')).mirror as Answer;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return originInfo(mirror);
+    });
+    expect(transcript).toMatchObject({ error: { code: 404, err_code: 10059 } });
+  });
+
   it('checks the external prefixes as nats-server does', async () => {
     const transcript = await sideBySide(async (_origin, importer) => {
       const create = async (external: Answer) => {
@@ -163,7 +181,14 @@ describe('mirrors and sources of another account (external)', () => {
         });
         return answer.error ?? 'created';
       };
+      const plain = await importer.request('$JS.API.STREAM.CREATE.PLAIN', {
+        name: 'PLAIN',
+        storage: 'memory',
+        sources: [{ name: 'TEST', external: { api: API } }],
+      });
       return {
+        // Echoed with an empty deliver prefix (ExternalStream's `deliver` has no omitempty).
+        plain: (plain.config as Answer).sources,
         wildcardDeliver: await create({ api: API, deliver: 'RI.DELIVER.*' }),
         wildcardApi: await create({ api: 'RI.*.API' }),
         ownApi: await create({ api: '$JS.API' }),

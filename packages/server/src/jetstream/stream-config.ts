@@ -476,6 +476,11 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
  */
 function checkExternalPrefixes(config: StreamConfig, lookup: StreamConfigLookup): void {
   const origins = [...(config.mirror ? [config.mirror] : []), ...(config.sources ?? [])];
+  for (const origin of origins) {
+    // Echoed as nats-server writes it: `deliver` has no omitempty (stream.go:262).
+    if (origin.external)
+      origin.external = { ...origin.external, deliver: origin.external.deliver ?? '' };
+  }
   const localSubjects = origins
     .filter((origin) => !origin.external)
     .flatMap((origin) => lookup(origin.name)?.subjects ?? []);
