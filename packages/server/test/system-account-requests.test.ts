@@ -82,8 +82,19 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
           // Names another server: unanswered, so the next answer is the HEALTHZ.
           ['$SYS.REQ.SERVER.PING.VARZ', '{"server_name":"elsewhere"}'],
           ['$SYS.REQ.SERVER.PING.HEALTHZ', '{"host":"127.0.0.1"}'],
+          // Options of the wrong JSON type fail to decode (400), values the endpoint refuses 500.
+          ['$SYS.REQ.SERVER.PING.CONNZ', '{"limit":"x"}'],
+          ['$SYS.REQ.SERVER.PING.CONNZ', '{"state":"closed"}'],
+          // Answered twice: by the PING and by the <account> subscription, which fails to read
+          // the options before it sees that PING is no account.
+          ['$SYS.REQ.ACCOUNT.PING.STATZ', '{"accounts":[1]}'],
+          ['$SYS.REQ.SERVER.PING.CONNZ', '{"sort":"bogus"}'],
+          ['$SYS.REQ.SERVER.PING.SUBSZ', '{"test":"a.*"}'],
+          // ConnState 1: closed connections only, of which there are none yet; unknown options
+          // are ignored.
+          ['$SYS.REQ.SERVER.PING.CONNZ', '{"state":1,"unknown":true}'],
         ],
-        5,
+        12,
       );
     });
     expectSameShapes(our, their);
@@ -106,6 +117,26 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
       expect(answers[2]!.error).toMatchObject({ code: 400 });
       expect(answers[3]!.error).toMatchObject({ code: 400 });
       expect(answers[4]!.data).toEqual({ status: 'ok' });
+      expect(answers.slice(5, 11).map((a) => a.error)).toEqual([
+        {
+          code: 400,
+          description:
+            'json: cannot unmarshal string into Go struct field ConnzEventOptions.limit of type int',
+        },
+        {
+          code: 400,
+          description:
+            'json: cannot unmarshal string into Go struct field ConnzEventOptions.state of type server.ConnState',
+        },
+        ...Array(2).fill({
+          code: 400,
+          description:
+            'json: cannot unmarshal number into Go struct field AccountStatzEventOptions.accounts of type string',
+        }),
+        { code: 500, description: 'invalid sorting option: bogus' },
+        { code: 500, description: 'invalid test subject, must be valid publish subject: a.*' },
+      ]);
+      expect(answers[11]!.data).toMatchObject({ num_connections: 0, total: 0 });
     }
   });
 

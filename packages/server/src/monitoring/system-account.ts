@@ -22,12 +22,18 @@ import { accountStat } from './account-statz.js';
 import { goJson, rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
+import {
+  ACCOUNT_OPTIONS,
+  CONNS_OPTIONS,
+  type OptionsStruct,
+  type RequestOptions,
+  readOptions,
+  SERVER_OPTIONS,
+} from './request-options.js';
 import { serverStatsz } from './statsz.js';
 import { importSystemServices } from './system-imports.js';
 import {
   ACCOUNT_REQUESTS,
-  parseRequestOptions,
-  type RequestOptions,
   SERVER_REQUESTS,
   SKIP,
   selectsServer,
@@ -63,17 +69,21 @@ export class SystemAccount {
       client.subscribe(`$SYS.REQ.SERVER.${target}.STATSZ`, (m) => this.#statszRequest(m));
       for (const name of SERVER_REQUESTS) {
         client.subscribe(`$SYS.REQ.SERVER.${target}.${name}`, (m) =>
-          this.#dataRequest(m, (options) => serverRequestData(server, name, options, this.#varz)),
+          this.#dataRequest(m, SERVER_OPTIONS[name]!, (options) =>
+            serverRequestData(server, name, options, this.#varz),
+          ),
         );
       }
     }
     for (const [name, answer] of Object.entries(ACCOUNT_REQUESTS)) {
       client.subscribe(`$SYS.REQ.ACCOUNT.*.${name}`, (m) =>
-        this.#dataRequest(m, (options) => answer(server, accountOf(m.subject), options)),
+        this.#dataRequest(m, ACCOUNT_OPTIONS[name]!, (options) =>
+          answer(server, accountOf(m.subject), options),
+        ),
       );
     }
     client.subscribe('$SYS.REQ.ACCOUNT.PING.STATZ', (m) =>
-      this.#dataRequest(m, (options) => statz(server, options)),
+      this.#dataRequest(m, ACCOUNT_OPTIONS.STATZ!, (options) => statz(server, options)),
     );
     client.subscribe('$SYS.REQ.ACCOUNT.*.CONNS', (m) => this.#connsRequest(m));
     const system = server.accounts.system;
@@ -175,7 +185,7 @@ export class SystemAccount {
   #statszRequest(message: InternalMessage): void {
     if (!this.#running) return;
     const to = message.reply || `$SYS.SERVER.${this.#server.serverId}.STATSZ`;
-    const options = parseRequestOptions(message.payload);
+    const options = readOptions(SERVER_OPTIONS.STATSZ!, message.payload);
     if (options instanceof Error) {
       this.#send(to, { server: this.#serverInfo(), error: badRequest(options) });
     } else if (selectsServer(this.#server, options)) {
@@ -188,10 +198,14 @@ export class SystemAccount {
    * to build the data 500 (with `data: null`, as nats-server), a filter naming another server
    * or a SKIP nothing.
    */
-  #dataRequest(message: InternalMessage, build: (options: RequestOptions) => unknown): void {
+  #dataRequest(
+    message: InternalMessage,
+    struct: OptionsStruct,
+    build: (options: RequestOptions) => unknown,
+  ): void {
     const reply = message.reply;
     if (!reply || !this.#running) return;
-    const options = parseRequestOptions(message.payload);
+    const options = readOptions(struct, message.payload);
     if (options instanceof Error) {
       this.#send(reply, { server: this.#serverInfo(), error: badRequest(options) });
       return;
@@ -216,7 +230,7 @@ export class SystemAccount {
   #connsRequest(message: InternalMessage): void {
     if (!message.reply || !this.#running) return;
     const name = accountOf(message.subject);
-    const options = parseRequestOptions(message.payload);
+    const options = readOptions(CONNS_OPTIONS, message.payload);
     if (options instanceof Error || (options.acc !== undefined && options.acc !== name)) return;
     const account = this.#server.accounts.get(name);
     if (account && account.connections > 0) this.#sendConns(account, [message.reply]);

@@ -10,11 +10,10 @@ import { connz } from './connz.js';
 import { jsz, jszAccount } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query } from './query.js';
+import type { RequestOptions } from './request-options.js';
 import { gatewayz, leafz, routez } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import type { createVarz } from './varz.js';
-
-export type RequestOptions = Readonly<Record<string, unknown>>;
 
 /** A request this server leaves unanswered, as nats-server skips it (errSkipZreq). */
 export const SKIP = Symbol('skip');
@@ -66,20 +65,6 @@ function queryOf(name: string, options: RequestOptions, forced: Record<string, s
   if (name === 'CONNZ' && options.subscriptions_detail) params.set('subs', 'detail');
   for (const [param, value] of Object.entries(forced)) params.set(param, value);
   return new Query(`/?${params}`);
-}
-
-/** The request body: none, or a JSON object of options; an Error for anything else. */
-export function parseRequestOptions(payload: Uint8Array): RequestOptions | Error {
-  if (payload.length === 0) return {};
-  try {
-    const options: unknown = JSON.parse(Buffer.from(payload).toString());
-    if (typeof options === 'object' && options !== null && !Array.isArray(options)) {
-      return options as RequestOptions;
-    }
-    return new Error('json: cannot unmarshal the request into its options');
-  } catch (error) {
-    return error as Error;
-  }
 }
 
 /** Whether the event filter options (nats-server's EventFilterOptions) name this server. */
