@@ -60,6 +60,7 @@ export interface NatsServer {
 /** Starts a server and resolves once it accepts connections. */
 export async function startServer(options: ServerOptions = {}): Promise<NatsServer> {
   const resolved = resolveOptions(options);
+  await resolved.operator?.start();
   const logger = options.logger ?? createConsoleLogger();
   const server = new CoreServer(resolved, logger);
   await server.listen();

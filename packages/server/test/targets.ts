@@ -44,10 +44,16 @@ export interface TargetOptions {
     cipherSuites?: string[];
   };
   /**
-   * Operator mode trusting this operator's accounts: a memory resolver preloaded with them, or
-   * a full resolver reading `resolverDir` (see TestOperator.writeAccounts).
+   * Operator mode trusting this operator's accounts: a memory resolver preloaded with them, a
+   * full (or `resolverType: 'cache'`) resolver reading `resolverDir` (see
+   * TestOperator.writeAccounts), or a URL resolver fetching `<resolverUrl><account>`.
    */
-  operator?: { operator: TestOperator; resolverDir?: string };
+  operator?: {
+    operator: TestOperator;
+    resolverDir?: string;
+    resolverType?: 'full' | 'cache';
+    resolverUrl?: string;
+  };
   /** Monitoring over HTTPS with the `tls` certificate (nats-server `https_port`). */
   httpsMonitoring?: boolean;
   /** With `tls`: plain clients too, on the same port (nats-server `allow_non_tls`). */
@@ -90,9 +96,11 @@ export const ours: Target = {
       operator: operator && {
         jwts: [operator.operator.jwt],
         resolver:
-          operator.resolverDir === undefined
-            ? { type: 'memory', preload: operator.operator.preload() }
-            : { type: 'full', dir: operator.resolverDir },
+          operator.resolverUrl !== undefined
+            ? { type: 'url', url: operator.resolverUrl }
+            : operator.resolverDir === undefined
+              ? { type: 'memory', preload: operator.operator.preload() }
+              : { type: operator.resolverType ?? 'full', dir: operator.resolverDir },
       },
       websocket: websocket && {
         ...websocket,
@@ -166,7 +174,8 @@ export const natsServer: Target = {
     if (options.accounts) lines.push(natsAccountsConfig(options.accounts));
     if (options.systemAccount) set('system_account', JSON.stringify(options.systemAccount));
     if (options.operator) {
-      lines.push(options.operator.operator.config({ dir: options.operator.resolverDir }));
+      const { operator, resolverDir, resolverType, resolverUrl } = options.operator;
+      lines.push(operator.config({ dir: resolverDir, type: resolverType, url: resolverUrl }));
     }
     if (options.tls) lines.push(natsTlsConfig(options.tls));
     set('allow_non_tls', options.allowNonTls);

@@ -272,12 +272,18 @@ export class TestOperator {
 
   /**
    * `operator`, `system_account`, and `resolver: MEMORY` with `resolver_preload` of every
-   * account, or with `dir` a full resolver that reads `<dir>/<account>.jwt` (see `writeAccounts`).
+   * account; with `dir` a full (or `type: cache`) resolver that reads `<dir>/<account>.jwt` (see
+   * `writeAccounts`); with `url` a URL resolver fetching `<url><account>`.
    */
-  config(resolver: { dir?: string } = {}): string {
+  config(resolver: { dir?: string; type?: 'full' | 'cache'; url?: string } = {}): string {
     const lines = [`operator: ${this.jwt}`, `system_account: ${this.system.publicKey}`];
+    if (resolver.url !== undefined) {
+      lines.push(`resolver: URL(${resolver.url})`);
+      return lines.join('\n');
+    }
     if (resolver.dir !== undefined) {
-      lines.push(`resolver: { type: full, dir: ${JSON.stringify(resolver.dir)} }`);
+      const type = resolver.type ?? 'full';
+      lines.push(`resolver: { type: ${type}, dir: ${JSON.stringify(resolver.dir)} }`);
       return lines.join('\n');
     }
     const preload = Object.entries(this.preload()).map(([key, jwt]) => `  ${key}: ${jwt}`);

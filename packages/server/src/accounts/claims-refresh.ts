@@ -5,6 +5,21 @@ import type { Accounts } from './accounts.js';
 import type { TrustedAccounts } from './trusted-accounts.js';
 
 /**
+ * Sets up the accounts anew from the trusted claims: new ones added, every export and import
+ * again (each with the system services it imports, as nats-server registers them again), and
+ * their limits.
+ */
+export function reshareAccounts(accounts: Accounts, trusted: TrustedAccounts): void {
+  const system = accounts.system;
+  const options = trusted.accountOptions(system.name);
+  accounts.reconfigure(options);
+  for (const name of Object.keys(options)) {
+    const reset = accounts.get(name);
+    if (reset && reset !== system) importSystemServices(reset, system);
+  }
+}
+
+/**
  * Applies an account's new claims to the running server, as nats-server's updateAccountClaims:
  * every trusted account's exports and imports are set up again from the claims (so a changed
  * export reaches its importers at once), each with the system services it imports, and the
@@ -17,13 +32,7 @@ export function applyAccountClaims(
   clients: Iterable<ClientConnection>,
   account: string,
 ): void {
-  const system = accounts.system;
-  const options = trusted.accountOptions(system.name);
-  accounts.reconfigure(options);
-  for (const name of Object.keys(options)) {
-    const reset = accounts.get(name);
-    if (reset && reset !== system) importSystemServices(reset, system);
-  }
+  reshareAccounts(accounts, trusted);
   const updated = accounts.get(account);
   if (!updated) return;
   const members = [...clients]

@@ -10,10 +10,10 @@ const FAILED = 500;
 /**
  * Serves account JWT pushes in the system account, as nats-server 2.9.10 does:
  * `$SYS.REQ.ACCOUNT.<account>.CLAIMS.UPDATE` and the older `$SYS.ACCOUNT.<account>.CLAIMS.UPDATE`
- * for any resolver, and `$SYS.REQ.CLAIMS.UPDATE` (account taken from the JWT) for the full
- * resolver. The answer is nats-server's `{ data: { account, code: 200, message } }` or
- * `{ error: { account, code: 500, description } }`. `updated` applies taken claims to the
- * running server.
+ * for any resolver, and `$SYS.REQ.CLAIMS.UPDATE` (account taken from the JWT) for the full and
+ * cache resolvers. The answer is nats-server's `{ data: { account, code: 200, message } }` or
+ * `{ error: { account, code: 500, description } }`, whose texts name the cache resolver's.
+ * `updated` applies taken claims to the running server.
  */
 export function serveClaimsUpdates(
   client: InternalClient,
@@ -27,11 +27,20 @@ export function serveClaimsUpdates(
     if ('updated' in result && result.updated && result.account) updated(result.account);
     if (!message.reply) return;
     const named = 'account' in result ? { account: result.account } : account ? { account } : {};
+    // The cache resolver's answers name it, as nats-server's CacheDirAccResolver does.
+    const cache = trusted.caches;
     if ('error' in result) {
-      const description = `jwt update resulted in error - ${result.error}`;
+      const failed = cache ? 'jwt update cache resulted in error' : 'jwt update resulted in error';
+      const description = `${failed} - ${result.error}`;
       reply(message.reply, { error: { ...named, code: FAILED, description } });
     } else {
-      const text = result.updated ? 'jwt updated' : 'jwt update skipped';
+      const text = result.updated
+        ? cache
+          ? 'jwt updated cache'
+          : 'jwt updated'
+        : cache
+          ? 'jwt update cache skipped'
+          : 'jwt update skipped';
       reply(message.reply, { data: { ...named, code: OK, message: text } });
     }
   };

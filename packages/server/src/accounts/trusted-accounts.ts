@@ -13,19 +13,33 @@ interface OperatorNats {
   system_account?: string;
 }
 
+/** How long nats-server waits for an account JWT it fetches (DEFAULT_ACCOUNT_FETCH_TIMEOUT). */
+const FETCH_TIMEOUT = 1_900;
+
 /**
  * The accounts operator mode trusts, by public key: each JWT issued by a trusted operator (or
- * one of its signing keys), from the resolver's preload and, for the full resolver, its
- * directory. Account options for {@link Accounts} are derived from the claims; the claims
- * themselves (signing keys, revocations, default permissions) are read at each login, so a
- * claims update applies to the next one.
+ * one of its signing keys), from the resolver's preload, its directory (full and cache
+ * resolvers) or its URL (fetched when first needed). Account options for {@link Accounts} are
+ * derived from the claims; the claims themselves (signing keys, revocations, default
+ * permissions) are read at each login, so a claims update applies to the next one.
  */
 export class TrustedAccounts {
   /** The system account the operator names, if any. */
   readonly systemAccount: string | undefined;
   readonly #issuers = new Set<string>();
   readonly #claims = new Map<string, Claims<AccountNats>>();
+  readonly #resolver: ResolverOptions['type'];
   readonly #dir: string | undefined;
+  /** The URL resolver's base, ending in `/`. */
+  readonly #url: string | undefined;
+  /** Fetches under way, so concurrent logins of one account fetch it once. */
+  readonly #fetching = new Map<string, Promise<void>>();
+  /**
+   * The accounts looked up so far (the system account, those users logged in to, and the
+   * accounts they import from): all but the full resolver update only these, as nats-server
+   * updates only the accounts it has loaded.
+   */
+  readonly #inUse = new Set<string>();
 
   /** Throws ServerError INVALID_OPTION for a JWT or a resolver nats-server would refuse too. */
   constructor(options: OperatorOptions) {
@@ -43,15 +57,21 @@ export class TrustedAccounts {
     }
     this.systemAccount = system;
     const resolver: ResolverOptions = options.resolver;
-    if (resolver.type === 'full') {
-      if (!resolver.dir) throw invalid('resolver: full needs a dir');
+    this.#resolver = resolver.type;
+    if (resolver.type === 'full' || resolver.type === 'cache') {
+      if (!resolver.dir) throw invalid(`resolver: ${resolver.type} needs a dir`);
       this.#dir = resolver.dir;
       this.#loadDirectory(resolver.dir);
+    }
+    if (resolver.type === 'url') {
+      if (!/^https?:\/\//i.test(resolver.url)) throw invalid('resolver: URL needs an http(s) URL');
+      this.#url = resolver.url.endsWith('/') ? resolver.url : `${resolver.url}/`;
     }
     // As nats-server, the full resolver stores the preloaded JWTs in its directory.
     for (const [key, jwt] of Object.entries(resolver.preload ?? {})) {
       this.#loaded(jwt, key, `resolver_preload.${key}`, true);
     }
+    if (system) this.lookedUp(system);
   }
 
   /**
@@ -81,25 +101,113 @@ export class TrustedAccounts {
     return claims;
   }
 
-  /** Whether the full resolver stores pushed JWTs (and so takes new accounts' JWTs too). */
+  /**
+   * Whether the resolver has a directory (full, cache), and so serves `$SYS.REQ.CLAIMS.UPDATE`
+   * as well; the full one takes new accounts' JWTs that way too.
+   */
   get stores(): boolean {
     return this.#dir !== undefined;
   }
 
+  /** The cache resolver, whose answers to updates say so (`jwt updated cache`). */
+  get caches(): boolean {
+    return this.#resolver === 'cache';
+  }
+
+  /** Whether accounts unknown yet are fetched (the URL resolver). */
+  get fetches(): boolean {
+    return this.#url !== undefined;
+  }
+
   /**
-   * Takes a pushed account JWT (`$SYS.REQ.…CLAIMS.UPDATE`): checked, and with the full resolver
-   * stored in its directory; the memory resolver only takes new claims of an account it has.
-   * The next login reads them. Answers what happened, or the error.
+   * Before the server starts: the URL resolver's base must answer 200, as nats-server checks
+   * that anyone is home (ServerError INVALID_OPTION otherwise), and the system account is
+   * fetched. Nothing to do for the other resolvers.
+   */
+  async start(): Promise<void> {
+    const url = this.#url;
+    if (url === undefined) return;
+    let status: string;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT) });
+      await response.body?.cancel();
+      if (response.status === 200) {
+        if (this.systemAccount) await this.fetch(this.systemAccount);
+        return;
+      }
+      status = `${response.status} ${response.statusText}`;
+    } catch (error) {
+      status = (error as Error).message;
+    }
+    throw invalid(`resolver: could not fetch <${JSON.stringify(url)}>: ${status}`);
+  }
+
+  /** A login looked the account up: it and the accounts it imports from are in use now. */
+  lookedUp(account: string): void {
+    if (this.#inUse.has(account)) return;
+    this.#inUse.add(account);
+    for (const i of this.#claims.get(account)?.nats.imports ?? []) {
+      if (i.account && this.#claims.has(i.account)) this.lookedUp(i.account);
+    }
+  }
+
+  /**
+   * Fetches an account's JWT from the URL resolver, and those of the accounts it imports from,
+   * as nats-server's URLAccResolver (`GET <url><account>`, 200 with the JWT); an account that
+   * cannot be fetched or is not trusted stays unknown. True when accounts were added.
+   */
+  async fetch(account: string): Promise<boolean> {
+    const before = this.#claims.size;
+    await this.#fetchWithImports(account, new Set());
+    return this.#claims.size > before;
+  }
+
+  async #fetchWithImports(account: string, seen: Set<string>): Promise<void> {
+    if (seen.has(account) || this.#url === undefined) return;
+    seen.add(account);
+    if (!this.#claims.has(account)) {
+      let pending = this.#fetching.get(account);
+      if (!pending) {
+        pending = this.#fetchOne(this.#url, account).finally(() => this.#fetching.delete(account));
+        this.#fetching.set(account, pending);
+      }
+      await pending;
+    }
+    const imports = this.#claims.get(account)?.nats.imports ?? [];
+    await Promise.all(imports.map((i) => i.account && this.#fetchWithImports(i.account, seen)));
+  }
+
+  async #fetchOne(url: string, account: string): Promise<void> {
+    let jwt: string;
+    try {
+      const response = await fetch(`${url}${account}`, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT),
+      });
+      if (response.status !== 200) return;
+      jwt = (await response.text()).trim();
+    } catch {
+      return;
+    }
+    const accepted = this.#accept(jwt, account);
+    if (typeof accepted !== 'string' && importsProblem(accepted.sub, accepted.nats) === undefined) {
+      this.#keep(accepted, jwt, false);
+    }
+  }
+
+  /**
+   * Takes a pushed account JWT (`$SYS.REQ.…CLAIMS.UPDATE`): checked, and with a directory
+   * stored there; all resolvers but the full one skip an account not in use (see
+   * {@link lookedUp}). The next login reads the claims. Answers what happened, or the error.
    */
   update(
     jwt: string,
     account?: string,
   ): { account?: string; updated: boolean } | { error: string } {
-    if (!this.stores && account !== undefined && !this.#claims.has(account)) {
-      return { updated: false };
-    }
     const accepted = this.#accept(jwt, account);
     if (typeof accepted === 'string') return { error: accepted };
+    if (this.#resolver !== 'full' && !this.#inUse.has(accepted.sub)) {
+      return { account: accepted.sub, updated: false };
+    }
     const problem = importsProblem(accepted.sub, accepted.nats);
     if (problem !== undefined) return { error: problem };
     this.#keep(accepted, jwt, true);

@@ -1,4 +1,5 @@
 import type { Accounts } from '../accounts/accounts.js';
+import { reshareAccounts } from '../accounts/claims-refresh.js';
 import type { ResolvedOptions } from '../options.js';
 import { Authenticator } from './authenticator.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
@@ -12,7 +13,12 @@ export function clientAuthenticator(
   accounts: Accounts,
 ): ClientAuthenticator | undefined {
   if (options.operator) {
-    return new JwtAuthenticator(options.operator, (name) => accounts.get(name) !== undefined);
+    const trusted = options.operator;
+    return new JwtAuthenticator(
+      trusted,
+      (name) => accounts.get(name) !== undefined,
+      () => reshareAccounts(accounts, trusted),
+    );
   }
   if (!Authenticator.required(options.authorization, options.accounts)) return undefined;
   return new Authenticator(options.authorization, options.noAuthUser, options.accounts);

@@ -58,23 +58,46 @@ export class JwtAuthenticator {
     private readonly trusted: TrustedAccounts,
     /** Whether the server has the account (accounts pushed after the start have none yet). */
     private readonly served: (account: string) => boolean,
+    /** Gives the server the accounts the URL resolver fetched. */
+    private readonly fetched: () => void,
   ) {}
 
-  /** `ip`: where the client connects from, for the user's `src`. */
+  /**
+   * `ip`: where the client connects from, for the user's `src`. A promise when the URL resolver
+   * fetches the user's account first.
+   */
   authenticate(
     credentials: JwtCredentials,
     nonce: string | undefined,
     _certificate: unknown,
     ip: string,
-  ): Identity | undefined {
+  ): Identity | undefined | Promise<Identity | undefined> {
     if (!credentials.jwt) return undefined;
     const user = verifiedClaims<UserNats>(credentials.jwt);
     if (typeof user === 'string' || user.nats.type !== 'user' || !isPublicKey(user.sub, 'U')) {
       return undefined;
     }
     const accountKey = user.nats.issuer_account ?? user.iss;
+    if (this.trusted.get(accountKey) || !this.trusted.fetches) {
+      return this.#login(user, accountKey, credentials, nonce, ip);
+    }
+    return this.trusted.fetch(accountKey).then((added) => {
+      if (added) this.fetched();
+      return this.#login(user, accountKey, credentials, nonce, ip);
+    });
+  }
+
+  /** The rest of the login, once the user's account is known (or known to be missing). */
+  #login(
+    user: Claims<UserNats>,
+    accountKey: string,
+    credentials: JwtCredentials,
+    nonce: string | undefined,
+    ip: string,
+  ): Identity | undefined {
     const account = this.trusted.get(accountKey);
     if (!account || !this.served(accountKey)) return undefined;
+    this.trusted.lookedUp(accountKey);
     const granted = userRights(user, accountKey, account.nats);
     if (!granted) return undefined;
     const { rights } = granted;

@@ -1,0 +1,127 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TestOperator } from '@slipstream/test-servers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { operatorClients, violation } from './operator-clients.js';
+import { bothServers, closedAfterEach } from './targets.js';
+
+/**
+ * A tiny account server, as nats-account-server serves account JWTs to a URL resolver:
+ * `GET /jwt/v1/accounts/<public key>` answers the JWT, or 404.
+ */
+async function accountServer(
+  jwts: Record<string, string>,
+  { home = true } = {},
+): Promise<{ url: string; http: Server }> {
+  const http = createServer((request, response) => {
+    const key = /^\/jwt\/v1\/accounts\/(\w*)$/.exec(request.url ?? '')?.[1];
+    // The base answers too: nats-server asks it whether anyone is home before it starts.
+    const jwt = key === '' ? (home ? '' : undefined) : key === undefined ? undefined : jwts[key];
+    response.writeHead(jwt === undefined ? 404 : 200, { 'content-type': 'application/jwt' });
+    response.end(jwt ?? 'not found');
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/jwt/v1/accounts/`, http };
+}
+
+describe.each(bothServers)('account resolvers against $name', (target) => {
+  const { start, connect } = closedAfterEach(target);
+  const { login, answered, refused, pushed } = operatorClients(connect);
+  const httpServers: Server[] = [];
+  afterEach(() => {
+    for (const http of httpServers.splice(0)) http.close();
+  });
+
+  async function served(operator: TestOperator, jwts = operator.preload(), home = true) {
+    const { url, http } = await accountServer(jwts, { home });
+    httpServers.push(http);
+    return url;
+  }
+
+  it("fetches a user's account from the URL resolver, and the accounts it imports from", async () => {
+    const operator = new TestOperator();
+    const shop = operator.account('SHOP', {
+      claims: { exports: [{ subject: 'orders.>', type: 'stream' }] },
+    });
+    const analytics = operator.account('ANALYTICS', {
+      claims: {
+        imports: [{ subject: 'orders.>', account: shop.publicKey, type: 'stream', to: 'shop' }],
+      },
+    });
+    const hidden = operator.account('HIDDEN');
+    const jwts = operator.preload();
+    delete jwts[hidden.publicKey];
+    const url = await served(operator, jwts);
+    const server = await start({ operator: { operator, resolverUrl: url } });
+    expect(await refused(server, hidden.user('nobody'))).toBe(violation);
+    const analyst = await login(server, analytics.user('analyst'));
+    await analyst.send('SUB shop.> 1\r\n');
+    expect(await answered(analyst)).toBe('PONG\r\n');
+    const clerk = await login(server, shop.user('clerk'));
+    await clerk.send('PUB orders.1 1\r\n1\r\n');
+    await analyst.waitFor('MSG shop.orders.1 1 1\r\n1\r\n');
+  });
+
+  it('does not start when the URL resolver has nobody home', async () => {
+    const operator = new TestOperator();
+    const url = await served(operator, operator.preload(), false);
+    await expect(start({ operator: { operator, resolverUrl: url } })).rejects.toThrow(
+      `could not fetch <"${url}">: 404 Not Found`,
+    );
+  });
+
+  it.each([
+    ['memory', {}, { skipped: 'jwt update skipped', updated: 'jwt updated' }],
+    [
+      'cache',
+      { resolverType: 'cache' },
+      { skipped: 'jwt update cache skipped', updated: 'jwt updated cache' },
+    ],
+    ['URL', { url: true }, { skipped: 'jwt update skipped', updated: 'jwt updated' }],
+  ] as const)(
+    'with the %s resolver, skips an update of an account not in use and applies one in use',
+    async (_, resolver, texts) => {
+      const operator = new TestOperator();
+      const used = operator.account('USED');
+      const idle = operator.account('IDLE');
+      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+      operator.writeAccounts(dir);
+      const server = await start({
+        operator: {
+          operator,
+          ...('url' in resolver ? { resolverUrl: await served(operator) } : {}),
+          ...('resolverType' in resolver
+            ? { resolverDir: dir, resolverType: resolver.resolverType }
+            : {}),
+        },
+      });
+      const alice = used.user('alice');
+      const client = await login(server, alice);
+      expect(await answered(client)).toBe('PONG\r\n');
+      const update = (account: typeof used) =>
+        pushed(
+          server,
+          operator,
+          `$SYS.REQ.ACCOUNT.${account.publicKey}.CLAIMS.UPDATE`,
+          account.jwt,
+        );
+      expect((await update(idle)).data).toEqual({
+        account: idle.publicKey,
+        code: 200,
+        message: texts.skipped,
+      });
+      used.revoke(alice);
+      expect((await update(used)).data).toEqual({
+        account: used.publicKey,
+        code: 200,
+        message: texts.updated,
+      });
+      await client.waitClosed();
+      expect(client.afterInfo()).toBe("PONG\r\n-ERR 'User Authentication Revoked'\r\n");
+    },
+  );
+});
