@@ -130,6 +130,8 @@ export class ExternalFeed implements Feed {
   #setup(): void {
     this.#cancel();
     if (this.#stopped) return;
+    // The last error shows until the next request, as nats-server resets it (stream.go:2878).
+    this.#error = undefined;
     const client = this.#host.client;
     const deliverSubject = this.#deliverSubject();
     const config = { ...this.#startPosition(), ...this.#consumerConfig(deliverSubject) };
@@ -217,7 +219,6 @@ export class ExternalFeed implements Feed {
       return;
     }
     this.#failures = 0;
-    this.#error = undefined;
     this.#consumer = body.name;
     this.#streamSeq = body.delivered?.stream_seq ?? 0;
     this.#consumerSeq = 0;
