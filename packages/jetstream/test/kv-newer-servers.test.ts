@@ -61,7 +61,7 @@ describe.each(ourServers)('KV buckets with 2.10 / 2.11 stream features against $
         sent.push(m.json());
       },
     });
-    // our server refuses external sources; what matters here is what the client asks for
+    // whether the server can reach that API does not matter here, only what the client asks for
     await kvm()
       .create(into, { sources: [{ name: 'elsewhere', external: { api: '$JS.other.API' } }] })
       .catch(() => undefined);
