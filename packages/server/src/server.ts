@@ -333,6 +333,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (!full) {
       this.clients.set(cid, client);
       this.totalConnections++;
+      this.#system?.accepted(client);
     }
     if (this.options.debug) {
       this.logger.debug(`${client.label} - Client connection created`);

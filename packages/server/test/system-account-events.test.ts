@@ -80,18 +80,26 @@ describe('system account events, ours beside nats-server 2.9.10', () => {
     }
   }, 45_000);
 
-  it('counts $G users joining on $SYS.ACCOUNT.$G.SERVER.CONNS', async () => {
+  it('counts every accepted connection in $G, and $G users once more when they log in', async () => {
     const [our, their] = await onBoth(async ({ start, connect }) => {
       const server = await start(systemAccountConfig);
-      const sys = await login(connect, server, 'sys', 'SUB $SYS.ACCOUNT.*.SERVER.CONNS 1\r\n');
+      const sys = await login(connect, server, 'sys', 'SUB $SYS.ACCOUNT.$G.SERVER.CONNS 1\r\n');
       await login(connect, server, 'g');
-      await sys.waitUntil(() => messages(sys, 1).some((m) => m.body.acc === '$G'));
-      return messages(sys, 1).find((m) => m.body.acc === '$G')!;
+      await sys.waitUntil(() => messages(sys, 1).length >= 2);
+      // A user of A is in $G from its accept until its CONNECT: one count, none when it leaves.
+      await login(connect, server, 'a');
+      await sys.waitUntil(() => messages(sys, 1).length >= 3);
+      await sys.sync();
+      return messages(sys, 1);
     });
-    expect(our.subject).toBe('$SYS.ACCOUNT.$G.SERVER.CONNS');
-    expect(their.subject).toBe(our.subject);
-    expect(our.body.conns).toBe(1);
-    expectSameShape(our.body, their.body);
+    for (const events of [our, their]) {
+      expect(events.map((m) => [m.subject, m.body.conns])).toEqual([
+        ['$SYS.ACCOUNT.$G.SERVER.CONNS', 1],
+        ['$SYS.ACCOUNT.$G.SERVER.CONNS', 1],
+        ['$SYS.ACCOUNT.$G.SERVER.CONNS', 2],
+      ]);
+    }
+    expectSameShape(our[0]!.body, their[0]!.body);
   });
 
   it('answers $SYS.REQ.ACCOUNT.<acc>.CONNS with the count event while the account has connections', async () => {

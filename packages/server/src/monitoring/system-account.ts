@@ -94,6 +94,14 @@ export class SystemAccount {
   }
 
   /**
+   * A connection was accepted: it is in `$G` until it authenticates, and nats-server sends
+   * `$G`'s new count for it.
+   */
+  accepted(client: ClientConnection): void {
+    if (this.#running) this.#sendConns(client.account);
+  }
+
+  /**
    * A client finished CONNECT: its account's new count, and (but for `$G`) a connect event.
    * nats-server counts `$G` joins too, though not `$G` leaves.
    */
@@ -238,7 +246,8 @@ export class SystemAccount {
 
   /**
    * nats-server's AccountNumConns for `account` on `subjects` (its two event subjects unless
-   * a request's reply is given), and the account's heartbeat re-armed while it has connections.
+   * a request's reply is given), built only when someone listens, and the account's heartbeat
+   * re-armed while it has connections.
    */
   #sendConns(
     account: Account,
@@ -247,24 +256,23 @@ export class SystemAccount {
       `$SYS.ACCOUNT.${account.name}.SERVER.CONNS`,
     ],
   ): void {
-    const stat = accountStat(this.#server, account.name);
     clearTimeout(this.#connsTimers.get(account.name));
-    if (stat.total_conns === 0) {
+    if (account.connections === 0) {
       this.#connsTimers.delete(account.name);
     } else {
       const timer = setTimeout(() => this.#sendConns(account), HEARTBEAT_MS).unref();
       this.#connsTimers.set(account.name, timer);
     }
+    const wanted = subjects.filter((subject) => this.#client.hasInterest(subject));
+    if (wanted.length === 0) return;
     const event = {
       type: 'io.nats.server.advisory.v1.account_connections',
       id: nuid.next(),
       timestamp: rfc3339(Date.now()),
     };
-    for (const subject of subjects) {
-      if (this.#client.hasInterest(subject)) {
-        this.#send(subject, { ...event, server: this.#serverInfo(), ...stat });
-      }
-    }
+    const stat = accountStat(this.#server, account.name);
+    for (const subject of wanted)
+      this.#send(subject, { ...event, server: this.#serverInfo(), ...stat });
   }
 
   /** Who sends: nats-server's ServerInfo, with a sequence number per message sent. */
