@@ -65,6 +65,34 @@ const sampling = z.union([z.number(), z.string()]).transform((given, ctx) => {
   return percent;
 });
 
+/**
+ * nats-server 2.11's account `msg_trace` (or `trace_dest`): the destination subject of the
+ * traces a sampled traceparent asks for, or `{ dest, sampling }` with sampling 1-100 (`"50%"`).
+ */
+const msgTrace = z.union([
+  z.string().transform((dest) => ({ dest })),
+  z
+    .strictObject(
+      {
+        dest: z.string().optional(),
+        sampling: z
+          .union([
+            z.number().int(),
+            z
+              .string()
+              .regex(/^\d+%?$/)
+              .transform((t) => Number.parseInt(t, 10)),
+          ])
+          .optional(),
+      },
+      { error: notSupported('msg_trace key', 'accounts') },
+    )
+    // As nats-server: a sampling without a destination traces nothing (it warns and goes on).
+    .transform((t) =>
+      t.dest === undefined ? undefined : dropUndefined({ dest: t.dest, sampling: t.sampling }),
+    ),
+]);
+
 /** `latency: "subject"`, or `latency { sampling, subject }`. */
 const latency = z.union([
   z.string().transform((subject) => ({ subject })),
@@ -88,6 +116,7 @@ const exportEntry = z
       response_time: threshold.optional(),
       latency: latency.optional(),
       account_token_position: z.number().int().nonnegative().optional(),
+      allow_trace: z.boolean().optional(),
     },
     { error: notSupported('export key', 'accounts') },
   )
@@ -103,6 +132,14 @@ const exportEntry = z
       return z.NEVER;
     }
     const accountTokenPosition = e.account_token_position;
+    if (e.stream !== undefined && e.allow_trace !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: 'Detected allow_trace directive on non-service',
+      });
+      return z.NEVER;
+    }
     if (e.stream !== undefined) {
       if (type !== undefined || time !== undefined || e.latency !== undefined) {
         ctx.addIssue({
@@ -121,6 +158,7 @@ const exportEntry = z
       responseType: type,
       responseThreshold: time,
       latency: e.latency && dropUndefined(e.latency),
+      allowTrace: e.allow_trace,
     });
   });
 
@@ -137,6 +175,7 @@ const importEntry = z
       prefix: z.string().optional(),
       to: z.string().optional(),
       share: z.boolean().optional(),
+      allow_trace: z.boolean().optional(),
     },
     { error: notSupported('import key', 'accounts') },
   )
@@ -158,7 +197,20 @@ const importEntry = z
         });
         return z.NEVER;
       }
-      return dropUndefined({ stream: i.stream, prefix: i.prefix, to: i.to });
+      return dropUndefined({
+        stream: i.stream,
+        prefix: i.prefix,
+        to: i.to,
+        allowTrace: i.allow_trace,
+      });
+    }
+    if (i.allow_trace !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        continue: true,
+        message: 'Detected allow_trace directive on a non-stream',
+      });
+      return z.NEVER;
     }
     if (i.prefix !== undefined) {
       ctx.addIssue({
@@ -249,6 +301,8 @@ const account = z
       imports: z.array(importEntry).optional(),
       jetstream: jetstream.optional(),
       limits: limits.optional(),
+      msg_trace: msgTrace.optional(),
+      trace_dest: msgTrace.optional(),
     },
     { error: notSupported('account key', 'accounts') },
   )
@@ -263,6 +317,7 @@ const account = z
         imports: a.imports,
         jetstream: a.jetstream,
         limits: a.limits,
+        msgTrace: a.msg_trace ?? a.trace_dest,
       }),
   );
 
