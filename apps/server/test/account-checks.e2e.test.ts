@@ -1,17 +1,11 @@
-import { join } from 'node:path';
 import { connect, nkeys } from '@nats-io/transport-node';
 import { startNatsServer } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // What nats-server 2.9.10 checks in an `accounts {}` block before it starts: an account's
 // public nkey, and imports that would form a cycle. The same config file goes to nats-server and
 // to the slipstream-server bin; both start, or both refuse with nats-server's reason.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 
 const accountKey = nkeys.createAccount().getPublicKey();
 
@@ -23,7 +17,7 @@ accounts {
 }
 `;
 
-describe.each(servers)('account checks at start in $name', ({ bin }) => {
+describe.each(configServers)('account checks at start in $name', ({ bin }) => {
   it("takes an account's public nkey, the account working as before", async () => {
     const server = await startNatsServer({
       bin,

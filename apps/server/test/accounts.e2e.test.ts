@@ -1,16 +1,10 @@
-import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // One accounts config file, as an operator writes it for nats-server, run by nats-server 2.9.10
 // and by the slipstream-server bin alike; the official client then sees the same behaviour.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 
 const config = `
 no_auth_user: guest
@@ -36,7 +30,7 @@ accounts {
 }
 `;
 
-describe.each(servers)('accounts from a config file in $name', ({ bin }) => {
+describe.each(configServers)('accounts from a config file in $name', ({ bin }) => {
   let server: RunningNatsServer;
   const open: NatsConnection[] = [];
 

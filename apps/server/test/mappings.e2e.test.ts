@@ -1,17 +1,11 @@
-import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // Subject mappings from one config file, run by nats-server 2.9.10 and by the slipstream-server
 // bin alike: the top-level `mappings` of the global account, an account's own, the mapping
 // functions and weighted destinations.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 
 const config = `
 mappings {
@@ -33,7 +27,7 @@ accounts {
 }
 `;
 
-describe.each(servers)('subject mappings in $name', ({ bin }) => {
+describe.each(configServers)('subject mappings in $name', ({ bin }) => {
   let server: RunningNatsServer;
   const open: NatsConnection[] = [];
 
@@ -125,7 +119,7 @@ describe.each(servers)('subject mappings in $name', ({ bin }) => {
   });
 });
 
-describe.each(servers)('mappings $name refuses to start with', ({ bin }) => {
+describe.each(configServers)('mappings $name refuses to start with', ({ bin }) => {
   it.each([
     ['a source wildcard left out of the destination', 'mappings { "a.*.*": "b.$1" }'],
     ['an unknown mapping function', 'mappings { "a.*": "b.{{nosuch(1)}}" }'],

@@ -1,18 +1,12 @@
-import { join } from 'node:path';
 import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // Service latency tracking, import `share` and `account_token_position` from one config file,
 // run by nats-server 2.9.10 and by the slipstream-server bin alike. Latency reports are compared
 // by shape (keys in order, value types, and the values that do not vary): durations, ids and
 // times differ from run to run.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 
 const config = `
 accounts {
@@ -81,146 +75,151 @@ const pairs = (o: Record<string, unknown>): unknown =>
     v !== null && typeof v === 'object' ? pairs(v as Record<string, unknown>) : v,
   ]);
 
-describe.each(servers)('service latency, share and account_token_position in $name', ({ bin }) => {
-  let server: RunningNatsServer;
-  let responder: NatsConnection;
-  const requestInfo: string[] = [];
-  const reports: Record<string, unknown>[] = [];
-  const open: NatsConnection[] = [];
+describe.each(configServers)(
+  'service latency, share and account_token_position in $name',
+  ({ bin }) => {
+    let server: RunningNatsServer;
+    let responder: NatsConnection;
+    const requestInfo: string[] = [];
+    const reports: Record<string, unknown>[] = [];
+    const open: NatsConnection[] = [];
 
-  const client = async (user: string, name = user) => {
-    const nc = await connect({ servers: server.url, user, pass: 'pw', name, reconnect: false });
-    open.push(nc);
-    return nc;
-  };
-
-  beforeAll(async () => {
-    server = await startNatsServer({ bin, config });
-    responder = await client('a', 'responder');
-    responder.subscribe('svc.time', {
-      callback: (_e, m: Msg) => {
-        requestInfo.push(m.headers?.get('Nats-Request-Info') ?? '');
-        m.respond('ok');
-      },
-    });
-    responder.subscribe('own.*.q', {
-      callback: (_e, m: Msg) => {
-        m.respond(m.subject);
-      },
-    });
-    responder.subscribe('lat', { callback: (_e, m: Msg) => void reports.push(m.json()) });
-    await responder.flush();
-  });
-  afterAll(async () => {
-    await Promise.all(open.map((nc) => nc.close()));
-    await server?.stop();
-  });
-
-  /** The next latency report the exporting account gets while `action` runs. */
-  async function report(action: () => Promise<unknown>) {
-    reports.length = 0;
-    await action();
-    const deadline = Date.now() + 5_000;
-    while (reports.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return reports[0];
-  }
-
-  it('reports each answered request to the exporting account, the requester by account and RTT', async () => {
-    const b = await client('b');
-    const measured = await report(() => b.request('time', 'x', { timeout: 2_000 }));
-    expect(shape(measured, varying)).toEqual(
-      pairs({
-        type: 'io.nats.server.metric.v1.service_latency',
-        id: 'string',
-        timestamp: 'string',
-        status: 200,
-        requestor: { acc: 'B', rtt: 'number' },
-        responder: details('A', 'a', 'responder'),
-        start: 'string',
-        service: 'number',
-        system: 'number',
-        total: 'number',
-      }),
-    );
-    expect(JSON.parse(requestInfo.at(-1)!)).toEqual({ acc: 'B', rtt: expect.any(Number) });
-  });
-
-  it('describes a requester whose import shares in full, in the report and the request', async () => {
-    const c = await client('c', 'requester');
-    const measured = (await report(() => c.request('time', 'x', { timeout: 2_000 }))) as {
-      requestor: unknown;
+    const client = async (user: string, name = user) => {
+      const nc = await connect({ servers: server.url, user, pass: 'pw', name, reconnect: false });
+      open.push(nc);
+      return nc;
     };
-    expect(shape(measured.requestor, varying)).toEqual(pairs(details('C', 'c', 'requester')));
-    expect(shape(JSON.parse(requestInfo.at(-1)!), varying)).toEqual(
-      pairs(details('C', 'c', 'requester')),
-    );
-  });
 
-  it('reports a request nobody serves as 503, one without reply subject as 400', async () => {
-    const b = await client('b');
-    const failure = async (action: () => Promise<unknown>) => shape(await report(action), varying);
-    const failed = (status: number, description: string) =>
-      pairs({
-        type: 'io.nats.server.metric.v1.service_latency',
-        id: 'string',
-        timestamp: 'string',
-        status,
-        description,
-        requestor: { acc: 'B', rtt: 'number' },
-        start: 'string',
-        service: 'number',
-        system: 'number',
-        total: 'number',
+    beforeAll(async () => {
+      server = await startNatsServer({ bin, config });
+      responder = await client('a', 'responder');
+      responder.subscribe('svc.time', {
+        callback: (_e, m: Msg) => {
+          requestInfo.push(m.headers?.get('Nats-Request-Info') ?? '');
+          m.respond('ok');
+        },
       });
-    expect(
-      await failure(async () => {
-        b.publish('none', 'x', { reply: 'inbox.1' });
-        await b.flush();
-      }),
-    ).toEqual(failed(503, 'Service Unavailable'));
-    expect(
-      await failure(async () => {
-        b.publish('time', 'x');
-        await b.flush();
-      }),
-    ).toEqual(failed(400, 'Bad Request'));
-  });
+      responder.subscribe('own.*.q', {
+        callback: (_e, m: Msg) => {
+          m.respond(m.subject);
+        },
+      });
+      responder.subscribe('lat', { callback: (_e, m: Msg) => void reports.push(m.json()) });
+      await responder.flush();
+    });
+    afterAll(async () => {
+      await Promise.all(open.map((nc) => nc.close()));
+      await server?.stop();
+    });
 
-  it('reports 408 when the requester stops listening, 504 when no answer comes in time', async () => {
-    const b = await client('b');
-    responder.subscribe('svc.none', { max: 2, callback: () => {} });
-    await responder.flush();
-    const status = async (action: () => Promise<unknown>) =>
-      ((await report(action)) as { status: number; description: string } | undefined)?.description;
-    expect(
-      await status(async () => {
-        const inbox = b.subscribe('inbox.2');
-        b.publish('none', 'x', { reply: 'inbox.2' });
-        await b.flush();
-        inbox.unsubscribe();
-        await b.flush();
-      }),
-    ).toBe('Request Timeout');
-    const inbox = b.subscribe('inbox.3');
-    // The 1 s threshold is checked every threshold (nats-server) or second (ours).
-    expect(
-      await status(async () => {
-        b.publish('none', 'x', { reply: 'inbox.3' });
-        await b.flush();
-      }),
-    ).toBe('Service Timeout');
-    inbox.unsubscribe();
-  });
+    /** The next latency report the exporting account gets while `action` runs. */
+    async function report(action: () => Promise<unknown>) {
+      reports.length = 0;
+      await action();
+      const deadline = Date.now() + 5_000;
+      while (reports.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return reports[0];
+    }
 
-  it('lets an account import an account_token_position export under its own name only', async () => {
-    const b = await client('b');
-    expect((await b.request('mine', '', { timeout: 2_000 })).string()).toBe('own.B.q');
-  });
-});
+    it('reports each answered request to the exporting account, the requester by account and RTT', async () => {
+      const b = await client('b');
+      const measured = await report(() => b.request('time', 'x', { timeout: 2_000 }));
+      expect(shape(measured, varying)).toEqual(
+        pairs({
+          type: 'io.nats.server.metric.v1.service_latency',
+          id: 'string',
+          timestamp: 'string',
+          status: 200,
+          requestor: { acc: 'B', rtt: 'number' },
+          responder: details('A', 'a', 'responder'),
+          start: 'string',
+          service: 'number',
+          system: 'number',
+          total: 'number',
+        }),
+      );
+      expect(JSON.parse(requestInfo.at(-1)!)).toEqual({ acc: 'B', rtt: expect.any(Number) });
+    });
 
-describe.each(servers)('$name refuses to start with', ({ bin }) => {
+    it('describes a requester whose import shares in full, in the report and the request', async () => {
+      const c = await client('c', 'requester');
+      const measured = (await report(() => c.request('time', 'x', { timeout: 2_000 }))) as {
+        requestor: unknown;
+      };
+      expect(shape(measured.requestor, varying)).toEqual(pairs(details('C', 'c', 'requester')));
+      expect(shape(JSON.parse(requestInfo.at(-1)!), varying)).toEqual(
+        pairs(details('C', 'c', 'requester')),
+      );
+    });
+
+    it('reports a request nobody serves as 503, one without reply subject as 400', async () => {
+      const b = await client('b');
+      const failure = async (action: () => Promise<unknown>) =>
+        shape(await report(action), varying);
+      const failed = (status: number, description: string) =>
+        pairs({
+          type: 'io.nats.server.metric.v1.service_latency',
+          id: 'string',
+          timestamp: 'string',
+          status,
+          description,
+          requestor: { acc: 'B', rtt: 'number' },
+          start: 'string',
+          service: 'number',
+          system: 'number',
+          total: 'number',
+        });
+      expect(
+        await failure(async () => {
+          b.publish('none', 'x', { reply: 'inbox.1' });
+          await b.flush();
+        }),
+      ).toEqual(failed(503, 'Service Unavailable'));
+      expect(
+        await failure(async () => {
+          b.publish('time', 'x');
+          await b.flush();
+        }),
+      ).toEqual(failed(400, 'Bad Request'));
+    });
+
+    it('reports 408 when the requester stops listening, 504 when no answer comes in time', async () => {
+      const b = await client('b');
+      responder.subscribe('svc.none', { max: 2, callback: () => {} });
+      await responder.flush();
+      const status = async (action: () => Promise<unknown>) =>
+        ((await report(action)) as { status: number; description: string } | undefined)
+          ?.description;
+      expect(
+        await status(async () => {
+          const inbox = b.subscribe('inbox.2');
+          b.publish('none', 'x', { reply: 'inbox.2' });
+          await b.flush();
+          inbox.unsubscribe();
+          await b.flush();
+        }),
+      ).toBe('Request Timeout');
+      const inbox = b.subscribe('inbox.3');
+      // The 1 s threshold is checked every threshold (nats-server) or second (ours).
+      expect(
+        await status(async () => {
+          b.publish('none', 'x', { reply: 'inbox.3' });
+          await b.flush();
+        }),
+      ).toBe('Service Timeout');
+      inbox.unsubscribe();
+    });
+
+    it('lets an account import an account_token_position export under its own name only', async () => {
+      const b = await client('b');
+      expect((await b.request('mine', '', { timeout: 2_000 })).string()).toBe('own.B.q');
+    });
+  },
+);
+
+describe.each(configServers)('$name refuses to start with', ({ bin }) => {
   const exporting = (exports: string, imports = '') => `
 accounts {
   A: { exports: [ ${exports} ] }

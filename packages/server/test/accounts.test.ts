@@ -167,6 +167,19 @@ describe.each(bothServers)('accounts against $name', (target) => {
         { imports: [{ service: { account: 'A', subject: 'svc.time' }, to: 'time' }] },
       );
 
+    /**
+     * `b` asks `time` (its import of `a`'s `svc.time`) with reply inbox.1 (sid 7), `a` serving
+     * `svc.>`: both clients and the mapped reply subject `a` got.
+     */
+    async function mappedRequest(server: RunningTarget) {
+      const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
+      const requester = await login(server, 'b', 'SUB inbox.1 7\r\n');
+      const request = await receivedDuring(responder, () =>
+        publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
+      );
+      return { responder, requester, reply: /(_R_\.\S+)/.exec(request)![1]! };
+    }
+
     it('sends a request to the exporter with a mapped reply; the answer reaches the requester', async () => {
       const server = await start(service());
       const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
@@ -194,13 +207,7 @@ describe.each(bothServers)('accounts against $name', (target) => {
         ['singleton', 1],
         ['stream', 3],
       ] as const) {
-        const server = await start(service(type));
-        const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
-        const requester = await login(server, 'b', 'SUB inbox.1 1\r\n');
-        const request = await receivedDuring(responder, () =>
-          publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
-        );
-        const reply = /(_R_\.\S+)/.exec(request)![1]!;
+        const { responder, requester, reply } = await mappedRequest(await start(service(type)));
         const answers = await receivedDuring(requester, async () => {
           for (let i = 0; i < 3; i++) await publish(responder, `PUB ${reply} 1\r\n${i}\r\n`);
         });
@@ -208,7 +215,7 @@ describe.each(bothServers)('accounts against $name', (target) => {
       }
     });
 
-    /** A stream request from `b` (reply inbox.1, sid 7) to `a`: the clients and mapped reply. */
+    /** A stream request (see mappedRequest), and how `b` gets answer `n` sent to its reply. */
     async function streamRequest(responseThreshold?: number) {
       const server = await start(
         accounts(
@@ -216,12 +223,7 @@ describe.each(bothServers)('accounts against $name', (target) => {
           { imports: [{ service: { account: 'A', subject: 'svc.time' }, to: 'time' }] },
         ),
       );
-      const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
-      const requester = await login(server, 'b', 'SUB inbox.1 7\r\n');
-      const request = await receivedDuring(responder, () =>
-        publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
-      );
-      const reply = /(_R_\.\S+)/.exec(request)![1]!;
+      const { responder, requester, reply } = await mappedRequest(server);
       const answer = (n: number) =>
         receivedDuring(requester, () => publish(responder, `PUB ${reply} 1\r\n${n}\r\n`));
       return { requester, answer };
@@ -263,12 +265,7 @@ describe.each(bothServers)('accounts against $name', (target) => {
             { imports: [{ service: { account: 'A', subject: 'svc.time' }, to: 'time' }] },
           ),
         );
-        const responder = await login(server, 'a', 'SUB svc.> 1\r\n');
-        const requester = await login(server, 'b', 'SUB inbox.1 7\r\n');
-        const request = await receivedDuring(responder, () =>
-          publish(requester, 'PUB time inbox.1 0\r\n\r\n'),
-        );
-        const reply = /(_R_\.\S+)/.exec(request)![1]!;
+        const { responder, requester, reply } = await mappedRequest(server);
         const answered = await receivedDuring(requester, () =>
           publish(responder, `PUB ${reply} 2\r\nok\r\n`),
         );

@@ -27,18 +27,11 @@ export function streamImportFormsCycle(
   exporter: ImportingAccount,
   to: string,
 ): boolean {
-  const visited = new Set([importer.name]);
-  const visit = (account: ImportingAccount, subject: string): boolean => {
-    if (!account.exportsStreamMatching(subject)) return false;
-    for (const im of account.streamImports) {
-      if (!subjectsCollide(subject, im.to)) continue;
-      if (visited.has(im.exporter.name)) return true;
-      visited.add(account.name);
-      if (visit(im.exporter, isSubsetMatch(im.to, subject) ? im.to : subject)) return true;
-    }
-    return false;
-  };
-  return visit(exporter, to);
+  return leadsBack(importer, exporter, to, {
+    imports: (account) => account.streamImports,
+    narrowed: (im) => im.to,
+    passes: (account, subject) => account.exportsStreamMatching(subject),
+  });
 }
 
 /**
@@ -51,15 +44,44 @@ export function serviceImportFormsCycle(
   exporter: ImportingAccount,
   from: string,
 ): boolean {
+  return leadsBack(importer, exporter, from, {
+    imports: (account) => account.serviceImports,
+    narrowed: (im) => im.from,
+    passes: () => true,
+  });
+}
+
+interface Import {
+  readonly exporter: ImportingAccount;
+  readonly to: string;
+}
+
+/**
+ * The walk both checks make: from `exporter`, through each import whose `to` collides with the
+ * subject (narrowed to the import's own subject when that is the smaller), until an account
+ * already visited is an exporter again.
+ */
+function leadsBack<I extends Import>(
+  importer: ImportingAccount,
+  exporter: ImportingAccount,
+  subject: string,
+  walk: {
+    imports(account: ImportingAccount): readonly I[];
+    narrowed(im: I): string;
+    passes(account: ImportingAccount, subject: string): boolean;
+  },
+): boolean {
   const visited = new Set([importer.name]);
   const visit = (account: ImportingAccount, subject: string): boolean => {
-    for (const im of account.serviceImports) {
+    if (!walk.passes(account, subject)) return false;
+    for (const im of walk.imports(account)) {
       if (!subjectsCollide(subject, im.to)) continue;
       if (visited.has(im.exporter.name)) return true;
       visited.add(account.name);
-      if (visit(im.exporter, isSubsetMatch(im.from, subject) ? im.from : subject)) return true;
+      const narrowed = walk.narrowed(im);
+      if (visit(im.exporter, isSubsetMatch(narrowed, subject) ? narrowed : subject)) return true;
     }
     return false;
   };
-  return visit(exporter, from);
+  return visit(exporter, subject);
 }
