@@ -424,7 +424,7 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
       return { onMirror: onMirror.error ?? 'created' };
     });
     // A filter outside a plain stream's subjects: 2.9.10 refuses it and 2.11 (which we follow)
-    // accepts it; jetstream-consumer-2-11.test.ts covers that.
+    // accepts it; jetstream-consumer-2-10.test.ts covers that.
     expect(transcript).toEqual({ onMirror: 'created' });
   });
 
