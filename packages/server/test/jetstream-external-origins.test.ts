@@ -127,12 +127,26 @@ describe('mirrors and sources of another account (external)', () => {
       for (let i = 0; i < 3000; i++) origin.pub('test.b', kib);
       await origin.flush();
       const bulk = await infoWhen(importer, 'MIRROR', 3024);
+      // A source starting at an origin sequence: the consumer is asked to start there.
+      await importer.request('$JS.API.STREAM.CREATE.LATE', {
+        name: 'LATE',
+        storage: 'memory',
+        sources: [
+          {
+            name: 'TEST',
+            opt_start_seq: 3020,
+            external: { api: API, deliver: 'RI.DELIVER.SYNC.LATE' },
+          },
+        ],
+      });
+      const late = await infoWhen(importer, 'LATE', 5);
       return {
         mirrorConfig: (mirror.config as Answer).mirror,
         sourceConfig: (source.config as Answer).sources,
         caughtUp: caughtUp.map((info) => info.state && (info.state as Answer).messages),
         followed: followed.map((info) => info.state && (info.state as Answer).messages),
         bulk: (bulk.state as Answer).messages,
+        late: [(late.state as Answer).messages, await stored(importer, 'LATE', 1)],
         mirrorInfo: originInfo(followed[0]!.mirror as Answer),
         sourceInfo: (followed[1]!.sources as Answer[]).map(originInfo),
         // The mirror keeps the origin's sequences; the source names the origin (`TEST:<hash
@@ -145,6 +159,7 @@ describe('mirrors and sources of another account (external)', () => {
       caughtUp: [20, 10],
       followed: [24, 12],
       bulk: 3024,
+      late: [5, { subject: 'test.b', hdrs: expect.stringContaining(' 3020\r\n') }],
       mirrored: [
         { seq: 3, data: 'm3' },
         { seq: 24, data: 'm24' },
