@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { OperatorOptions, ResolverOptions } from '@slipstream/server';
 import { z } from 'zod';
+import { parseDuration } from './conf/units.js';
 import { notSupported } from './config-authorization.js';
 
 // nats-server's operator mode keys: `operator` (JWTs inline or in files), `resolver` (MEMORY,
-// or a full resolver's directory) and `resolver_preload`. Other resolvers (URL, cache) are
-// refused by name: clients of their accounts could not be checked.
+// URL(...), or a full or cache resolver's directory) and `resolver_preload`.
 
 /**
  * One operator JWT or a list, each as nats-server's ReadOperatorJWT takes it: inline (`eyJ…`),
@@ -39,7 +39,7 @@ function jwtOf(text: string): string {
   return armored ? armored[1]! : text.trim();
 }
 
-const fullResolver = z.strictObject(
+const directoryResolver = z.strictObject(
   {
     type: z.string(),
     dir: z.string(),
@@ -47,28 +47,50 @@ const fullResolver = z.strictObject(
     interval: z.union([z.string(), z.number()]).optional(),
     timeout: z.union([z.string(), z.number()]).optional(),
     limit: z.number().optional(),
+    ttl: z.string().optional(),
   },
   { error: notSupported('resolver key', 'resolver') },
 );
 
 const unsupportedResolver =
-  'only resolver: MEMORY and resolver { type: full, dir: … } are supported yet';
+  'error parsing account resolver, should be MEM or  URL("url") or a map containing dir and type state=[FULL|CACHE])';
 
-/** `resolver: MEMORY`, or a `resolver {}` block of type full; URL and cache resolvers refused. */
-export const resolverKey = z.union([z.string(), fullResolver]).transform((value, ctx) => {
-  if (
-    typeof value === 'string' ? !/^mem(ory)?$/i.test(value) : value.type.toLowerCase() !== 'full'
-  ) {
-    ctx.addIssue({ code: 'custom', message: unsupportedResolver });
-    return z.NEVER;
-  }
-  if (typeof value === 'string') return { type: 'memory' } satisfies ResolverOptions;
-  return {
-    type: 'full',
-    dir: value.dir,
-    allowDelete: value.allow_delete,
-  } satisfies ResolverOptions;
-});
+/** nats-server's `URL(...)` form, the URL optionally quoted. */
+const URL_RESOLVER = /^URL\(\s*"?([^\s"]*)"?\s*\)\s*$/i;
+
+/**
+ * `resolver: MEMORY` or `URL(<url>)`, or a `resolver {}` block of type full or cache, as
+ * nats-server's parser takes them (a cache takes no interval or allow_delete, a full one no ttl).
+ */
+export const resolverKey = z
+  .union([z.string(), directoryResolver])
+  .transform((value, ctx): ResolverOptions => {
+    const refuse = (message: string) => {
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    };
+    if (typeof value === 'string') {
+      if (/^mem(ory)?\s*$/i.test(value)) return { type: 'memory' };
+      const url = URL_RESOLVER.exec(value)?.[1];
+      if (url === undefined) return refuse(unsupportedResolver);
+      if (!/^https?:\/\/[^/]/i.test(url))
+        return refuse(`error parsing account resolver URL: ${url}`);
+      return { type: 'url', url };
+    }
+    const type = value.type.toLowerCase();
+    const ttl = value.ttl === undefined ? undefined : parseDuration(value.ttl);
+    if (ttl === undefined && value.ttl !== undefined) {
+      return refuse(`expected a duration like "2m", got "${value.ttl}"`);
+    }
+    if (type === 'cache') {
+      if (value.interval !== undefined) return refuse('CACHE does not accept sync');
+      if (value.allow_delete) return refuse('CACHE does not accept allow_delete');
+      return { type: 'cache', dir: value.dir, ttl, limit: value.limit };
+    }
+    if (type !== 'full') return refuse(unsupportedResolver);
+    if (ttl) return refuse('FULL does not accept ttl');
+    return { type: 'full', dir: value.dir, allowDelete: value.allow_delete };
+  });
 
 export const resolverPreloadKey = z.record(z.string(), z.string());
 
@@ -82,6 +104,6 @@ export function operatorOptions(
   preload: Record<string, string> | undefined,
 ): OperatorOptions | string | undefined {
   if (!jwts) return resolver || preload ? 'resolver needs an operator' : undefined;
-  if (!resolver) return 'operator needs a resolver (MEMORY or full)';
+  if (!resolver) return 'operator needs a resolver (MEMORY, URL, full or cache)';
   return { jwts, resolver: preload ? { ...resolver, preload } : resolver };
 }

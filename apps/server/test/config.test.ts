@@ -95,7 +95,7 @@ describe('config file validation', () => {
     ['ocsp', 'ocsp { mode: always }'],
   ];
 
-  it('reads operator mode: operator JWTs, a MEMORY or full resolver, resolver_preload', () => {
+  it('reads operator mode: operator JWTs, a MEMORY, URL, full or cache resolver, resolver_preload', () => {
     const jwt = 'eyJ0eXAiOiJKV1QifQ.e30.sig';
     expect(
       load(`operator: ${jwt}\nresolver: MEMORY\nresolver_preload { AKEY: "eyJ.a.b" }`).settings,
@@ -113,12 +113,31 @@ describe('config file validation', () => {
       'server.conf:1: resolver: resolver needs an operator',
     );
     expect(errorOf(`operator: ${jwt}`).message).toBe(
-      'server.conf:1: operator: operator needs a resolver (MEMORY or full)',
+      'server.conf:1: operator: operator needs a resolver (MEMORY, URL, full or cache)',
     );
     expect(
-      errorOf(`operator: ${jwt}\nresolver: URL(http://localhost:9090/jwt/v1/accounts/)`).message,
-    ).toBe(
-      'server.conf:2: resolver: only resolver: MEMORY and resolver { type: full, dir: … } are supported yet',
+      load(`operator: ${jwt}\nresolver: URL(http://localhost:9090/jwt/v1/accounts/)`).settings,
+    ).toEqual({
+      operator: {
+        jwts: [jwt],
+        resolver: { type: 'url', url: 'http://localhost:9090/jwt/v1/accounts/' },
+      },
+    });
+    expect(
+      load(`operator: ${jwt}\nresolver { type: cache, dir: "/tmp/jwt", ttl: "1h", limit: 100 }`)
+        .settings,
+    ).toEqual({
+      operator: {
+        jwts: [jwt],
+        resolver: { type: 'cache', dir: '/tmp/jwt', ttl: 3_600_000, limit: 100 },
+      },
+    });
+    expect(
+      errorOf(`operator: ${jwt}\nresolver { type: cache, dir: "/tmp/jwt", interval: "2m" }`)
+        .message,
+    ).toBe('server.conf:2: resolver: CACHE does not accept sync');
+    expect(errorOf(`operator: ${jwt}\nresolver: LDAP`).message).toBe(
+      'server.conf:2: resolver: error parsing account resolver, should be MEM or  URL("url") or a map containing dir and type state=[FULL|CACHE])',
     );
     expect(errorOf('operator: "/no/such/op.jwt"\nresolver: MEMORY').message).toMatch(
       /^server\.conf:1: operator: cannot read operator JWT file/,

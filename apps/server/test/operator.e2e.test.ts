@@ -2,19 +2,26 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { type RunningNatsServer, startNatsServer, TestOperator } from '@slipstream/test-servers';
+import {
+  type RunningAccountServer,
+  type RunningNatsServer,
+  startAccountServer,
+  startNatsServer,
+  TestOperator,
+} from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Operator mode from a config file, as nats-server reads it: the operator JWT in a file, the
-// accounts preloaded into a memory resolver or in a full resolver's directory. nats-server 2.9.10
-// and the slipstream-server bin run the same file; the official client logs in with creds files.
+// accounts preloaded into a memory resolver, in a full or cache resolver's directory, or served
+// to a URL resolver by a small account server. nats-server 2.9.10 and the slipstream-server bin
+// run the same file; the official client logs in with creds files.
 
 const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
 const servers = [
   { name: 'nats-server', bin: undefined },
   { name: 'slipstream-server', bin: slipstreamServer },
 ];
-const resolvers = ['memory', 'full'] as const;
+const resolvers = ['memory', 'full', 'cache', 'url'] as const;
 
 describe.each(servers)('operator mode from a config file in $name', ({ bin }) => {
   describe.each(resolvers)('with the %s resolver', (resolver) => {
@@ -27,14 +34,23 @@ describe.each(servers)('operator mode from a config file in $name', ({ bin }) =>
     const owner = shop.user('owner');
     const stranger = new TestOperator().account('SHOP').user('stranger');
     let server: RunningNatsServer;
+    let accountServer: RunningAccountServer | undefined;
     const open: NatsConnection[] = [];
 
     beforeAll(async () => {
       const dir = mkdtempSync(join(tmpdir(), 'operator-mode-'));
       const operatorFile = join(dir, 'operator.jwt');
       writeFileSync(operatorFile, operator.jwt);
-      let config = operator.config(resolver === 'full' ? { dir: join(dir, 'accounts') } : {});
-      if (resolver === 'full') operator.writeAccounts(join(dir, 'accounts'));
+      const accounts = join(dir, 'accounts');
+      if (resolver === 'url') accountServer = await startAccountServer(operator.preload());
+      let config = operator.config(
+        resolver === 'url'
+          ? { url: accountServer!.url }
+          : resolver === 'memory'
+            ? {}
+            : { dir: accounts, type: resolver },
+      );
+      if (resolver === 'full' || resolver === 'cache') operator.writeAccounts(accounts);
       // The operator by file name, as nsc setups write it.
       config = config.replace(/^operator: .*$/m, `operator: ${JSON.stringify(operatorFile)}`);
       server = await startNatsServer({ bin, config });
@@ -42,6 +58,7 @@ describe.each(servers)('operator mode from a config file in $name', ({ bin }) =>
     afterAll(async () => {
       await Promise.all(open.map((nc) => nc.close()));
       await server?.stop();
+      await accountServer?.close();
     });
 
     async function client(creds: string) {

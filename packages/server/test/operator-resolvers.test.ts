@@ -1,45 +1,27 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestOperator } from '@slipstream/test-servers';
+import {
+  type RunningAccountServer,
+  startAccountServer,
+  TestOperator,
+} from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { operatorClients, violation } from './operator-clients.js';
 import { bothServers, closedAfterEach } from './targets.js';
 
-/**
- * A tiny account server, as nats-account-server serves account JWTs to a URL resolver:
- * `GET /jwt/v1/accounts/<public key>` answers the JWT, or 404.
- */
-async function accountServer(
-  jwts: Record<string, string>,
-  { home = true } = {},
-): Promise<{ url: string; http: Server }> {
-  const http = createServer((request, response) => {
-    const key = /^\/jwt\/v1\/accounts\/(\w*)$/.exec(request.url ?? '')?.[1];
-    // The base answers too: nats-server asks it whether anyone is home before it starts.
-    const jwt = key === '' ? (home ? '' : undefined) : key === undefined ? undefined : jwts[key];
-    response.writeHead(jwt === undefined ? 404 : 200, { 'content-type': 'application/jwt' });
-    response.end(jwt ?? 'not found');
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/jwt/v1/accounts/`, http };
-}
-
 describe.each(bothServers)('account resolvers against $name', (target) => {
   const { start, connect } = closedAfterEach(target);
   const { login, answered, refused, pushed } = operatorClients(connect);
-  const httpServers: Server[] = [];
-  afterEach(() => {
-    for (const http of httpServers.splice(0)) http.close();
+  const accountServers: RunningAccountServer[] = [];
+  afterEach(async () => {
+    await Promise.all(accountServers.splice(0).map((http) => http.close()));
   });
 
   async function served(operator: TestOperator, jwts = operator.preload(), home = true) {
-    const { url, http } = await accountServer(jwts, { home });
-    httpServers.push(http);
-    return url;
+    const http = await startAccountServer(jwts, { home });
+    accountServers.push(http);
+    return http.url;
   }
 
   it("fetches a user's account from the URL resolver, and the accounts it imports from", async () => {

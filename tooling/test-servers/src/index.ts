@@ -1,3 +1,4 @@
+export { type RunningAccountServer, startAccountServer } from './account-server.js';
 export {
   type CertificateFiles,
   makeTestCertificates,
