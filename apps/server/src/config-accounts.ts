@@ -132,21 +132,15 @@ const exportEntry = z
       return z.NEVER;
     }
     const accountTokenPosition = e.account_token_position;
-    if (e.stream !== undefined && e.allow_trace !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        continue: true,
-        message: 'Detected allow_trace directive on non-service',
-      });
-      return z.NEVER;
-    }
     if (e.stream !== undefined) {
-      if (type !== undefined || time !== undefined || e.latency !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          continue: true,
-          message: 'a response or latency directive is for a service only',
-        });
+      const misplaced =
+        e.allow_trace !== undefined
+          ? 'Detected allow_trace directive on non-service'
+          : type !== undefined || time !== undefined || e.latency !== undefined
+            ? 'a response or latency directive is for a service only'
+            : undefined;
+      if (misplaced !== undefined) {
+        ctx.addIssue({ code: 'custom', continue: true, message: misplaced });
         return z.NEVER;
       }
       return dropUndefined({ stream: e.stream, accounts: e.accounts, accountTokenPosition });
@@ -204,20 +198,14 @@ const importEntry = z
         allowTrace: i.allow_trace,
       });
     }
-    if (i.allow_trace !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        continue: true,
-        message: 'Detected allow_trace directive on a non-stream',
-      });
-      return z.NEVER;
-    }
-    if (i.prefix !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        continue: true,
-        message: "a service import takes 'to', not 'prefix'",
-      });
+    const misplaced =
+      i.allow_trace !== undefined
+        ? 'Detected allow_trace directive on a non-stream'
+        : i.prefix !== undefined
+          ? "a service import takes 'to', not 'prefix'"
+          : undefined;
+    if (misplaced !== undefined) {
+      ctx.addIssue({ code: 'custom', continue: true, message: misplaced });
       return z.NEVER;
     }
     return dropUndefined({ service: i.service!, to: i.to, share: i.share });

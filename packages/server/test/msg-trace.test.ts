@@ -38,6 +38,24 @@ async function client(
   return raw;
 }
 
+/** A client as `client` makes it, subscribed with `subs` (SUB lines) and synced. */
+async function subscriber(
+  server: NatsServer,
+  connect: Parameters<typeof client>[1],
+  subs: string,
+): Promise<RawClient> {
+  const raw = await client(server, connect);
+  await raw.send(subs);
+  await raw.sync();
+  return raw;
+}
+
+/** The headers of a message traced to my.trace.subj, trace-only or not. */
+const traceTo = (only: boolean) => ({
+  'Nats-Trace-Dest': 'my.trace.subj',
+  'Nats-Trace-Only': String(only),
+});
+
 /** HPUB of `payload` with `headers`. */
 function hpub(subject: string, headers: Record<string, string>, payload: string, reply?: string) {
   const block = `NATS/1.0\r\n${Object.entries(headers)
@@ -76,9 +94,7 @@ describe('message tracing (nats-server 2.11)', () => {
     const pubCid = (publisher.info() as { client_id: number }).client_id;
 
     // Nobody listens: the event has the ingress and nothing else.
-    await publisher.send(
-      hpub('dummy', { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': 'true' }, 'hello!'),
-    );
+    await publisher.send(hpub('dummy', traceTo(true), 'hello!'));
     const lonely = await next();
     expect(lonely.server).toMatchObject({ name: server.info.server_name, ver: '2.11.0' });
     expect(lonely.request.header).toEqual({
@@ -90,12 +106,8 @@ describe('message tracing (nats-server 2.11)', () => {
       { type: 'in', ts: expect.any(String), kind: 0, cid: pubCid, acc: '$G', subj: 'dummy' },
     ]);
 
-    const both = await client(server, { name: 'sub1And2' });
-    await both.send('SUB bar 1\r\nSUB bar 2\r\n');
-    await both.sync();
-    const wildcard = await client(server);
-    await wildcard.send('SUB * 3\r\n');
-    await wildcard.sync();
+    const both = await subscriber(server, { name: 'sub1And2' }, 'SUB bar 1\r\nSUB bar 2\r\n');
+    const wildcard = await subscriber(server, {}, 'SUB * 3\r\n');
     const bothCid = (both.info() as { client_id: number }).client_id;
 
     for (const only of [true, false]) {
@@ -141,15 +153,10 @@ describe('message tracing (nats-server 2.11)', () => {
     const server = await start();
     const publisher = await client(server);
     const next = await traceEvents(publisher);
-    const sub1 = await client(server, { name: 'sub1' });
-    await sub1.send('SUB foo bar 1\r\n');
-    await sub1.sync();
-    const sub2 = await client(server, { name: 'sub2' });
-    await sub2.send('SUB foo bar 1\r\nSUB * baz 2\r\n');
-    await sub2.sync();
+    const sub1 = await subscriber(server, { name: 'sub1' }, 'SUB foo bar 1\r\n');
+    const sub2 = await subscriber(server, { name: 'sub2' }, 'SUB foo bar 1\r\nSUB * baz 2\r\n');
     for (const only of [true, false]) {
-      const headers = { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': String(only) };
-      await publisher.send(hpub('foo', headers, 'hello'));
+      await publisher.send(hpub('foo', traceTo(only), 'hello'));
       const egress = ofType(await next(), 'eg');
       expect(egress.map((e) => [e.sub, e.queue]).sort()).toEqual([
         ['*', 'baz'],
@@ -183,7 +190,7 @@ describe('message tracing (nats-server 2.11)', () => {
     const next = await traceEvents(tracer);
     await tracer.send('SUB foo 1\r\n');
     const publisher = await client(server, { user: 'a', pass: 'pwd' });
-    const trace = { 'Nats-Trace-Dest': 'my.trace.subj' };
+    const trace = traceTo(false);
     for (const [subject, reply, error] of [
       ['bar.baz', undefined, 'Permissions Violation for Publish to "bar.baz"'],
       ['_GR_.foo', undefined, 'Permissions Violation for Publish to "_GR_.foo"'],
@@ -213,7 +220,7 @@ describe('message tracing (nats-server 2.11)', () => {
     });
     const tracer = await client(server, { user: 'a', pass: 'pwd' });
     const next = await traceEvents(tracer);
-    const trace = { 'Nats-Trace-Dest': 'my.trace.subj' };
+    const trace = traceTo(false);
 
     const noEcho = await client(server, { user: 'a', pass: 'pwd', echo: false });
     await noEcho.send(`SUB foo 1\r\n${hpub('foo', trace, 'hello')}`);
@@ -265,15 +272,18 @@ describe('message tracing (nats-server 2.11)', () => {
         const requestor = await client(server, { user: 'd', pass: 'pwd', name: 'Requestor' });
         const next = await traceEvents(requestor);
         await requestor.send('SUB my.service.response.inbox 1\r\n');
-        const serviceA = await client(server, { user: 'a', pass: 'pwd', name: 'ServiceA' });
-        await serviceA.send('SUB * my_queue 1\r\n');
-        await serviceA.sync();
-        const serviceC = await client(server, { user: 'c', pass: 'pwd', name: 'ServiceC' });
-        await serviceC.send('SUB baz 1\r\n');
-        await serviceC.sync();
+        const serviceA = await subscriber(
+          server,
+          { user: 'a', pass: 'pwd', name: 'ServiceA' },
+          'SUB * my_queue 1\r\n',
+        );
+        const serviceC = await subscriber(
+          server,
+          { user: 'c', pass: 'pwd', name: 'ServiceC' },
+          'SUB baz 1\r\n',
+        );
         for (const only of [true, false]) {
-          const headers = { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': String(only) };
-          await requestor.send(hpub('bat', headers, 'request', 'my.service.response.inbox'));
+          await requestor.send(hpub('bat', traceTo(only), 'request', 'my.service.response.inbox'));
           const event = await next();
           expect(event.events[0]).toMatchObject({ type: 'in', acc: 'D', subj: 'bat' });
           expect(ofType(event, 'sm')).toMatchObject([{ to: 'baz' }]);
@@ -344,15 +354,18 @@ describe('message tracing (nats-server 2.11)', () => {
         });
         const tracer = await client(server, { user: 'a', pass: 'pwd', name: 'Tracer' });
         const next = await traceEvents(tracer);
-        const sub1 = await client(server, { user: 'b', pass: 'pwd', name: 'sub1' });
-        await sub1.send('SUB B.info.*.*.> 1\r\n');
-        await sub1.sync();
-        const sub2 = await client(server, { user: 'c', pass: 'pwd', name: 'sub2' });
-        await sub2.send('SUB C.info.> my_queue 1\r\n');
-        await sub2.sync();
+        const sub1 = await subscriber(
+          server,
+          { user: 'b', pass: 'pwd', name: 'sub1' },
+          'SUB B.info.*.*.> 1\r\n',
+        );
+        const sub2 = await subscriber(
+          server,
+          { user: 'c', pass: 'pwd', name: 'sub2' },
+          'SUB C.info.> my_queue 1\r\n',
+        );
         for (const only of [true, false]) {
-          const headers = { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': String(only) };
-          await tracer.send(hpub('info.11.22.bar', headers, 'hello'));
+          await tracer.send(hpub('info.11.22.bar', traceTo(only), 'hello'));
           const event = await next();
           expect(event.events[0]).toMatchObject({ type: 'in', acc: 'A', subj: 'info.11.22.bar' });
           const exports = ofType(event, 'se').map(({ acc, to }) => ({ acc, to }));
@@ -418,8 +431,7 @@ describe('message tracing (nats-server 2.11)', () => {
         subject_transform: { src: 'foo', dest: 'bar' },
       });
       for (const only of [true, false]) {
-        const headers = { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': String(only) };
-        await tracer.send(hpub('foo', headers, 'x'.repeat(50)));
+        await tracer.send(hpub('foo', traceTo(only), 'x'.repeat(50)));
         const event = await next();
         expect(event.events[0]).toMatchObject({ type: 'in', name: 'Tracer', subj: 'foo' });
         expect(ofType(event, 'eg')).toEqual([]);
@@ -435,15 +447,7 @@ describe('message tracing (nats-server 2.11)', () => {
 
       // Trace-only with a header that fails a check: the js event has the error, no subject.
       await tracer.send(
-        hpub(
-          'foo',
-          {
-            'Nats-Trace-Dest': 'my.trace.subj',
-            'Nats-Trace-Only': 'true',
-            'Nats-Expected-Stream': 'WRONG',
-          },
-          'hello',
-        ),
+        hpub('foo', { ...traceTo(true), 'Nats-Expected-Stream': 'WRONG' }, 'hello'),
       );
       expect(ofType(await next(), 'js')).toEqual([
         {
@@ -462,9 +466,7 @@ describe('message tracing (nats-server 2.11)', () => {
         storage: 'memory',
         retention: 'interest',
       });
-      await tracer.send(
-        hpub('baz', { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': 'true' }, 'hello'),
-      );
+      await tracer.send(hpub('baz', traceTo(true), 'hello'));
       expect(ofType(await next(), 'js')).toEqual([
         {
           type: 'js',
@@ -486,9 +488,7 @@ describe('message tracing (nats-server 2.11)', () => {
       });
       const tracer = await client(server, { user: 'a', pass: 'pwd' });
       const next = await traceEvents(tracer, 'acc.trace.dest');
-      const sub = await client(server, { user: 'a', pass: 'pwd' });
-      await sub.send('SUB foo 1\r\n');
-      await sub.sync();
+      const sub = await subscriber(server, { user: 'a', pass: 'pwd' }, 'SUB foo 1\r\n');
       const sampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
       await tracer.send(hpub('foo', { Traceparent: sampled }, 'hello'));
       const event = await next();
@@ -567,9 +567,7 @@ describe.each([
     await raw.send(
       'CONNECT {"verbose":false,"headers":true}\r\nSUB foo 1\r\nSUB my.trace.subj 2\r\n',
     );
-    await raw.send(
-      hpub('foo', { 'Nats-Trace-Dest': 'my.trace.subj', 'Nats-Trace-Only': 'true' }, 'hi'),
-    );
+    await raw.send(hpub('foo', traceTo(true), 'hi'));
     await raw.sync();
     await delay(100);
     await raw.sync();
