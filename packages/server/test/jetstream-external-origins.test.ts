@@ -6,6 +6,9 @@
  * v2.11.0). Each server's transcript (answers, stored messages and headers, stream info) must
  * be the same; also the prefix checks of checkStreamCfg (stream.go:1570-1590).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { silentLogger, startServer } from '../src/index.js';
 import { ConsumerWire } from './jetstream-consumer-wire.js';
@@ -251,6 +254,70 @@ describe('a mirror through the JetStream domain prefix', () => {
     } finally {
       wire.close();
       await server.close();
+    }
+  });
+});
+
+describe('external origins after a restart (ours, file storage)', () => {
+  it('a mirror and a source resume after what they hold, with nothing twice', async () => {
+    const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-external-'));
+    const start = async () => {
+      const server = await startServer({
+        host: '127.0.0.1',
+        port: 0,
+        jetstream: { storeDir },
+        accounts,
+        logger: silentLogger,
+      });
+      const origin = await ConsumerWire.connect(server.port, { user: 'rip', pass: 'pass' });
+      const importer = await ConsumerWire.connect(server.port, { user: 'dlc', pass: 'pass' });
+      const stop = async () => {
+        origin.close();
+        importer.close();
+        await server.close();
+      };
+      return { origin, importer, stop };
+    };
+    const publish = async (origin: ConsumerWire, from: number, to: number) => {
+      for (let i = from; i <= to; i++) await origin.request('test.a', `m${i}`);
+    };
+    let running = await start();
+    try {
+      await running.origin.request('$JS.API.STREAM.CREATE.TEST', {
+        name: 'TEST',
+        subjects: ['test.>'],
+      });
+      await publish(running.origin, 1, 10);
+      const external = (deliver: string) => ({ name: 'TEST', external: { api: API, deliver } });
+      await running.importer.request('$JS.API.STREAM.CREATE.MIRROR', {
+        name: 'MIRROR',
+        mirror: external('RI.DELIVER.SYNC.M1'),
+      });
+      await running.importer.request('$JS.API.STREAM.CREATE.SOURCE', {
+        name: 'SOURCE',
+        sources: [external('RI.DELIVER.SYNC.S1')],
+      });
+      await infoWhen(running.importer, 'MIRROR', 10);
+      await infoWhen(running.importer, 'SOURCE', 10);
+      await running.stop();
+
+      running = await start();
+      await publish(running.origin, 11, 15);
+      await infoWhen(running.importer, 'MIRROR', 15);
+      await infoWhen(running.importer, 'SOURCE', 15);
+      // Given time to copy anything twice, neither does.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const stream of ['MIRROR', 'SOURCE']) {
+        const info = await running.importer.request(`$JS.API.STREAM.INFO.${stream}`);
+        expect(info.state).toMatchObject({ messages: 15, last_seq: 15 });
+      }
+      expect(await stored(running.importer, 'SOURCE', 15)).toMatchObject({
+        data: 'm15',
+        hdrs: expect.stringMatching(/ 15\r\n/),
+      });
+    } finally {
+      await running.stop();
+      await rm(storeDir, { recursive: true, force: true });
     }
   });
 });
