@@ -481,7 +481,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
         client,
         trusted,
         (to, body) => system.reply(to, body),
-        (account) => applyAccountClaims(this.accounts, trusted, this.clients.values(), account),
+        (account) => applyAccountClaims(this, trusted, account),
       );
     }
     if (this.#monitoring) {

@@ -100,6 +100,31 @@ describe.each(bothServers)('account JWT updates against $name', (target) => {
     expect(await answered(analyst)).toBe('PONG\r\nMSG shop.orders.1 1 1\r\n1\r\nPONG\r\n');
   });
 
+  it("applies the account JWT's new JetStream limits", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A', { jetstream: true });
+    const server = await start({ operator: { operator }, jetstream: true });
+    const client = await login(server, account.user('admin'));
+    /** The answer to STREAM.CREATE of a memory stream `name`, on an inbox of its own. */
+    const createStream = async (name: string) => {
+      const body = JSON.stringify({ name, subjects: [name], storage: 'memory' });
+      await client.send(
+        `SUB _INBOX.${name} ${name}\r\nPUB $JS.API.STREAM.CREATE.${name} _INBOX.${name} ${body.length}\r\n${body}\r\n`,
+      );
+      const answer = new RegExp(`MSG _INBOX\\.${name} ${name} \\d+\\r\\n(.*)\\r\\n`);
+      return JSON.parse(answer.exec(await client.waitFor(answer))![1]!);
+    };
+    expect((await createStream('ONE')).error).toBeUndefined();
+    account.limit({ streams: 2 });
+    await update(server, operator, account);
+    expect((await createStream('TWO')).error).toBeUndefined();
+    expect((await createStream('THREE')).error).toEqual({
+      code: 400,
+      err_code: 10027,
+      description: 'maximum number of streams reached',
+    });
+  });
+
   it('lets users of an account pushed after the start in (full resolver)', async () => {
     const operator = new TestOperator();
     const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));

@@ -109,8 +109,9 @@ export class Accounts {
 
   /**
    * Operator mode, after an account's claims changed: adds the accounts that are new, takes the
-   * connection and subscription limits, and sets up every export and import again, as
-   * nats-server's updateAccountClaims replaces them. (New accounts get no JetStream yet.)
+   * connection and subscription limits and the JetStream limits of accounts that have it, and
+   * sets up every export and import again, as nats-server's updateAccountClaims replaces them.
+   * (New accounts get no JetStream yet.)
    */
   reconfigure(configured: Readonly<Record<string, AccountOptions>>): void {
     for (const [name, options] of Object.entries(configured)) {
@@ -122,6 +123,8 @@ export class Accounts {
       }
       account.maxConnections = maxConnections;
       account.maxSubscriptions = maxSubscriptions;
+      const jetStream = jetStreamLimits(options.jetstream, `accounts.${name}.jetstream`);
+      if (jetStream && this.jetStream.has(name)) this.jetStream.set(name, jetStream);
       account.unshare();
     }
     this.#share(configured);

@@ -68,13 +68,17 @@ export class JsAccount {
       resourcesExhausted(storage: 'memory' | 'file'): JsErrorEntry | undefined;
     },
     private readonly logger: Logger,
-    readonly limits: JsAccountLimits = UNLIMITED,
+    /** Operator mode changes them with the account's claims; they apply from then on. */
+    public limits: JsAccountLimits = UNLIMITED,
   ) {
     this.#damage = new StreamDamageReports(name, host.advisories, logger);
+    const current = () => this.limits;
     // Streams find their mirror's and sources' origins among this account's streams.
     this.host = {
       ...host,
-      maxConsumers: limits.maxConsumers,
+      get maxConsumers() {
+        return current().maxConsumers;
+      },
       resourcesExhausted: (storage, bytes) =>
         host.resourcesExhausted(storage) ?? this.#exceeded(storage, bytes),
       stream: (name) => this.streams.get(name),
