@@ -47,7 +47,9 @@ class TrieNode<S> {
 /** nats-server caps its match cache at 1024 subjects (slCacheMax). */
 const CACHE_MAX = 1024;
 
-const EMPTY_RESULT: SublistResult<never> = Object.freeze({ psubs: [], qsubs: [] });
+/** Shared by every result without subscriptions of a kind (results are never mutated). */
+const NONE: readonly never[] = Object.freeze([]);
+const EMPTY_RESULT: SublistResult<never> = Object.freeze({ psubs: NONE, qsubs: NONE });
 
 /**
  * A JetStream ack subject names one delivery and is published once: caching it would cost a
@@ -145,13 +147,12 @@ export class Sublist<S extends SublistEntry> {
       this.#cacheHits++;
       return cached;
     }
-    const tokens = subject.split('.');
-    for (const token of tokens) if (token.length === 0) return EMPTY_RESULT;
-    const found: Found<S> = { psubs: [], groups: undefined };
-    collect(this.#root, tokens, 0, found);
+    if (hasEmptyToken(subject)) return EMPTY_RESULT;
+    const found: Found<S> = { psubs: undefined, groups: undefined };
+    collect(this.#root, subject, 0, found);
     const result: SublistResult<S> = {
-      psubs: found.psubs,
-      qsubs: found.groups ? [...found.groups.values()] : [],
+      psubs: found.psubs ?? NONE,
+      qsubs: found.groups ? [...found.groups.values()] : NONE,
     };
     if (!cacheable) return result;
     if (this.#cache.size >= CACHE_MAX) {
@@ -238,32 +239,49 @@ function isPattern(tokens: readonly string[]): boolean {
   return true;
 }
 
-/** What a match collects; the queue groups only once a queue subscription is found. */
+/** What a match collects, each part made once a subscription of its kind is found. */
 interface Found<S> {
-  readonly psubs: S[];
+  psubs: S[] | undefined;
   groups: Map<string, S[]> | undefined;
 }
 
+/** Walks the trie along the token of `subject` starting at `start` (past its end: done). */
 function collect<S extends SublistEntry>(
   node: TrieNode<S>,
-  tokens: readonly string[],
-  index: number,
+  subject: string,
+  start: number,
   found: Found<S>,
 ): void {
-  if (index === tokens.length) {
+  if (start > subject.length) {
     addSubs(node, found);
     return;
   }
   // `>` needs at least one token left, which there is.
   if (node.rest) addSubs(node.rest, found);
-  if (node.star) collect(node.star, tokens, index + 1, found);
-  const literal = node.literals.get(tokens[index]!);
-  if (literal) collect(literal, tokens, index + 1, found);
+  const dot = subject.indexOf('.', start);
+  const end = dot < 0 ? subject.length : dot;
+  if (node.star) collect(node.star, subject, end + 1, found);
+  if (node.literals.size === 0) return;
+  const literal = node.literals.get(subject.slice(start, end));
+  if (literal) collect(literal, subject, end + 1, found);
+}
+
+function hasEmptyToken(subject: string): boolean {
+  return (
+    subject.length === 0 ||
+    subject.charCodeAt(0) === 0x2e ||
+    subject.charCodeAt(subject.length - 1) === 0x2e ||
+    subject.includes('..')
+  );
 }
 
 /** Queue members found at different trie nodes under the same queue name form one group. */
 function addSubs<S>(node: TrieNode<S>, found: Found<S>): void {
-  for (const sub of node.psubs) found.psubs.push(sub);
+  if (node.psubs.size > 0) {
+    // Usually the only node with subscribers: its array is then made at its exact size.
+    if (found.psubs) for (const sub of node.psubs) found.psubs.push(sub);
+    else found.psubs = [...node.psubs];
+  }
   if (node.qsubs.size === 0) return;
   const groups = (found.groups ??= new Map());
   for (const [queue, members] of node.qsubs) {

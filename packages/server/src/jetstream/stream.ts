@@ -111,7 +111,7 @@ export class Stream implements FeedTarget {
     readonly created: bigint,
   ) {
     this.#host = host;
-    this.#pubAcks = new PubAcks(host.client, (reply) =>
+    this.#pubAcks = new PubAcks(host.client, store.kind === 'memory', (reply) =>
       this.#reject(reply, jsErrors.JSInsufficientResourcesErr),
     );
     this.consumers = new StreamConsumers(this, host);
