@@ -14,9 +14,8 @@ import { dropUndefined } from './drop-undefined.js';
 // nats-server's `accounts {}` block: per account its nkey, users, subject mappings, exports
 // (with latency tracking and account_token_position), imports (with share), client limits and
 // JetStream limits. Keys nats-server takes that this server does not implement (max_payload
-// and max_leafnodes limits, latency sampling triggered by trace headers) fail the block by
-// name, as unknown keys do: the account would otherwise be less isolated or less limited than
-// configured.
+// and max_leafnodes limits) fail the block by name, as unknown keys do: the account would
+// otherwise be less isolated or less limited than configured.
 
 const subjects = z.union([z.string().transform((s) => [s]), z.array(z.string())]);
 
@@ -46,17 +45,10 @@ const threshold = z.string().transform((text, ctx) => {
   return ms;
 });
 
-/** `50%`, `"50"` or 50, as nats-server's latency `sampling`. */
-const sampling = z.union([z.number(), z.string()]).transform((given, ctx) => {
+/** `50%`, `"50"` or 50, or `headers`, as nats-server's latency `sampling`. */
+const sampling = z.union([z.number(), z.string()]).transform((given, ctx): number | 'headers' => {
   const text = String(given).trim();
-  if (text.toLowerCase() === 'headers') {
-    ctx.addIssue({
-      code: 'custom',
-      continue: true,
-      message: 'sampling triggered by trace headers is not supported yet; give a percentage',
-    });
-    return z.NEVER;
-  }
+  if (text.toLowerCase() === 'headers') return 'headers';
   const percent = /^[+-]?\d+%?$/.test(text) ? Number.parseInt(text, 10) : Number.NaN;
   if (Number.isNaN(percent)) {
     ctx.addIssue({ code: 'custom', continue: true, message: `invalid latency sample "${given}"` });

@@ -211,10 +211,12 @@ describe('config file validation', () => {
       B: { imports: [{ service: { account: 'A', subject: 's.B' }, share: true }] },
     });
     expect(
-      errorOf(
+      load(
         'accounts { A: { exports: [{ service: s, latency: { sampling: headers, subject: l } }] } }',
-      ).message,
-    ).toMatch(/latency\.sampling: sampling triggered by trace headers is not supported yet/);
+      ).settings.accounts,
+    ).toEqual({
+      A: { exports: [{ service: 's', latency: { sampling: 'headers', subject: 'l' } }] },
+    });
   });
 
   it('reads mappings at the top and in accounts: a subject, or weighted destinations', () => {

@@ -1,4 +1,4 @@
-import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configServers } from './config-servers.js';
@@ -15,6 +15,7 @@ accounts {
     exports: [
       { service: "svc.>", latency: { sampling: 100%, subject: lat }, response_threshold: "1s" }
       { service: "own.*.q", account_token_position: 2 }
+      { service: "traced.q", latency: { sampling: headers, subject: lat } }
     ]
   }
   B: {
@@ -23,6 +24,7 @@ accounts {
       { service: { account: A, subject: "svc.time" }, to: time }
       { service: { account: A, subject: "svc.none" }, to: none }
       { service: { account: A, subject: "own.B.q" }, to: mine }
+      { service: { account: A, subject: "traced.q" }, to: traced }
     ]
   }
   C: {
@@ -104,6 +106,11 @@ describe.each(configServers)(
           m.respond(m.subject);
         },
       });
+      responder.subscribe('traced.q', {
+        callback: (_e, m: Msg) => {
+          m.respond('ok');
+        },
+      });
       responder.subscribe('lat', { callback: (_e, m: Msg) => void reports.push(m.json()) });
       await responder.flush();
     });
@@ -113,10 +120,10 @@ describe.each(configServers)(
     });
 
     /** The next latency report the exporting account gets while `action` runs. */
-    async function report(action: () => Promise<unknown>) {
+    async function report(action: () => Promise<unknown>, waitMs = 5_000) {
       reports.length = 0;
       await action();
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + waitMs;
       while (reports.length === 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
@@ -210,6 +217,56 @@ describe.each(configServers)(
         }),
       ).toBe('Service Timeout');
       inbox.unsubscribe();
+    });
+
+    it('measures the requests whose trace headers ask, under sampling: headers', async () => {
+      const b = await client('b');
+      /** The trace header of the report on a request with these headers; undefined: none. */
+      const traced = async (entries: [string, string][], waitMs = 5_000) => {
+        const h = headers();
+        for (const [name, value] of entries) h.append(name, value);
+        const measured = await report(
+          () => b.request('traced', '', { timeout: 2_000, headers: h }),
+          waitMs,
+        );
+        return (measured as { header?: unknown } | undefined)?.header ?? (measured && 'none');
+      };
+      const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      expect(
+        await traced([
+          ['traceparent', parent],
+          ['tracestate', 'k=v'],
+          ['other', 'x'],
+        ]),
+      ).toEqual({
+        Traceparent: [parent],
+        Tracestate: ['k=v'],
+      });
+      expect(
+        await traced([
+          ['X-B3-Sampled', '1'],
+          ['X-B3-TraceId', 'abc'],
+        ]),
+      ).toEqual({
+        'X-B3-Sampled': ['1'],
+        'X-B3-Traceid': ['abc'],
+      });
+      const uber = '479fefe9525eddb:5adb976bfc1f95c1:479fefe9525eddb:1';
+      expect(
+        await traced([
+          ['uber-trace-id', uber],
+          ['uberctx-user', 'u'],
+        ]),
+      ).toEqual({
+        'Uber-Trace-Id': [uber],
+        'Uberctx-User': ['u'],
+      });
+      expect(await traced([['B3', '80f198ee56343ba8-e457b5a2e4d86bd1-1']])).toEqual({
+        B3: ['80f198ee56343ba8-e457b5a2e4d86bd1-1'],
+      });
+      // Not asked: a traceparent without the sampled flag, or no trace header at all.
+      expect(await traced([['traceparent', parent.replace(/01$/, '00')]], 500)).toBeUndefined();
+      expect(await traced([], 500)).toBeUndefined();
     });
 
     it('lets an account import an account_token_position export under its own name only', async () => {

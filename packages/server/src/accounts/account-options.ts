@@ -34,10 +34,11 @@ export type ExportOptions =
       responseThreshold?: number;
       /**
        * Service latency tracking (nats-server's export `latency`): for the sampled share of
-       * requests (percent, default 100) this account receives an
+       * requests (percent, default 100, or `'headers'`: those whose trace headers ask, which
+       * also decide for the requests a percentage leaves out) this account receives an
        * `io.nats.server.metric.v1.service_latency` message on `subject`. Singleton services only.
        */
-      latency?: { subject: string; sampling?: number };
+      latency?: { subject: string; sampling?: number | 'headers' };
     };
 
 /**

@@ -179,7 +179,7 @@ export class Account {
     const traced = exporter.tracedServiceExports.has(exported);
     const bridge: Bridge = new Bridge((message, matched, publisher) => {
       const info = JSON.stringify(clientInfo(publisher, this.name, share));
-      const tracked = latency?.track(publisher, this.name, share !== undefined);
+      const tracked = latency?.track(publisher, this.name, share !== undefined, message.headers);
       if (tracked && message.reply === undefined) latency!.failed(tracked, 'badRequest');
       // The exporter's mappings apply to what enters it, as to its own publishes.
       const destination = exporter.mapped(fixed ?? map?.(matched) ?? matched);

@@ -179,14 +179,15 @@ export class Accounts {
     account: Account,
     service: string,
     type: string,
-    { subject, sampling = 100 }: { subject: string; sampling?: number },
+    { subject, sampling = 100 }: { subject: string; sampling?: number | 'headers' },
     where: string,
   ): ServiceLatency {
     const problem = (why: string) =>
       invalid(
         `${where}: error adding service latency sampling for "${service}" on subject "${subject}": ${why}`,
       );
-    if (!Number.isInteger(sampling) || sampling < 1 || sampling > 100) {
+    const percent = sampling === 'headers' ? 0 : sampling;
+    if (sampling !== 'headers' && (!Number.isInteger(percent) || percent < 1 || percent > 100)) {
       throw problem('bad sampling percentage, should be 1-100');
     }
     // Reports on a subject the account serves would loop back into the service.
@@ -198,7 +199,7 @@ export class Accounts {
       throw problem('invalid publish subject');
     }
     if (type !== 'singleton') throw problem('bad service response type');
-    return new ServiceLatency(account, subject, sampling, this.serverId);
+    return new ServiceLatency(account, subject, percent, this.serverId);
   }
 
   #addImport(account: Account, entry: ImportOptions, where: string, services: Set<string>): void {

@@ -3,6 +3,7 @@ import { goJson, rfc3339 } from '../monitoring/format.js';
 import type { Subscriber } from '../subscriber.js';
 import type { Account } from './account.js';
 import { clientInfo } from './client-info.js';
+import { type TraceHeader, traceSampled } from './trace-sampling.js';
 
 /** The event type of a latency report (nats-server's ServiceLatencyType). */
 const SERVICE_LATENCY_TYPE = 'io.nats.server.metric.v1.service_latency';
@@ -27,6 +28,8 @@ export interface TrackedRequest {
   readonly account: string;
   readonly share: boolean;
   readonly at: number;
+  /** The trace headers that had it measured, which its report repeats. */
+  readonly header: TraceHeader | undefined;
   /** Set once its report went out: one report per request. */
   reported: boolean;
 }
@@ -42,15 +45,27 @@ export class ServiceLatency {
   constructor(
     private readonly exporter: Account,
     readonly subject: string,
-    /** Percent of requests measured, 1 to 100. */
+    /** Percent of requests measured, 1 to 100; 0: those whose trace headers ask only. */
     private readonly sampling: number,
     private readonly serverId: string,
   ) {}
 
-  /** A request to measure, or undefined when this one is not sampled (nats-server's odds). */
-  track(requestor: Subscriber, account: string, share: boolean): TrackedRequest | undefined {
-    if (this.sampling < 100 && Math.floor(Math.random() * 100) > this.sampling) return undefined;
-    return { latency: this, requestor, account, share, at: now(), reported: false };
+  /**
+   * A request to measure, or undefined when this one is not sampled: nats-server's odds
+   * (`sampling` in 100), else its trace headers decide.
+   */
+  track(
+    requestor: Subscriber,
+    account: string,
+    share: boolean,
+    headers: Uint8Array | undefined,
+  ): TrackedRequest | undefined {
+    const picked =
+      this.sampling >= 100 ||
+      (this.sampling > 0 && Math.floor(Math.random() * 100) <= this.sampling);
+    const header = picked ? undefined : traceSampled(headers);
+    if (!picked && !header) return undefined;
+    return { latency: this, requestor, account, share, at: now(), header, reported: false };
   }
 
   /** The first response to `request` went back from `responder`. */
@@ -67,6 +82,7 @@ export class ServiceLatency {
       status: 200,
       requestor,
       responder: responderInfo,
+      ...(request.header ? { header: request.header } : {}),
       start: rfc3339(request.at - requestRtt / 1e6),
       service: Math.max(0, serviceRtt - responseRtt),
       system,
@@ -84,6 +100,7 @@ export class ServiceLatency {
       status,
       description,
       requestor,
+      ...(request.header ? { header: request.header } : {}),
       start: rfc3339(request.at - requestRtt / 1e6),
       service: 0,
       system: 0,
