@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   ask,
@@ -138,6 +139,46 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
       ]);
       expect(answers[11]!.data).toMatchObject({ num_connections: 0, total: 0 });
     }
+  });
+
+  it('compresses an answer as its Accept-Encoding header asks, an error answer not', async () => {
+    const [our, their] = await onBoth(async (run) => {
+      const { sys } = await withClients(run);
+      const answers: { encoding: string | undefined; payload: Buffer }[] = [];
+      for (const [accept, subject] of [
+        ['gzip', '$SYS.REQ.SERVER.PING.VARZ'],
+        ['snappy', '$SYS.REQ.SERVER.PING.VARZ'],
+        ['br', '$SYS.REQ.SERVER.PING.VARZ'],
+        ['gzip', '$SYS.REQ.ACCOUNT.nope.INFO'],
+      ]) {
+        const from = sys.text.length;
+        const headers = `NATS/1.0\r\nAccept-Encoding: ${accept}\r\n\r\n`;
+        await sys.send(`HPUB ${subject} in ${headers.length} ${headers.length}\r\n${headers}\r\n`);
+        await sys.waitUntil((text) => /(MSG|HMSG) in 1 [^\r]*\r\n/.test(text.slice(from)));
+        await sys.sync();
+        answers.push(answer(sys.text.slice(from)));
+      }
+      return answers;
+    });
+    for (const [gzip, snappy, other, error] of [our, their]) {
+      expect(gzip!.encoding).toBe('gzip');
+      expect(JSON.parse(gunzipSync(gzip!.payload).toString())).toMatchObject({
+        data: { server_id: expect.any(String) },
+      });
+      expect(snappy!.encoding).toBe('snappy');
+      // The snappy framing format's stream identifier chunk.
+      expect(snappy!.payload.subarray(0, 10)).toEqual(
+        Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]),
+      );
+      expect(other!.encoding).toBe('identity');
+      expect(JSON.parse(other!.payload.toString())).toHaveProperty('data.server_id');
+      expect(error!.encoding).toBeUndefined();
+      expect(JSON.parse(error!.payload.toString())).toHaveProperty('error.code', 500);
+    }
+    expectSameShape(
+      JSON.parse(gunzipSync(our[0]!.payload).toString()).server,
+      JSON.parse(gunzipSync(their[0]!.payload).toString()).server,
+    );
   });
 
   it('answers $SYS.REQ.ACCOUNT.<acc>.<X> for SUBSZ, CONNZ, LEAFZ, JSZ, INFO and STATZ', async () => {
@@ -305,4 +346,21 @@ interface HttpAnswer {
   system_account?: string;
   account_detail?: unknown;
   account_statz?: { acc: string }[];
+}
+
+/** The first answer on sid 1 in `text`: its Content-Encoding (none for a MSG) and payload. */
+function answer(text: string): { encoding: string | undefined; payload: Buffer } {
+  const frame = /(?:MSG in 1 +(\d+)|HMSG in 1 +(\d+) (\d+))\r\n/.exec(text)!;
+  const start = frame.index + frame[0].length;
+  if (frame[1] !== undefined) {
+    return {
+      encoding: undefined,
+      payload: Buffer.from(text.slice(start, start + Number(frame[1])), 'latin1'),
+    };
+  }
+  const headers = text.slice(start, start + Number(frame[2]));
+  return {
+    encoding: /\r\nContent-Encoding: *([^\r]*)\r\n/.exec(headers)?.[1],
+    payload: Buffer.from(text.slice(start + Number(frame[2]), start + Number(frame[3])), 'latin1'),
+  };
 }

@@ -16,7 +16,9 @@ import { nuid } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
 import { GLOBAL_ACCOUNT } from '../accounts/account.js';
 import type { ClientConnection } from '../client-connection.js';
+import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
+import { headerValue } from '../jetstream/header-block.js';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { accountStat } from './account-statz.js';
 import { goJson, rfc3339 } from './format.js';
@@ -202,9 +204,9 @@ export class SystemAccount {
   }
 
   /**
-   * A request answered `{server, data}`: options that are no JSON object answer 400, a failure
-   * to build the data 500 (with `data: null`, as nats-server), a filter naming another server
-   * or a SKIP nothing.
+   * A request answered `{server, data}`, compressed as its `Accept-Encoding` header asks:
+   * options that do not decode answer 400, a failure to build the data 500 (with `data: null`,
+   * as nats-server), a filter naming another server or a SKIP nothing.
    */
   #dataRequest(
     message: InternalMessage,
@@ -231,7 +233,12 @@ export class SystemAccount {
       });
       return;
     }
-    if (data !== SKIP) this.#send(reply, { server: this.#serverInfo(), data });
+    if (data === SKIP) return;
+    // Only a successful answer is compressed, as nats-server.
+    const accept = message.headers && headerValue(message.headers, 'Accept-Encoding');
+    const json = Buffer.from(goJson({ server: this.#serverInfo(), data }, false));
+    const { headers, payload } = encodedFor(accept, json);
+    this.#client.publish(reply, payload, { headers });
   }
 
   /** `$SYS.REQ.ACCOUNT.<account>.CONNS`: the account's count event, if it has connections. */
