@@ -15,7 +15,7 @@ import type { ConnectionPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
-import { activeTrace, type MsgTracer, type TracedPublish } from './msg-trace.js';
+import { activeTrace, type MsgTracer } from './msg-trace.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
 import type { OutgoingMessage } from './outgoing-message.js';
@@ -640,19 +640,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
     if (this.pedantic && !isLiteralSubject(subject)) this.#err(ErrText.invalidPublishSubject);
     const traced = headers && this.#host.msgTracer.start(this, subject, headers, size);
-    if (traced) this.#routeTraced(traced, subject, reply, payload);
+    if (traced) traced.run((routed) => this.#route(subject, reply, routed, payload));
     else this.#route(subject, reply, headers, payload);
-  }
-
-  // Apart from #publish: a closure written there would have every publish allocate a context
-  // for the variables it captures, traced or not.
-  #routeTraced(
-    traced: TracedPublish,
-    subject: string,
-    reply: string | undefined,
-    payload: Uint8Array,
-  ): void {
-    traced.run((routed) => this.#route(subject, reply, routed, payload));
   }
 
   /** A publish past its protocol checks: mapped, checked against permissions, routed. */

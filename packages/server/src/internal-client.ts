@@ -58,7 +58,7 @@ export class InternalClient implements Subscriber {
   ): void {
     // Even from inside a traced message's fan-out, what the server publishes is not traced.
     if (activeTrace()) {
-      this.#publishUntraced(subject, payload, options);
+      untraced(() => this.publish(subject, payload, options));
       return;
     }
     this.#router.publish(
@@ -74,20 +74,10 @@ export class InternalClient implements Subscriber {
   /** Answers one request on its reply subject (Router.respond). */
   respond(reply: string, payload: Uint8Array, headers?: Uint8Array): void {
     if (activeTrace()) {
-      this.#respondUntraced(reply, payload, headers);
+      untraced(() => this.respond(reply, payload, headers));
       return;
     }
     this.#router.respond(this, reply, headers, payload);
-  }
-
-  // Outside publish and respond: a closure written in them would have every call allocate a
-  // context for the variables it captures, traced or not.
-  #publishUntraced(...args: Parameters<InternalClient['publish']>): void {
-    untraced(() => this.publish(...args));
-  }
-
-  #respondUntraced(...args: Parameters<InternalClient['respond']>): void {
-    untraced(() => this.respond(...args));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { activeTrace, type DeliveryRefusal, type MsgTrace } from './msg-trace.js';
+import { activeTrace, type DeliveryRefusal } from './msg-trace.js';
 import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
 import { Sublist } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
@@ -160,21 +160,8 @@ export class Router {
             ? 'closed'
             : undefined;
     const trace = activeTrace();
-    if (trace) return this.#deliverTraced(trace, refusal, sub, message, subject, from);
+    if (trace) return trace.deliver(sub, refusal, () => this.#send(sub, message, subject, from));
     return refusal === undefined && this.#send(sub, message, subject, from);
-  }
-
-  // Apart from #deliver: a closure written there would have every delivery allocate a context
-  // for the variables it captures, traced or not.
-  #deliverTraced(
-    trace: MsgTrace,
-    refusal: DeliveryRefusal | undefined,
-    sub: Subscription,
-    message: OutgoingMessage,
-    subject: string,
-    from: Subscriber,
-  ): boolean {
-    return trace.deliver(sub, refusal, () => this.#send(sub, message, subject, from));
   }
 
   #send(sub: Subscription, message: OutgoingMessage, subject: string, from: Subscriber): boolean {
