@@ -3,8 +3,8 @@ import { ConfigError, formatLocation, type SourcePosition } from './conf/errors.
 import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './conf/parser.js';
 import { parseDuration, parseSize } from './conf/units.js';
 import { accountsBlock } from './config-accounts.js';
-import { mappingsBlock } from './config-mappings.js';
 import { authorizationBlock, toAuthorization } from './config-authorization.js';
+import { mappingsBlock } from './config-mappings.js';
 import {
   operatorKey,
   operatorOptions,
