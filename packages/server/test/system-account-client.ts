@@ -10,17 +10,25 @@ import {
 
 /**
  * Accounts for the system account tests: SYS (the system account), A (with JetStream, exporting
- * the service `svc.>`), B (importing `svc.x` as `ax`) and a user of $G, each with one user
- * named like its account in lower case (password `pw`).
+ * the service `svc.>` and, to B only, the stream `s.>`), B (importing `svc.x` as `ax` and the
+ * stream under `from.a`) and a user of $G, each with one user named like its account in lower
+ * case (password `pw`).
  */
 export const systemAccountConfig: TargetOptions = {
   authorization: { users: [{ user: 'g', pass: 'pw' }] },
   accounts: {
     SYS: { users: [{ user: 'sys', pass: 'pw' }] },
-    A: { users: [{ user: 'a', pass: 'pw' }], jetstream: true, exports: [{ service: 'svc.>' }] },
+    A: {
+      users: [{ user: 'a', pass: 'pw' }],
+      jetstream: true,
+      exports: [{ service: 'svc.>' }, { stream: 's.>', accounts: ['B'] }],
+    },
     B: {
       users: [{ user: 'b', pass: 'pw' }],
-      imports: [{ service: { account: 'A', subject: 'svc.x' }, to: 'ax' }],
+      imports: [
+        { service: { account: 'A', subject: 'svc.x' }, to: 'ax' },
+        { stream: { account: 'A', subject: 's.>' }, prefix: 'from.a' },
+      ],
     },
   },
   systemAccount: 'SYS',

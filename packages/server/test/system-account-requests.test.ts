@@ -100,16 +100,16 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     });
     expectSameShapes(our, their);
     const detail = (answer: Record<string, unknown>) =>
-      (answer.data as { account_detail: { account_name: string; imports: Import[] } })
-        .account_detail;
+      (answer.data as { account_detail: AccountDetail }).account_detail;
     expect(detail(our[0]!).account_name).toBe('B');
-    expect(serviceImports(detail(our[0]!))).toEqual([
-      '$SYS.REQ.ACCOUNT.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
-      '$SYS.REQ.ACCOUNT.PING.STATZ -> SYS $SYS.REQ.ACCOUNT.B.STATZ',
-      '$SYS.REQ.SERVER.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
-      'ax -> A svc.x',
+    expect(importsOf(detail(our[0]!))).toEqual([
+      'service $SYS.REQ.ACCOUNT.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
+      'service $SYS.REQ.ACCOUNT.PING.STATZ -> SYS $SYS.REQ.ACCOUNT.B.STATZ',
+      'service $SYS.REQ.SERVER.PING.CONNZ -> SYS $SYS.REQ.ACCOUNT.B.CONNZ',
+      'service ax -> A svc.x',
+      'stream s.> -> A from.a.s.>',
     ]);
-    expect(serviceImports(detail(their[0]!))).toEqual(serviceImports(detail(our[0]!)));
+    expect(importsOf(detail(their[0]!))).toEqual(importsOf(detail(our[0]!)));
     for (const answers of [our, their]) {
       expect(answers[1]).toMatchObject({
         data: null,
@@ -190,12 +190,14 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
         names.map((name) => [`$SYS.REQ.ACCOUNT.A.${name}`]),
       );
     });
-    // INFO's imports are compared as service imports; ours lists no exports (README).
-    const info = (answer: Record<string, unknown>) => withoutLists(answer.data);
+    // INFO's lists are compared entry by entry.
+    const info = (answer: Record<string, unknown>) => answer.data as AccountDetail;
     for (const i of [1, 2, 3, 5]) expectSameShape(our[i], their[i]);
-    expectSameShape(info(our[4]!).rest, info(their[4]!).rest);
-    expect(serviceImports(info(our[4]!))).toEqual(serviceImports(info(their[4]!)));
-    expect(serviceImports(info(our[4]!))).toHaveLength(3);
+    expectSameShape(withoutLists(info(our[4]!)), withoutLists(info(their[4]!)));
+    expect(importsOf(info(our[4]!))).toEqual(importsOf(info(their[4]!)));
+    expect(importsOf(info(our[4]!))).toHaveLength(3);
+    expect(exportsOf(info(our[4]!))).toEqual(['service svc.> Singleton', 'stream s.> approved B']);
+    expect(exportsOf(info(their[4]!))).toEqual(exportsOf(info(our[4]!)));
     for (const answers of [our, their]) {
       const subsz = answers[0]!.data as {
         subscriptions_list: { account: string; subject: string }[];
@@ -302,10 +304,11 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
       );
     });
     for (const i of [0, 2, 3, 4, 5, 6]) expectSameShape(our[i], their[i]);
-    const ourDetail = withoutLists(our[1]!.account_detail);
-    const theirDetail = withoutLists(their[1]!.account_detail);
-    expectSameShape(ourDetail.rest, theirDetail.rest);
-    expect(serviceImports(ourDetail)).toEqual(serviceImports(theirDetail));
+    const ourDetail = our[1]!.account_detail as AccountDetail;
+    const theirDetail = their[1]!.account_detail as AccountDetail;
+    expectSameShape(withoutLists(ourDetail), withoutLists(theirDetail));
+    expect(importsOf(ourDetail)).toEqual(importsOf(theirDetail));
+    expect(exportsOf(ourDetail)).toEqual(exportsOf(theirDetail));
     const accounts = (answer: HttpAnswer | undefined) =>
       answer?.account_statz?.map((s) => s.acc).sort();
     for (const answers of [our, their]) {
@@ -316,29 +319,56 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
   });
 });
 
-interface Import {
-  subject: string;
-  account: string;
-  to?: string;
-  type: string;
+/** The lists of an account's details (nats-server's AccountInfo) the tests compare. */
+interface AccountDetail {
+  account_name: string;
+  imports?: {
+    subject: string;
+    account: string;
+    to?: string;
+    local_subject?: string;
+    type: string;
+  }[];
+  exports?: {
+    subject: string;
+    type: string;
+    response_type?: string;
+    approved_accounts?: string[];
+  }[];
 }
 
 /**
- * An account's service imports as `subject -> account to`, sorted; JetStream's `$JS.API.>`
- * (an import from the system account in nats-server, an API served in each account in ours)
- * left out.
+ * An account's imports as `type subject -> account to`, sorted; JetStream's `$JS.API.>` (an
+ * import from the system account in nats-server, an API served in each account in ours) left
+ * out.
  */
-function serviceImports(detail: { imports: Import[] }): string[] {
-  return detail.imports
-    .filter((i) => i.type === 'service' && i.subject !== '$JS.API.>')
-    .map((i) => `${i.subject} -> ${i.account} ${i.to}`)
+function importsOf(detail: AccountDetail): string[] {
+  return (detail.imports ?? [])
+    .filter((i) => i.subject !== '$JS.API.>')
+    .map((i) => `${i.type} ${i.subject} -> ${i.account} ${i.to ?? i.local_subject}`)
     .sort();
 }
 
-/** An account's details without the lists compared apart: its imports, and its exports (ours has none). */
-function withoutLists(detail: unknown) {
-  const { imports, exports: _, ...rest } = detail as { imports: Import[]; exports?: unknown };
-  return { imports, rest };
+/** An account's exports as `type subject [response type] [approved accounts]`, sorted. */
+function exportsOf(detail: AccountDetail): string[] {
+  return (detail.exports ?? [])
+    .map((e) =>
+      [
+        e.type,
+        e.subject,
+        e.response_type,
+        e.approved_accounts && `approved ${e.approved_accounts.sort().join(',')}`,
+      ]
+        .filter((part) => part !== undefined)
+        .join(' '),
+    )
+    .sort();
+}
+
+/** The details but for their lists, which are compared apart. */
+function withoutLists(detail: AccountDetail) {
+  const { imports: _, exports: __, ...rest } = detail;
+  return rest;
 }
 
 /** The fields of the monitoring answers the test reads. */

@@ -17,7 +17,7 @@ export const GLOBAL_ACCOUNT = '$G';
 /** The header a service import adds to each request: which account asked (nats-server's). */
 const REQUEST_INFO_HEADER = 'Nats-Request-Info';
 
-interface Export {
+export interface Export {
   readonly subject: string;
   /** The accounts allowed to import it; undefined = any. */
   readonly accounts: ReadonlySet<string> | undefined;
@@ -25,7 +25,7 @@ interface Export {
   readonly tokenPosition: number;
 }
 
-interface ServiceExport extends Export {
+export interface ServiceExport extends Export {
   readonly responses: ResponsePolicy;
   /** Its latency tracking, when configured. */
   readonly latency: ServiceLatency | undefined;
@@ -42,7 +42,11 @@ export class Account {
   readonly #streamExports: Export[] = [];
   readonly #serviceExports: ServiceExport[] = [];
   /** The imports set up so far, for the check that a new one does not close a loop. */
-  readonly streamImports: { readonly exporter: Account; readonly to: string }[] = [];
+  readonly streamImports: {
+    readonly exporter: Account;
+    readonly from: string;
+    readonly to: string;
+  }[] = [];
   readonly serviceImports: {
     readonly exporter: Account;
     readonly from: string;
@@ -50,6 +54,16 @@ export class Account {
   }[] = [];
   /** Client connections in the account now. */
   connections = 0;
+
+  /** Its stream exports as configured (for /accountz). */
+  get streamExports(): readonly Export[] {
+    return this.#streamExports;
+  }
+
+  /** Its service exports as configured (for /accountz). */
+  get serviceExports(): readonly ServiceExport[] {
+    return this.#serviceExports;
+  }
   /**
    * Where the traces a sampled W3C `traceparent` asks for go, and the percentage of such
    * messages traced (nats-server 2.11's account `msg_trace`); none when undefined.
@@ -133,7 +147,7 @@ export class Account {
    * subject's wildcards): a bridge subscribed in the exporter's subject space.
    */
   importStream(exporter: Account, subject: string, to: string, allowTrace = false): void {
-    this.streamImports.push({ exporter, to });
+    this.streamImports.push({ exporter, from: subject, to });
     const map = subject === to ? undefined : importTransform(subject, to);
     const bridge: Bridge = new Bridge((message, matched) => {
       const imported = map?.(matched) ?? matched;

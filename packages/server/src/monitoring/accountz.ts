@@ -1,3 +1,4 @@
+import type { Export } from '../accounts/account.js';
 import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
@@ -20,22 +21,39 @@ export function accountz(server: MonitoredServer, account?: string) {
 
 /**
  * nats-server's AccountInfo for an account of the configuration: never expired, always
- * complete, updated when the server started. Its service imports are listed, the system
- * account's among them; its exports, stream imports and mappings are not (yet).
+ * complete, updated when the server started; its exports (without their latency tracking) and
+ * imports, the system account's services among them, but not its mappings (yet).
  */
 export function accountInfo(server: MonitoredServer, name: string) {
   const account = server.accounts.get(name);
   if (!account) throw new QueryError(`Account ${name} does not exist`);
   const sublist = account.router.sublist;
-  const imports = account.serviceImports.map((i) => ({
-    subject: i.from,
-    account: i.exporter.name,
-    to: i.to,
-    type: 'service',
-    invalid: false,
-    share: false,
-    tracking: false,
-  }));
+  const exports = [
+    ...account.serviceExports.map((e) => ({
+      subject: e.subject,
+      type: 'service',
+      response_type: RESPONSE_TYPES[e.responses.type],
+      ...approved(e),
+    })),
+    ...account.streamExports.map((e) => ({ subject: e.subject, type: 'stream', ...approved(e) })),
+  ];
+  const flags = { invalid: false, share: false, tracking: false };
+  const imports = [
+    ...account.streamImports.map((i) => ({
+      subject: i.from,
+      account: i.exporter.name,
+      local_subject: i.to,
+      type: 'stream',
+      ...flags,
+    })),
+    ...account.serviceImports.map((i) => ({
+      subject: i.from,
+      account: i.exporter.name,
+      to: i.to,
+      type: 'service',
+      ...flags,
+    })),
+  ];
   return {
     account_name: name,
     update_time: rfc3339(server.startedAt),
@@ -46,7 +64,16 @@ export function accountInfo(server: MonitoredServer, name: string) {
     leafnode_connections: 0,
     client_connections: account.connections,
     subscriptions: sublist.count,
+    ...(exports.length > 0 ? { exports } : {}),
     ...(imports.length > 0 ? { imports } : {}),
     sublist_stats: sublist.stats(),
   };
+}
+
+/** nats-server's names of the response types. */
+const RESPONSE_TYPES = { singleton: 'Singleton', stream: 'Stream', chunked: 'Chunked' } as const;
+
+/** The accounts an export is restricted to, if it is. */
+function approved(e: Export) {
+  return e.accounts && e.accounts.size > 0 ? { approved_accounts: [...e.accounts] } : {};
 }
