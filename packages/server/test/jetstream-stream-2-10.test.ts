@@ -336,6 +336,49 @@ describe("sources' and mirrors' subject_transforms", () => {
     expect(await message('MI', 3)).toEqual({ subject: 'm.3', data: 'o.a.3' });
   });
 
+  it('are repeated with filter_subject in the stream info entries, omitted when unset', async () => {
+    await created({ name: 'O', subjects: ['o.>'] });
+    const transforms = [
+      { src: 'o.a.*', dest: 's.A.$1' },
+      { src: 'o.b.*', dest: '' },
+    ];
+    await created({
+      name: 'S',
+      subjects: ['s.>'],
+      sources: [
+        { name: 'O', subject_transforms: transforms },
+        { name: 'O', filter_subject: 'o.c' },
+      ],
+    });
+    await created({ name: 'MF', mirror: { name: 'O', filter_subject: 'o.a.*' } });
+    await created({ name: 'MT', mirror: { name: 'O', subject_transforms: transforms } });
+    await created({ name: 'MA', mirror: { name: 'O' } });
+    // v2.11.0 stream.go:236-244 (StreamSourceInfo: filter_subject and subject_transforms,
+    // both omitempty) filled by sourceInfo, stream.go:2342-2353, from the origin's config.
+    const sources = (await info('S')).sources as Answer[];
+    const filters = (entry: unknown) => {
+      const { filter_subject, subject_transforms } = entry as Answer;
+      return { filter_subject, subject_transforms };
+    };
+    expect(sources.map(filters)).toEqual([
+      { filter_subject: undefined, subject_transforms: transforms },
+      { filter_subject: 'o.c', subject_transforms: undefined },
+    ]);
+    expect(filters((await info('MF')).mirror)).toEqual({
+      filter_subject: 'o.a.*',
+      subject_transforms: undefined,
+    });
+    expect(filters((await info('MT')).mirror)).toEqual({
+      filter_subject: undefined,
+      subject_transforms: transforms,
+    });
+    expect(Object.keys((await info('MA')).mirror as Answer).sort()).toEqual([
+      'active',
+      'lag',
+      'name',
+    ]);
+  });
+
   it('refuses transforms with a filter, overlapping ones and a repeated source', async () => {
     await created({ name: 'O', subjects: ['o.>'] });
     const source = (extra: Answer) => create({ name: 'S2', subjects: ['s2'], ...extra });

@@ -23,6 +23,7 @@ import {
   copyInto,
   type Feed,
   type FeedTarget,
+  originFilterInfo,
   originTransform,
   resumeSeq,
 } from './stream-origin.js';
@@ -114,7 +115,7 @@ export class ExternalFeed implements Feed {
     this.#cancel();
   }
 
-  /** As nats-server's StreamSourceInfo: the external prefixes, and the last setup error. */
+  /** As nats-server's StreamSourceInfo: the external prefixes, the last setup error, the filters. */
   info() {
     const { api, deliver } = this.#source.external!;
     return {
@@ -123,6 +124,7 @@ export class ExternalFeed implements Feed {
       lag: this.#lag,
       active: this.#lastHeard === 0n ? -1 : Number(nowNanos() - this.#lastHeard),
       ...(this.#error ? { error: this.#error } : {}),
+      ...originFilterInfo(this.#source),
     };
   }
 

@@ -79,10 +79,10 @@ export class OriginFeed implements Feed {
     clearTimeout(this.#retry);
   }
 
-  /** `{name, lag, active}` as stream info reports a mirror or source. */
+  /** `{name, lag, active}` and the filters, as stream info reports a mirror or source. */
   info() {
     const active = this.#origin ? Number(nowNanos() - this.#lastActive) : -1;
-    return { name: this.source.name, lag: this.#lag, active };
+    return { name: this.source.name, lag: this.#lag, active, ...originFilterInfo(this.source) };
   }
 
   #attach(): void {
@@ -164,6 +164,20 @@ export class OriginFeed implements Feed {
     }
     return 1;
   }
+}
+
+/**
+ * The filters a mirror's or source's stream info entry repeats from its config, as nats-server
+ * 2.10+ does (v2.11.0 stream.go:236-244 omits them when empty, :2342-2353 fills them).
+ */
+export function originFilterInfo(source: StreamSource) {
+  const transforms = source.subject_transforms ?? [];
+  return {
+    ...(source.filter_subject ? { filter_subject: source.filter_subject } : {}),
+    ...(transforms.length > 0
+      ? { subject_transforms: transforms.map(({ src, dest }) => ({ src, dest })) }
+      : {}),
+  };
 }
 
 /** The mapping of an origin's `subject_transforms`, which also filter: none, no mapping. */
