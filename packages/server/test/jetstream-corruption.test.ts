@@ -243,4 +243,23 @@ describe(`damaged stream files (seed ${seed})`, () => {
     expect((await get()).error).toBeDefined();
     expect(advisories).toHaveLength(1);
   });
+
+  it('forgets a damaged stream once it is deleted: /healthz is healthy again', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-corruption-'));
+    let client = await start();
+    const config = JSON.stringify({ name: 'BAD', subjects: ['bad.>'] });
+    expect((await request(client, '$JS.API.STREAM.CREATE.BAD', config)).error).toBeUndefined();
+    for (let i = 1; i <= MESSAGES; i++) await request(client, 'bad.m', payloadOf('BAD', i));
+    await server!.close();
+    flipPayloadBit(join(streamDir(dir, 'BAD'), 'messages.db'));
+    client = await start();
+    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+    const deleted = await request(client, '$JS.API.STREAM.DELETE.BAD', '');
+    expect(deleted).toMatchObject({ success: true });
+    // nats-server's single-server /healthz checks the stream directories still there
+    // (v2.11.0 monitor.go:3432-3484): a deleted stream is not among them.
+    const health = await fetch(`${server!.httpUrl}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+  });
 });

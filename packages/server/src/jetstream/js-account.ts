@@ -202,6 +202,7 @@ export class JsAccount {
     this.streams.delete(name);
     await stream.delete();
     if (this.options.storeDir) removeStreamDir(this.#dirOf(name));
+    this.#damage.forget(name);
   }
 
   stream(name: string): Stream {

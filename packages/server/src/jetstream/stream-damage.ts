@@ -27,7 +27,7 @@ const LOGGED_SEQS = 20;
 const ADVISED_SEQS = 1000;
 
 export class StreamDamageReports {
-  readonly found: StreamDamage[] = [];
+  #found: StreamDamage[] = [];
   /** The stream whose start check is running: its reads' damage is the check's to report. */
   #checking: string | undefined;
 
@@ -36,6 +36,19 @@ export class StreamDamageReports {
     private readonly advisories: Advisories,
     private readonly logger: Logger,
   ) {}
+
+  /** What is known damaged in the account's streams now. */
+  get found(): readonly StreamDamage[] {
+    return this.#found;
+  }
+
+  /**
+   * A deleted stream's damage goes with it: nats-server's single-server /healthz looks only at
+   * the stream directories still there (v2.11.0 monitor.go:3432-3484).
+   */
+  forget(stream: string): void {
+    this.#found = this.#found.filter((damage) => damage.stream !== stream);
+  }
 
   /** The start check of a stream's store: every message's checksum, then the file's structure. */
   checkAtStart(stream: string, store: MessageStore): void {
@@ -77,15 +90,15 @@ export class StreamDamageReports {
   read(error: StoreError): void {
     const { stream, seq, message } = error;
     if (stream === undefined || stream === this.#checking) return;
-    const known = this.found.filter((damage) => damage.stream === stream);
+    const known = this.#found.filter((damage) => damage.stream === stream);
     if (seq === undefined) {
       if (known.some((damage) => damage.error === message)) return;
-      this.found.push({ stream, error: message });
+      this.#found.push({ stream, error: message });
     } else {
       if (known.some((damage) => damage.seqs?.includes(seq))) return;
       const listed = known.find((damage) => damage.seqs);
       if (listed) listed.seqs!.push(seq);
-      else this.found.push({ stream, seqs: [seq] });
+      else this.#found.push({ stream, seqs: [seq] });
     }
     this.logger.error(`JetStream stream '${this.account} > ${stream}': ${message}`);
     const seqs = seq === undefined ? {} : { seqs: [seq] };
@@ -94,7 +107,7 @@ export class StreamDamageReports {
 
   /** Damage found at start: its advisory waits for a listener, as none can listen yet. */
   #report(damage: StreamDamage, reason: string, detail = ''): void {
-    this.found.push(damage);
+    this.#found.push(damage);
     const { stream, seqs } = damage;
     this.logger.error(`JetStream stream '${this.account} > ${stream}' ${reason}${detail}`);
     const named = seqs ? { seqs: seqs.slice(0, ADVISED_SEQS) } : {};
