@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
 import { Accounts } from './accounts/accounts.js';
-import { applyAccountClaims } from './accounts/claims-refresh.js';
+import { ClaimsRefresh } from './accounts/claims-refresh.js';
 import { serveClaimsUpdates } from './accounts/claims-updates.js';
 import { type ClientAuthenticator, clientAuthenticator } from './auth/client-authenticator.js';
 import { newNonce } from './auth/nkey.js';
@@ -109,6 +109,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   jetstream: JetStreamServer | undefined;
   /** The system account's events and requests, once the server listens. */
   #system: SystemAccount | undefined;
+  /** Operator mode: applies pushed account JWTs and expiring activations. */
+  #claimsRefresh: ClaimsRefresh | undefined;
   readonly #secureContext: SecureContext | undefined;
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
@@ -459,6 +461,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     ]);
     await this.jetstream?.close();
     this.#system?.close();
+    this.#claimsRefresh?.close();
     this.accounts.close();
     this.violations.flush();
     this.logger.info('Server Exiting..');
@@ -476,12 +479,13 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.#system = system;
     if (this.options.operator) {
       const client = this.internalClient(this.accounts.system);
-      const trusted = this.options.operator;
+      const refresh = new ClaimsRefresh(this, this.options.operator);
+      this.#claimsRefresh = refresh;
       serveClaimsUpdates(
         client,
-        trusted,
+        this.options.operator,
         (to, body) => system.reply(to, body),
-        (account) => applyAccountClaims(this, trusted, account),
+        (account) => refresh.accountChanged(account),
       );
     }
     if (this.#monitoring) {

@@ -320,6 +320,34 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     for (const client of clients.slice(1)) expect(client.afterInfo()).toBe('PONG\r\nPONG\r\n');
   });
 
+  it('stops an import when its activation token expires', async () => {
+    const operator = new TestOperator();
+    const shop = operator.account('SHOP', {
+      claims: { exports: [{ subject: 'orders.>', type: 'stream', token_req: true }] },
+    });
+    const analytics = operator.account('ANALYTICS');
+    // Long enough for the set-up on a busy machine; the wait below ends a second after it.
+    const expiresAt = (Math.floor(Date.now() / 1000) + 4) * 1000;
+    const token = shop.activation(analytics, 'orders.>', 'stream', { expiresInSeconds: 4 });
+    analytics.addClaims({
+      imports: [{ subject: 'orders.>', account: shop.publicKey, type: 'stream', token }],
+    });
+    const server = await start({ operator: { operator } });
+    const clerk = await login(server, shop.user('clerk'));
+    const analyst = await login(server, analytics.user('analyst'));
+    await analyst.send('SUB orders.> 1\r\n');
+    await analyst.sync();
+    await clerk.send('PUB orders.1 1\r\n1\r\n');
+    await analyst.waitFor('MSG orders.1 1 1\r\n1\r\n');
+    await new Promise((resolve) => setTimeout(resolve, expiresAt + 1_000 - Date.now()));
+    await clerk.send('PUB orders.2 1\r\n2\r\n');
+    await clerk.sync();
+    // The server's first keepalive PING comes in the wait.
+    expect((await answered(analyst)).replaceAll('PING\r\n', '')).toBe(
+      'PONG\r\nMSG orders.1 1 1\r\n1\r\nPONG\r\n',
+    );
+  });
+
   it('reads the account JWTs of a full resolver directory', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');

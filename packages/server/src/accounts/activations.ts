@@ -47,6 +47,12 @@ export function activationProblem(importer: string, i: TokenImport): string | un
   return undefined;
 }
 
+/** When the activation token expires (ms since the epoch); undefined: never, or not a JWT. */
+export function activationExpiry(token: string): number | undefined {
+  const activation = verifiedClaims<ActivationNats>(token, null);
+  return typeof activation === 'string' || !activation.exp ? undefined : activation.exp * 1000;
+}
+
 /**
  * Whether a valid token (see {@link activationProblem}) admits the import to a private export, as
  * nats-server 2.9.10's checkActivation: unexpired, issued by the exporter's key or one of its

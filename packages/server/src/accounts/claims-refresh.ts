@@ -5,6 +5,49 @@ import { importSystemServices } from '../monitoring/system-imports.js';
 import type { Accounts } from './accounts.js';
 import type { TrustedAccounts } from './trusted-accounts.js';
 
+/** The longest a Node.js timer waits; a later expiry is looked at again then. */
+const MAX_TIMER = 2 ** 31 - 1;
+
+/**
+ * Keeps the running accounts in step with the trusted claims: applies an account's pushed JWT
+ * (see {@link applyAccountClaims}), and sets the accounts up again when an import's activation
+ * token expires, so the import stops, as nats-server's activationExpired invalidates it.
+ */
+export class ClaimsRefresh {
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly server: ClaimsHost,
+    private readonly trusted: TrustedAccounts,
+  ) {
+    this.#watchActivations();
+  }
+
+  /** The account's claims were updated. */
+  accountChanged(account: string): void {
+    applyAccountClaims(this.server, this.trusted, account);
+    this.#watchActivations();
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #watchActivations(): void {
+    clearTimeout(this.#timer);
+    const at = this.trusted.nextActivationExpiry();
+    if (at === undefined) return;
+    this.#timer = setTimeout(
+      () => {
+        reshareAccounts(this.server.accounts, this.trusted);
+        this.#watchActivations();
+      },
+      Math.min(Math.max(at - Date.now(), 0), MAX_TIMER),
+    );
+    this.#timer.unref();
+  }
+}
+
 /**
  * Sets up the accounts anew from the trusted claims: new ones added, every export and import
  * again (each with the system services it imports, as nats-server registers them again), and

@@ -6,6 +6,7 @@ import type { OperatorOptions, ResolverOptions } from '../auth/operator-options.
 import { ServerError } from '../errors.js';
 import { type AccountNats, accountsFromClaims, importsProblem } from './account-claims.js';
 import type { AccountOptions } from './account-options.js';
+import { activationExpiry } from './activations.js';
 
 interface OperatorNats {
   type?: string;
@@ -220,6 +221,18 @@ export class TrustedAccounts {
     // An older JWT does not replace a newer one (nats-server's resolvers keep the newest).
     if (!known || (known.iat ?? 0) <= (claims.iat ?? 0)) this.#claims.set(claims.sub, claims);
     if (store && this.#dir !== undefined) writeFileSync(join(this.#dir, `${claims.sub}.jwt`), jwt);
+  }
+
+  /** When the next activation token of an account's import expires (ms since the epoch). */
+  nextActivationExpiry(now = Date.now()): number | undefined {
+    let next: number | undefined;
+    for (const { nats } of this.#claims.values()) {
+      for (const { token } of nats.imports ?? []) {
+        const at = token === undefined ? undefined : activationExpiry(token);
+        if (at !== undefined && at > now && (next === undefined || at < next)) next = at;
+      }
+    }
+    return next;
   }
 
   /** Options for {@link Accounts}: one account per trusted JWT, plus the system account. */
