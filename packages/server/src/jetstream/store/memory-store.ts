@@ -149,10 +149,7 @@ class MemoryLog implements MessageLog {
   }
 
   nextSeq(after: number): number | undefined {
-    for (let row = this.rowAtOrAfter(after + 1); row < this.rows; row++) {
-      if (this.subjectOf[row]) return this.seqs[row];
-    }
-    return undefined;
+    return this.liveSeqFrom(this.rowAtOrAfter(after + 1));
   }
 
   prevSeq(before: number): number | undefined {
@@ -183,17 +180,7 @@ class MemoryLog implements MessageLog {
 
   firstSeqAtOrAfter(time: bigint): number | undefined {
     // Times never fall as sequences rise (the engine sees to it), so the rows are sorted by time.
-    let low = this.head;
-    let high = this.rows;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.times[middle]! < time) low = middle + 1;
-      else high = middle;
-    }
-    for (let row = low; row < this.rows; row++) {
-      if (this.subjectOf[row]) return this.seqs[row];
-    }
-    return undefined;
+    return this.liveSeqFrom(this.firstRowAtLeast(this.times, time));
   }
 
   setLast(seq: number, time: bigint): void {
@@ -274,14 +261,25 @@ class MemoryLog implements MessageLog {
 
   /** The first row at or after `head` whose sequence is at least `seq` (`rows` if none). */
   private rowAtOrAfter(seq: number): number {
+    return this.firstRowAtLeast(this.seqs, seq);
+  }
+
+  /** The first row whose value in `column`, ascending over the rows, is at least `value`. */
+  private firstRowAtLeast<T extends number | bigint>(column: ArrayLike<T>, value: T): number {
     let low = this.head;
     let high = this.rows;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.seqs[middle]! < seq) low = middle + 1;
+      if (column[middle]! < value) low = middle + 1;
       else high = middle;
     }
     return low;
+  }
+
+  /** The sequence of the first message at or after `row`. */
+  private liveSeqFrom(row: number): number | undefined {
+    for (; row < this.rows; row++) if (this.subjectOf[row]) return this.seqs[row];
+    return undefined;
   }
 
   /** Full: slide the live rows to the front if that frees half, or else double the columns. */
