@@ -11,6 +11,7 @@ export function natsAccountsConfig(accounts: Record<string, AccountOptions>): st
         exports: account.exports?.map(exportConfig),
         imports: account.imports?.map(importConfig),
         jetstream: jetstreamConfig(account.jetstream),
+        mappings: account.mappings,
         limits: account.limits && {
           max_connections: account.limits.maxConnections,
           max_subscriptions: account.limits.maxSubscriptions,

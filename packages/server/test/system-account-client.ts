@@ -9,8 +9,8 @@ import {
 } from './targets.js';
 
 /**
- * Accounts for the system account tests: SYS (the system account), A (with JetStream, exporting
- * the service `svc.>` and, to B only, the stream `s.>`), B (importing `svc.x` as `ax` and the
+ * Accounts for the system account tests: SYS (the system account), A (with JetStream, two
+ * mappings, exporting the service `svc.>` and, to B only, the stream `s.>`), B (importing `svc.x` as `ax` and the
  * stream under `from.a`) and a user of $G, each with one user named like its account in lower
  * case (password `pw`).
  */
@@ -22,6 +22,13 @@ export const systemAccountConfig: TargetOptions = {
       users: [{ user: 'a', pass: 'pw' }],
       jetstream: true,
       exports: [{ service: 'svc.>' }, { stream: 's.>', accounts: ['B'] }],
+      mappings: {
+        'map.in': 'map.out',
+        'split.*': [
+          { destination: 'one.$1', weight: 60 },
+          { destination: 'two.$1', weight: 30 },
+        ],
+      },
     },
     B: {
       users: [{ user: 'b', pass: 'pw' }],

@@ -198,6 +198,17 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     expect(importsOf(info(our[4]!))).toHaveLength(3);
     expect(exportsOf(info(our[4]!))).toEqual(['service svc.> Singleton', 'stream s.> approved B']);
     expect(exportsOf(info(their[4]!))).toEqual(exportsOf(info(our[4]!)));
+    // The weights short of 100% keep the rest on the source, listed as its own destination;
+    // each weight is listed added up with those drawn before it.
+    expect(info(our[4]!).mappings).toEqual({
+      'map.in': [{ subject: 'map.out', weight: 100 }],
+      'split.*': [
+        { subject: 'split.$1', weight: 10 },
+        { subject: 'two.$1', weight: 40 },
+        { subject: 'one.$1', weight: 100 },
+      ],
+    });
+    expect(info(their[4]!).mappings).toEqual(info(our[4]!).mappings);
     for (const answers of [our, their]) {
       const subsz = answers[0]!.data as {
         subscriptions_list: { account: string; subject: string }[];
@@ -322,6 +333,7 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
 /** The lists of an account's details (nats-server's AccountInfo) the tests compare. */
 interface AccountDetail {
   account_name: string;
+  mappings?: Record<string, { subject: string; weight: number }[]>;
   imports?: {
     subject: string;
     account: string;

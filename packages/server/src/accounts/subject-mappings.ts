@@ -22,7 +22,13 @@ export type MappingOptions = string | MappingDestination[];
 interface Mapping {
   readonly source: string;
   /** Ascending upper bounds (exclusive) of a draw in [0, 100), each with its destination. */
-  readonly destinations: { readonly upTo: number; readonly map: SubjectTransform }[];
+  readonly destinations: {
+    readonly upTo: number;
+    readonly map: SubjectTransform;
+    /** As configured, for /accountz. */
+    readonly destination: string;
+    readonly weight: number;
+  }[];
 }
 
 /**
@@ -60,10 +66,18 @@ export class SubjectMappings {
       let upTo = 0;
       const destinations = given.map(({ destination, weight }) => {
         upTo += weight;
-        return { upTo, map: compileDestination(source, destination, wrong) };
+        return { upTo, map: compileDestination(source, destination, wrong), destination, weight };
       });
       this.#mappings.push({ source, destinations });
     }
+  }
+
+  /** Each mapping's source and destinations, in the order of the draw (as /accountz lists them). */
+  get list(): { source: string; destinations: MappingDestination[] }[] {
+    return this.#mappings.map(({ source, destinations }) => ({
+      source,
+      destinations: destinations.map(({ destination, weight }) => ({ destination, weight })),
+    }));
   }
 
   get empty(): boolean {

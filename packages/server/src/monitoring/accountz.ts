@@ -1,4 +1,5 @@
 import type { Export } from '../accounts/account.js';
+import type { MappingDestination } from '../accounts/subject-mappings.js';
 import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
@@ -21,8 +22,8 @@ export function accountz(server: MonitoredServer, account?: string) {
 
 /**
  * nats-server's AccountInfo for an account of the configuration: never expired, always
- * complete, updated when the server started; its exports (without their latency tracking) and
- * imports, the system account's services among them, but not its mappings (yet).
+ * complete, updated when the server started; its mappings, exports (without their latency
+ * tracking) and imports, the system account's services among them.
  */
 export function accountInfo(server: MonitoredServer, name: string) {
   const account = server.accounts.get(name);
@@ -54,6 +55,7 @@ export function accountInfo(server: MonitoredServer, name: string) {
       ...flags,
     })),
   ];
+  const mappings = account.mappings?.list ?? [];
   return {
     account_name: name,
     update_time: rfc3339(server.startedAt),
@@ -64,6 +66,9 @@ export function accountInfo(server: MonitoredServer, name: string) {
     leafnode_connections: 0,
     client_connections: account.connections,
     subscriptions: sublist.count,
+    ...(mappings.length > 0
+      ? { mappings: Object.fromEntries(mappings.map((m) => [m.source, mapDests(m)])) }
+      : {}),
     ...(exports.length > 0 ? { exports } : {}),
     ...(imports.length > 0 ? { imports } : {}),
     sublist_stats: sublist.stats(),
@@ -76,4 +81,25 @@ const RESPONSE_TYPES = { singleton: 'Singleton', stream: 'Stream', chunked: 'Chu
 /** The accounts an export is restricted to, if it is. */
 function approved(e: Export) {
   return e.accounts && e.accounts.size > 0 ? { approved_accounts: [...e.accounts] } : {};
+}
+
+/**
+ * A mapping's destinations as nats-server lists them (its MapDest): in the order of the draw,
+ * each weight added up with those before it, and the source itself, where it takes the rest of
+ * the publishes, written with `$1`, `$2` ... for its wildcards.
+ */
+function mapDests(mapping: { source: string; destinations: MappingDestination[] }) {
+  let upTo = 0;
+  return mapping.destinations.map(({ destination, weight }) => {
+    upTo += weight;
+    let n = 0;
+    const subject =
+      destination === mapping.source
+        ? destination
+            .split('.')
+            .map((token) => (token === '*' ? `$${++n}` : token))
+            .join('.')
+        : destination;
+    return { subject, weight: upTo };
+  });
 }
