@@ -35,9 +35,17 @@ export class WalFile {
     private readonly limit: number,
   ) {}
 
-  /** Makes the WAL's committed frames durable. The first call also syncs the directory, for the WAL's own entry. */
+  /**
+   * Makes the WAL's committed frames durable; rejects, never throws, when it cannot. The first
+   * call also syncs the directory, for the WAL's own entry.
+   */
   sync(): Promise<void> {
-    const fd = this.open();
+    let fd: number;
+    try {
+      fd = this.open();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.fillAhead(fd);
     return new Promise((resolve, reject) =>
       fdatasync(fd, (error) => (error ? reject(error) : resolve())),
@@ -61,12 +69,20 @@ export class WalFile {
     return this.fd;
   }
 
-  /** When SQLite wrote past the zeros (or the file was cut), fills the next stretch. */
+  /**
+   * When SQLite wrote past the zeros (or the file was cut), fills the next stretch. A fill that
+   * fails (a full disk) only leaves SQLite to grow the file itself, as without it; a partial
+   * one leaves the file at a size that has the next commit try again.
+   */
   private fillAhead(fd: number): void {
-    const size = fstatSync(fd).size;
-    if (size === this.filledTo || size >= this.limit) return;
-    const end = Math.min(size + FILL_BYTES, this.limit);
-    writeSync(fd, zeros, 0, end - size, size);
-    this.filledTo = end;
+    try {
+      const size = fstatSync(fd).size;
+      if (size === this.filledTo || size >= this.limit) return;
+      const end = Math.min(size + FILL_BYTES, this.limit);
+      writeSync(fd, zeros, 0, end - size, size);
+      this.filledTo = end;
+    } catch {
+      // Nothing filled: the sync still covers what SQLite wrote.
+    }
   }
 }
