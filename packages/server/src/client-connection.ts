@@ -511,6 +511,12 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.#standing = identity.standing;
     const standing = identity.standing?.();
     this.#takeLimits(typeof standing === 'object' ? standing : {});
+    if (this.#atSubscriptionLimit()) {
+      // As nats-server: a user with no room for a subscription (a JWT's `subs: 0`) is told so
+      // and closed 20 ms later, CONNECT's answers still going out meanwhile.
+      this.#err(ErrText.maxSubscriptions);
+      setTimeout(() => this.close('Maximum Subscriptions Exceeded'), 20).unref();
+    }
     clearTimeout(this.#authTimer);
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
@@ -539,11 +545,16 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     this.#takeLimits(standing ?? {});
-    const max = this.#subscriptionLimit();
-    if (max !== undefined && this.subscriptions.size >= max) {
+    if (this.#atSubscriptionLimit()) {
       this.#err(ErrText.maxSubscriptions);
       this.close('Maximum Subscriptions Exceeded');
     }
+  }
+
+  /** Whether the connection holds as many subscriptions as it may (nats-server's subsAtLimit). */
+  #atSubscriptionLimit(): boolean {
+    const max = this.#subscriptionLimit();
+    return max !== undefined && this.subscriptions.size >= max;
   }
 
   /** Subscriptions the connection may hold: the lowest of the server's, account's and user's. */
@@ -693,8 +704,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.#err(text);
       return;
     }
-    const max = this.#subscriptionLimit();
-    if (max !== undefined && this.subscriptions.size >= max) {
+    if (this.#atSubscriptionLimit()) {
       this.#err(ErrText.maxSubscriptions);
       return;
     }

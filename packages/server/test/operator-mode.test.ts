@@ -175,6 +175,16 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     expect(await answered(second)).toBe('PONG\r\n');
   });
 
+  it('closes a user whose JWT allows no subscription right after its login', async () => {
+    const operator = new TestOperator();
+    const user = operator.account('A').user('none', { limits: { subs: 0 } });
+    const server = await start({ operator: { operator } });
+    const client = await login(server, user);
+    await client.send('PING\r\n');
+    await client.waitClosed();
+    expect(client.afterInfo()).toBe("-ERR 'maximum subscriptions exceeded'\r\nPONG\r\n");
+  });
+
   it('enforces the permissions of the user JWT', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');
