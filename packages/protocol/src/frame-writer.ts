@@ -90,6 +90,26 @@ export class FrameWriter {
     this.message(subject, sid, reply, payload, headers);
   }
 
+  /**
+   * The rest of a MSG or HMSG line whose start (`MSG <subject> <sid>`) was appended as bytes:
+   * ` [reply] [<header size>] <total size>\r\n`, the total counting headers and payload. Written
+   * in place, so a reply that differs for every message costs no array of its own.
+   */
+  msgLineEnd(reply: string | undefined, headerSize: number | undefined, payloadSize: number): void {
+    this.reserve(FRAME_OVERHEAD + 3 * (reply?.length ?? 0));
+    this.byte(SPACE);
+    if (reply !== undefined) {
+      this.text(reply);
+      this.byte(SPACE);
+    }
+    if (headerSize !== undefined) {
+      this.number(headerSize);
+      this.byte(SPACE);
+    }
+    this.number((headerSize ?? 0) + payloadSize);
+    this.crlf();
+  }
+
   /** `SUB subject [queue] sid`; an empty queue means none. */
   sub(subject: string, sid: string | number, queue?: string): void {
     this.reserve(FRAME_OVERHEAD + 3 * (subject.length + (queue?.length ?? 0) + sidLength(sid)));

@@ -46,6 +46,25 @@ describe('FrameWriter', () => {
     );
   });
 
+  it('writes the end of a MSG or HMSG line after a start written as bytes', () => {
+    const start = encodeUtf8('MSG foo 1');
+    const line = (reply: string | undefined, headerSize: number | undefined, size: number) =>
+      written((w) => {
+        w.bytes(start);
+        w.msgLineEnd(reply, headerSize, size);
+      });
+    expect(line(undefined, undefined, 5)).toBe('MSG foo 1 5\r\n');
+    expect(line('$JS.ACK.S.C.1.2.3.1764590000000000001.0', undefined, 128)).toBe(
+      'MSG foo 1 $JS.ACK.S.C.1.2.3.1764590000000000001.0 128\r\n',
+    );
+    expect(line('r', 18, 5)).toBe('MSG foo 1 r 18 23\r\n');
+    expect(line(undefined, 18, 0)).toBe('MSG foo 1 18 18\r\n');
+    // A reply decoded from invalid UTF-8 goes back out as its bytes.
+    const bytes = new FrameWriter();
+    bytes.msgLineEnd('a\udcffb', undefined, 0);
+    expect([...bytes.take()]).toEqual([0x20, 0x61, 0xff, 0x62, 0x20, 0x30, 0x0d, 0x0a]);
+  });
+
   it('writes SUB, UNSUB, CONNECT, INFO, PING, PONG, +OK, -ERR', () => {
     expect(written((w) => w.sub('foo.*', 7))).toBe('SUB foo.* 7\r\n');
     expect(written((w) => w.sub('foo.>', '8', 'workers'))).toBe('SUB foo.> workers 8\r\n');

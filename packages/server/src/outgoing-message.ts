@@ -130,7 +130,10 @@ export class OutgoingMessage {
       writer.bytes(sub.sidBytes());
     }
     if (!this.shared || payload.length > MAX_JOINED_PAYLOAD) {
-      writer.bytes(withHeaders ? this.#hmsgLine(headers) : this.#msgLine());
+      // One receiver: the line end is written in place (a JetStream delivery's reply differs
+      // for every message); several share it encoded once.
+      if (this.shared) writer.bytes(withHeaders ? this.#hmsgLine(headers) : this.#msgLine());
+      else writer.msgLineEnd(this.reply, withHeaders ? headers.length : undefined, payload.length);
       if (withHeaders) writer.bytes(headers);
       writer.bytes(payload);
       writer.bytes(CRLF);

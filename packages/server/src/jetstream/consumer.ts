@@ -388,6 +388,13 @@ export class Consumer {
 
   /** The next message to send: a due redelivery first, then the next new one. */
   #next(): Candidate | 'max-ack-pending' | undefined {
+    // The size first: iterating even an empty Set allocates, and this runs per message.
+    const redelivery = this.#state.redeliverQueue.size > 0 ? this.#nextRedelivery() : undefined;
+    return redelivery ?? this.#nextNew();
+  }
+
+  /** The first due redelivery that may still go out (max_deliver) and is still stored. */
+  #nextRedelivery(): Candidate | undefined {
     const state = this.#state;
     const maxDeliver = this.#config.max_deliver ?? -1;
     for (const seq of state.redeliverQueue) {
@@ -405,6 +412,12 @@ export class Consumer {
       }
       return { message, deliveries, redelivery: true };
     }
+    return undefined;
+  }
+
+  /** The next message not delivered yet, unless max_ack_pending holds delivery back. */
+  #nextNew(): Candidate | 'max-ack-pending' | undefined {
+    const state = this.#state;
     const maxAckPending = this.#config.max_ack_pending ?? 0;
     if (maxAckPending > 0 && state.pending.size >= maxAckPending) return 'max-ack-pending';
     while (this.#skip.length > 0) {

@@ -37,6 +37,8 @@ export interface PullConsumer {
 export class PullRequests {
   readonly queue: WaitQueue;
   #timer: NodeJS.Timeout | undefined;
+  /** When #timer fires (ms since the epoch). */
+  #timerDue = 0;
   #stopped = false;
 
   constructor(private readonly consumer: PullConsumer) {
@@ -187,23 +189,40 @@ export class PullRequests {
     return this.consumer.client.hasInterest(request.reply);
   }
 
+  /**
+   * Sets the timer for the earliest deadline. A timer already set for that time or earlier is
+   * kept (each request and each deliver pass re-arms, and setting a timer is not free): when it
+   * fires before anything is due, it only arms again.
+   */
   #arm(): void {
+    const next = this.#nextDeadline();
+    if (next === Number.POSITIVE_INFINITY || this.#stopped) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    if (this.#timer && this.#timerDue <= next) return;
     clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timerDue = next;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        if (Date.now() >= this.#nextDeadline()) this.expire(true);
+        else this.#arm();
+      },
+      Math.max(1, next - Date.now()),
+    );
+    this.#timer.unref?.();
+  }
+
+  /** The earliest expiry or heartbeat of the waiting requests (ms since the epoch). */
+  #nextDeadline(): number {
     let next = Number.POSITIVE_INFINITY;
     for (const request of this.queue) {
       if (request.expires > 0) next = Math.min(next, request.expires);
       if (request.heartbeat > 0) next = Math.min(next, request.nextHeartbeat);
     }
-    if (next === Number.POSITIVE_INFINITY || this.#stopped) return;
-    this.#timer = setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.expire(true);
-      },
-      Math.max(1, next - Date.now()),
-    );
-    this.#timer.unref?.();
+    return next;
   }
 
   #status(reply: string, status: StatusReply): void {

@@ -102,9 +102,14 @@ const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How many rows a scan reads per query: no statement stays open between yields. */
 const SCAN_BATCH = 512;
 
-/** Rows read ahead for a sequential reader: at most this many, or this many payload bytes. */
+/**
+ * Rows read ahead for a sequential reader: at most this many, and about this many payload bytes
+ * (each read asks for the rows the previous one's sizes say fit). The first read, with no sizes
+ * known yet, asks for a few.
+ */
 const READ_AHEAD_ROWS = 256;
 const READ_AHEAD_BYTES = 1024 * 1024;
+const FIRST_READ_AHEAD_ROWS = 16;
 
 /**
  * Every message with a sequence in [from, to], read in one query: a consumer or a mirror reads
@@ -126,6 +131,17 @@ interface MessageRow {
   /** How the payload is kept (payload-codec.ts). */
   encoding: bigint;
 }
+
+/** A read-ahead row as selectAhead returns it. */
+type AheadColumns = [
+  seq: bigint,
+  time: bigint,
+  subject: string,
+  headers: Buffer | null,
+  payload: Buffer,
+  checksum: bigint,
+  encoding: bigint,
+];
 
 const positionBuffer = new DataView(new ArrayBuffer(16));
 
@@ -167,6 +183,8 @@ class SqliteLog implements MessageLog {
   /** Set by the store: the open transaction was rolled back, so recount from the file. */
   lostWrites: () => void = () => {};
   private ahead: ReadAhead | undefined;
+  /** How many rows the next read-ahead asks for. */
+  private aheadRows = FIRST_READ_AHEAD_ROWS;
   private readonly name: string;
   private readonly path: string;
   private readonly onDamage: ((error: StoreError) => void) | undefined;
@@ -225,11 +243,13 @@ class SqliteLog implements MessageLog {
         'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
       )
       .safeIntegers(true);
+    // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
     this.selectAhead = db
       .prepare(
-        'SELECT seq, time, subject, headers, payload, checksum, encoding FROM messages WHERE seq >= ? ORDER BY seq',
+        'SELECT seq, time, subject, headers, payload, checksum, encoding FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
       )
-      .safeIntegers(true);
+      .safeIntegers(true)
+      .raw(true);
     this.selectEntry = db
       .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
       .safeIntegers(true);
@@ -426,20 +446,19 @@ class SqliteLog implements MessageLog {
 
   /** Reads the rows from `from` on into the read-ahead; the first one's sequence, if any. */
   private readAhead(from: number): number | undefined {
+    const found = this.query(() => this.selectAhead.all(from, this.aheadRows) as AheadColumns[]);
+    if (found.length === 0) return undefined;
     const rows = new Map<number, MessageRow>();
     let bytes = 0;
-    let to = from - 1;
-    this.query(() => {
-      for (const row of this.selectAhead.iterate(from) as Iterable<MessageRow & { seq: bigint }>) {
-        to = Number(row.seq);
-        rows.set(to, row);
-        bytes += row.payload.length;
-        if (rows.size >= READ_AHEAD_ROWS || bytes >= READ_AHEAD_BYTES) break;
-      }
-    });
-    if (rows.size === 0) return undefined;
+    for (const [seq, time, subject, headers, payload, checksum, encoding] of found) {
+      rows.set(Number(seq), { time, subject, headers, payload, checksum, encoding });
+      bytes += payload.length;
+    }
+    const perRow = Math.max(1, bytes / found.length);
+    this.aheadRows = Math.max(1, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / perRow)));
+    const to = Number(found[found.length - 1]![0]);
     this.ahead = { from, to, rows };
-    return rows.keys().next().value;
+    return Number(found[0]![0]);
   }
 
   prevSeq(before: number): number | undefined {
