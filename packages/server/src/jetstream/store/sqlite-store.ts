@@ -399,7 +399,9 @@ class SqliteLog implements MessageLog {
 
   remove(seq: number, erase: boolean): void {
     this.ahead?.rows.delete(seq);
-    this.lastNeedsSaving = true;
+    // Only the newest row says the last sequence and time: removing an older one (a KV put
+    // replacing a key's previous value) leaves them where they are.
+    if (seq === this.lastSeq) this.lastNeedsSaving = true;
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);
