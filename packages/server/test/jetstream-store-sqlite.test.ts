@@ -144,9 +144,10 @@ describe('sqlite store', () => {
       await s.whenDurable();
       sizes.push(statSync(wal).size);
     }
-    // One message commits a few 4 KiB pages: without the fill each commit grew the file.
-    expect(sizes[0]).toBeGreaterThan(200_000);
-    expect(new Set(sizes)).toEqual(new Set([sizes[0]]));
+    // One message commits two or three 4 KiB pages: without the fill each commit grew the file;
+    // with it the file grows only when SQLite's writes pass the zeros, each fill doubling it.
+    expect(new Set(sizes).size).toBeLessThanOrEqual(4);
+    expect(sizes.at(-1)).toBeGreaterThan(20 * 8192);
   });
 
   it('reads every durable message from a copy of its files taken as they are (a crash)', async () => {
@@ -180,6 +181,8 @@ describe('sqlite store', () => {
     s.store('a', undefined, bytes('after'));
     await s.whenDurable();
     expect(rowsOnDisk()).toBe(2001);
+    // Starting over, the WAL is filled ahead a little, not by a whole stretch per message.
+    expect(statSync(wal).size).toBeLessThan(64 * 1024);
   });
 
   it('reports a message whose stored bytes changed as corrupt, naming stream and sequence', async () => {

@@ -2,14 +2,18 @@ import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, writeSync } from 
 import { dirname } from 'node:path';
 
 /**
- * How far past SQLite's last write the WAL file is filled with zeros at a time. A commit's
- * fdatasync of a file that grew also commits the file system's journal (the new size, the
- * blocks just allocated), which on ext4 took about twice an overwrite's sync; on written zeros
- * it is a plain overwrite. Each fill is flushed by the sync of the commit that made it.
+ * How far past SQLite's last write the WAL file is filled with zeros at a time: as far as the
+ * file is long, within these bounds. A commit's fdatasync of a file that grew also writes out
+ * the blocks just allocated and the new size (ext4 without a journal: about twice an
+ * overwrite's sync; with one, a journal commit); on written zeros it is a plain overwrite. Each
+ * fill is flushed by the sync of the commit that made it, so the first fills of a WAL that
+ * starts over after an idle truncation are small: a stream written once in a while does not
+ * write a large stretch of zeros with each message.
  */
-const FILL_BYTES = 256 * 1024;
+const MIN_FILL_BYTES = 32 * 1024;
+const MAX_FILL_BYTES = 256 * 1024;
 
-const zeros = new Uint8Array(FILL_BYTES);
+const zeros = new Uint8Array(MAX_FILL_BYTES);
 
 /**
  * The WAL of a store in `sync: 'always'` mode, as the sync after each commit sees it: an
@@ -78,7 +82,8 @@ export class WalFile {
     try {
       const size = fstatSync(fd).size;
       if (size === this.filledTo || size >= this.limit) return;
-      const end = Math.min(size + FILL_BYTES, this.limit);
+      const fill = Math.min(Math.max(size, MIN_FILL_BYTES), MAX_FILL_BYTES);
+      const end = Math.min(size + fill, this.limit);
       writeSync(fd, zeros, 0, end - size, size);
       this.filledTo = end;
     } catch {
