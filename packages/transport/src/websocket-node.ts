@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import { createRequire } from 'node:module';
+import type WebSocket from 'ws';
 import type { Transport } from './transport.js';
 import {
   createWebSocketTransport,
@@ -12,7 +13,7 @@ export type { WebSocketLike, WebSocketTransportOptions } from './websocket.js';
 export function websocketTransport(options: WebSocketTransportOptions = {}): Transport {
   return createWebSocketTransport(
     (url, tls) =>
-      new WebSocket(url, {
+      new (loadWs())(url, {
         perMessageDeflate: false,
         ca: tls?.ca,
         cert: tls?.cert,
@@ -22,4 +23,12 @@ export function websocketTransport(options: WebSocketTransportOptions = {}): Tra
       } as WebSocket.ClientOptions) as unknown as WebSocketLike,
     options,
   );
+}
+
+/**
+ * `ws`, loaded on the first WebSocket connection: importing it costs a program that never
+ * connects over WebSocket (most, such as every `slip` command) a tenth of a second at start.
+ */
+function loadWs(): typeof WebSocket {
+  return createRequire(import.meta.url)('ws') as typeof WebSocket;
 }
