@@ -9,12 +9,12 @@
  *   `$SYS.SERVER.<id>.SHUTDOWN` when it shuts down;
  * - requests, answered in the system account only: `$SYS.REQ.SERVER.PING` (statsz),
  *   `$SYS.REQ.SERVER.<PING|id>.<X>` (system-requests.ts), `$SYS.REQ.ACCOUNT.<account>.<X>` and
- *   `$SYS.REQ.ACCOUNT.PING.STATZ`; other accounts reach their own CONNZ and STATZ through the
+ *   `$SYS.REQ.ACCOUNT.PING.STATZ`, their options read by request-options.ts and their answers
+ *   compressed for `Accept-Encoding`; other accounts reach their own CONNZ and STATZ through the
  *   imports of system-imports.ts.
  */
 import { nuid } from '@slipstream/protocol';
-import type { Account } from '../accounts/account.js';
-import { GLOBAL_ACCOUNT } from '../accounts/account.js';
+import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
 import type { ClientConnection } from '../client-connection.js';
 import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
