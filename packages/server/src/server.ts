@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { type SecureContext, TLSSocket } from 'node:tls';
 import { FrameWriter, type ServerInfo, serverId } from '@slipstream/protocol';
+import type { Account } from './accounts/account.js';
 import { Accounts } from './accounts/accounts.js';
 import { ClaimsRefresh } from './accounts/claims-refresh.js';
 import { serveClaimsUpdates } from './accounts/claims-updates.js';
@@ -109,6 +110,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   jetstream: JetStreamServer | undefined;
   /** The system account's events and requests, once the server listens. */
   #system: SystemAccount | undefined;
+  /** The accounts answering every `$JS.API` request with 10039 (JetStream runs, not for them). */
+  readonly #withoutJetStream = new Set<Account>();
   /** Operator mode: applies pushed account JWTs and expiring activations. */
   #claimsRefresh: ClaimsRefresh | undefined;
   readonly #secureContext: SecureContext | undefined;
@@ -132,7 +135,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       options.mappings,
       this.serverId,
     );
-    this.authenticator = clientAuthenticator(options, this.accounts);
+    this.authenticator = clientAuthenticator(options, this.accounts, () => this.accountsAdded());
     this.#secureContext = options.tls && secureContextFor(options.tls);
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
@@ -251,8 +254,29 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     );
     this.jetstream.start();
     for (const account of this.accounts.values()) {
-      if (!this.accounts.jetStream.has(account.name))
-        answerJetStreamDisabled(this.internalClient(account));
+      if (!this.accounts.jetStream.has(account.name)) this.#answerJetStreamDisabled(account);
+    }
+  }
+
+  #answerJetStreamDisabled(account: Account): void {
+    this.#withoutJetStream.add(account);
+    answerJetStreamDisabled(this.internalClient(account));
+  }
+
+  /**
+   * Operator mode: accounts a resolver added while the server runs get JetStream (with their
+   * claims' limits) or its disabled answers, as the accounts at the start did.
+   */
+  accountsAdded(): void {
+    const jetstream = this.jetstream;
+    if (!jetstream) return;
+    for (const account of this.accounts.values()) {
+      const limits = this.accounts.jetStream.get(account.name);
+      if (limits && !jetstream.accounts.has(account.name)) {
+        jetstream.enable({ name: account.name, limits, client: this.internalClient(account) });
+      } else if (!limits && !this.#withoutJetStream.has(account)) {
+        this.#answerJetStreamDisabled(account);
+      }
     }
   }
 

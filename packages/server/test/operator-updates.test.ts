@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type TestAccount, TestOperator } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
 import { operatorClients } from './operator-clients.js';
+import type { RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
 
 /**
@@ -13,6 +14,16 @@ import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
 describe.each(bothServers)('account JWT updates against $name', (target) => {
   const { start, connect } = closedAfterEach(target);
   const { login, answered, pushed } = operatorClients(connect);
+
+  /** The answer to STREAM.CREATE of a memory stream `name`, on an inbox of its own. */
+  const createStream = async (client: RawClient, name: string) => {
+    const body = JSON.stringify({ name, subjects: [name], storage: 'memory' });
+    await client.send(
+      `SUB _INBOX.${name} ${name}\r\nPUB $JS.API.STREAM.CREATE.${name} _INBOX.${name} ${body.length}\r\n${body}\r\n`,
+    );
+    const answer = new RegExp(`MSG _INBOX\\.${name} ${name} \\d+\\r\\n(.*)\\r\\n`);
+    return JSON.parse(answer.exec(await client.waitFor(answer))![1]!);
+  };
 
   /** Pushes the account's current JWT and expects it taken. */
   async function update(server: RunningTarget, operator: TestOperator, account: TestAccount) {
@@ -105,23 +116,35 @@ describe.each(bothServers)('account JWT updates against $name', (target) => {
     const account = operator.account('A', { jetstream: true });
     const server = await start({ operator: { operator }, jetstream: true });
     const client = await login(server, account.user('admin'));
-    /** The answer to STREAM.CREATE of a memory stream `name`, on an inbox of its own. */
-    const createStream = async (name: string) => {
-      const body = JSON.stringify({ name, subjects: [name], storage: 'memory' });
-      await client.send(
-        `SUB _INBOX.${name} ${name}\r\nPUB $JS.API.STREAM.CREATE.${name} _INBOX.${name} ${body.length}\r\n${body}\r\n`,
-      );
-      const answer = new RegExp(`MSG _INBOX\\.${name} ${name} \\d+\\r\\n(.*)\\r\\n`);
-      return JSON.parse(answer.exec(await client.waitFor(answer))![1]!);
-    };
-    expect((await createStream('ONE')).error).toBeUndefined();
+    expect((await createStream(client, 'ONE')).error).toBeUndefined();
     account.limit({ streams: 2 });
     await update(server, operator, account);
-    expect((await createStream('TWO')).error).toBeUndefined();
-    expect((await createStream('THREE')).error).toEqual({
+    expect((await createStream(client, 'TWO')).error).toBeUndefined();
+    expect((await createStream(client, 'THREE')).error).toEqual({
       code: 400,
       err_code: 10027,
       description: 'maximum number of streams reached',
+    });
+  });
+
+  it('serves JetStream in accounts pushed after the start as their JWTs say', async () => {
+    const operator = new TestOperator();
+    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+    operator.writeAccounts(dir);
+    const streaming = operator.account('STREAMING', { jetstream: true });
+    const plain = operator.account('PLAIN');
+    const server = await start({ operator: { operator, resolverDir: dir }, jetstream: true });
+    for (const account of [streaming, plain]) {
+      const answer = await pushed(server, operator, '$SYS.REQ.CLAIMS.UPDATE', account.jwt);
+      expect(answer.data?.message).toBe('jwt updated');
+    }
+    const streamer = await login(server, streaming.user('streamer'));
+    expect((await createStream(streamer, 'ORDERS')).error).toBeUndefined();
+    const other = await login(server, plain.user('other'));
+    expect((await createStream(other, 'ORDERS')).error).toEqual({
+      code: 503,
+      err_code: 10039,
+      description: 'JetStream not enabled for account',
     });
   });
 

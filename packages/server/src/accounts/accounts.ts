@@ -109,21 +109,22 @@ export class Accounts {
 
   /**
    * Operator mode, after an account's claims changed: adds the accounts that are new, takes the
-   * connection and subscription limits and the JetStream limits of accounts that have it, and
-   * sets up every export and import again, as nats-server's updateAccountClaims replaces them.
-   * (New accounts get no JetStream yet.)
+   * connection and subscription limits and the JetStream limits (of new accounts, and of those
+   * that have JetStream already), and sets up every export and import again, as nats-server's
+   * updateAccountClaims replaces them.
    */
   reconfigure(configured: Readonly<Record<string, AccountOptions>>): void {
     for (const [name, options] of Object.entries(configured)) {
       const { maxConnections = 0, maxSubscriptions = 0 } = options.limits ?? {};
       const account = this.#byName.get(name);
+      const jetStream = jetStreamLimits(options.jetstream, `accounts.${name}.jetstream`);
       if (!account) {
         this.#byName.set(name, new Account(name, maxConnections, maxSubscriptions));
+        if (jetStream) this.jetStream.set(name, jetStream);
         continue;
       }
       account.maxConnections = maxConnections;
       account.maxSubscriptions = maxSubscriptions;
-      const jetStream = jetStreamLimits(options.jetstream, `accounts.${name}.jetstream`);
       if (jetStream && this.jetStream.has(name)) this.jetStream.set(name, jetStream);
       account.unshare();
     }

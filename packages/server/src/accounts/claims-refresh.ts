@@ -26,6 +26,7 @@ export class ClaimsRefresh {
   /** The account's claims were updated. */
   accountChanged(account: string): void {
     applyAccountClaims(this.server, this.trusted, account);
+    this.server.accountsAdded();
     this.#watchActivations();
   }
 
@@ -68,6 +69,8 @@ export interface ClaimsHost {
   readonly accounts: Accounts;
   readonly clients: ReadonlyMap<number, ClientConnection>;
   readonly jetstream: JetStreamServer | undefined;
+  /** Serves JetStream (or its disabled answers) in the accounts added. */
+  accountsAdded(): void;
 }
 
 /**

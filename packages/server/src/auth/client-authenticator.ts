@@ -11,13 +11,18 @@ export type ClientAuthenticator = Authenticator | JwtAuthenticator;
 export function clientAuthenticator(
   options: ResolvedOptions,
   accounts: Accounts,
+  /** Operator mode: the URL resolver added accounts, which the server serves now. */
+  accountsAdded: () => void,
 ): ClientAuthenticator | undefined {
   if (options.operator) {
     const trusted = options.operator;
     return new JwtAuthenticator(
       trusted,
       (name) => accounts.get(name) !== undefined,
-      () => reshareAccounts(accounts, trusted),
+      () => {
+        reshareAccounts(accounts, trusted);
+        accountsAdded();
+      },
     );
   }
   if (!Authenticator.required(options.authorization, options.accounts)) return undefined;

@@ -28,13 +28,27 @@ export class JetStreamServer {
     readonly serverName: string,
     enabled: readonly JetStreamAccountSetup[],
   ) {
-    for (const { name, client, limits } of enabled) {
-      const js = new JetStream(options, client, logger, serverName, name, limits, (storage) =>
-        this.#exhausted(storage),
-      );
-      this.#services.push(js);
-      this.accounts.set(name, js.account());
-    }
+    for (const setup of enabled) this.#add(setup);
+  }
+
+  #add({ name, client, limits }: JetStreamAccountSetup): JetStream {
+    const js = new JetStream(
+      this.options,
+      client,
+      this.logger,
+      this.serverName,
+      name,
+      limits,
+      (storage) => this.#exhausted(storage),
+    );
+    this.#services.push(js);
+    this.accounts.set(name, js.account());
+    return js;
+  }
+
+  /** JetStream for an account added while the server runs (operator mode: a new account JWT). */
+  enable(setup: JetStreamAccountSetup): void {
+    this.#add(setup).start();
   }
 
   /** Restores what the store directory holds, then starts answering each account's API. */
