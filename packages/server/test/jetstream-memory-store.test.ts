@@ -82,6 +82,36 @@ describe('memory store layout', () => {
     expect(store.loadNext('', kept + 1)?.seq).toBe(next);
   });
 
+  it('keeps its rows through block boundaries: compact over removed rows, truncate, purge', () => {
+    const store = openMemoryStore({ name: 'BLOCKS', limits: NO_LIMITS });
+    const fill = (count: number) => {
+      for (let i = 0; i < count; i++) store.store('b', undefined, filled(16, i));
+    };
+    const walk = (from: number) => {
+      const seqs: number[] = [];
+      for (let m = store.loadNext('', from); m; m = store.loadNext('', m.seq + 1)) seqs.push(m.seq);
+      return seqs;
+    };
+    const range = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    fill(5000);
+    // Rows around the ends of the first blocks gone first, then everything before them.
+    for (let seq = 1000; seq <= 2100; seq++) store.remove(seq);
+    expect(store.compact(2500)).toBe(2500 - 1 - (2100 - 1000 + 1));
+    expect(walk(1)).toEqual(range(2500, 5000));
+    // Back over more than a block from the end, then on from there.
+    store.truncate(3000);
+    fill(10);
+    expect(walk(2990)).toEqual(range(2990, 3010));
+    expectStored(store, 3010, { subject: 'b', headers: undefined, payload: filled(16, 9) });
+    expect(store.seqFromTime(store.load(2600).time)).toBe(2600);
+    // Emptied, the log starts over and still counts on from the last sequence.
+    store.purge();
+    fill(1500);
+    expect(walk(1)).toEqual(range(3011, 4510));
+    expect(store.state()).toMatchObject({ messages: 1500, firstSeq: 3011, lastSeq: 4510 });
+  });
+
   it('overwrites an erased message’s bytes and leaves its neighbours in the chunk intact', () => {
     const store = openMemoryStore({ name: 'ERASE', limits: NO_LIMITS });
     for (let i = 1; i <= 3; i++) store.store('a', filled(30, i), filled(100, i));

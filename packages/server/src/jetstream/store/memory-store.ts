@@ -1,10 +1,11 @@
 /**
  * Memory storage: the store engine over a log kept in columns. A stored message is a row of
  * typed arrays (sequence, time, size, where its bytes are) plus two array slots (its subject's
- * record, the chunk holding its bytes), and its bytes are copied into shared chunks: storing
- * one creates no object that lives on, so a stream of millions of messages gives the garbage
- * collector nothing to trace or move for them. Reads build the message on demand, with views
- * into the chunk. Nothing is written anywhere, so every change is durable at once.
+ * record, the chunk holding its bytes), in blocks of rows, and its bytes are copied into shared
+ * chunks: storing one creates no object that lives on, so a stream of millions of messages
+ * gives the garbage collector nothing to trace or move for them. Reads build the message on
+ * demand, with views into the chunk. Nothing is written anywhere, so every change is durable
+ * at once.
  */
 import type { Clock } from './clock.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
@@ -30,7 +31,13 @@ export function openMemoryStore(options: MemoryStoreOptions): MessageStore {
  * a chunk of its own.
  */
 const CHUNK_BYTES = 8 * 1024;
-const INITIAL_ROWS = 64;
+/**
+ * Rows are kept in blocks of this many, so the log grows without copying what it holds and
+ * gives a block back once the front passes it. A log's first block starts small and grows to
+ * this size, so that a stream of a few messages takes little.
+ */
+const BLOCK_ROWS = 1024;
+const FIRST_BLOCK_ROWS = 32;
 const NO_HEADERS = -1;
 
 /** A subject's messages; every row of the subject points at the same record. */
@@ -39,24 +46,65 @@ interface SubjectRecord {
   readonly seqs: SeqList;
 }
 
+/** Consecutive rows, a column each: sequence, time, size, where the bytes are. */
+class RowBlock {
+  seqs: Float64Array;
+  times: BigInt64Array;
+  sizes: Float64Array;
+  offsets: Int32Array;
+  headerLengths: Int32Array;
+  payloadLengths: Int32Array;
+  /** Undefined for a removed row. */
+  readonly subjectOf: (SubjectRecord | undefined)[] = [];
+  readonly chunkOf: (Buffer | undefined)[] = [];
+
+  constructor(capacity: number) {
+    this.seqs = new Float64Array(capacity);
+    this.times = new BigInt64Array(capacity);
+    this.sizes = new Float64Array(capacity);
+    this.offsets = new Int32Array(capacity);
+    this.headerLengths = new Int32Array(capacity);
+    this.payloadLengths = new Int32Array(capacity);
+  }
+
+  get capacity(): number {
+    return this.seqs.length;
+  }
+
+  /** Twice the room, keeping the rows (a log's first block only, up to BLOCK_ROWS). */
+  grow(): void {
+    const capacity = this.capacity * 2;
+    this.seqs = grown(this.seqs, new Float64Array(capacity));
+    this.times = grown(this.times, new BigInt64Array(capacity));
+    this.sizes = grown(this.sizes, new Float64Array(capacity));
+    this.offsets = grown(this.offsets, new Int32Array(capacity));
+    this.headerLengths = grown(this.headerLengths, new Int32Array(capacity));
+    this.payloadLengths = grown(this.payloadLengths, new Int32Array(capacity));
+  }
+}
+
+function grown<T extends Float64Array | BigInt64Array | Int32Array>(column: T, target: T): T {
+  // Both are of T's kind: the union's set() just cannot say so.
+  (target as Float64Array).set(column as Float64Array);
+  return target;
+}
+
+const seqsOf = (block: RowBlock) => block.seqs;
+const timesOf = (block: RowBlock) => block.times;
+
 const durable = Promise.resolve();
 
 class MemoryLog implements MessageLog {
   readonly kind = 'memory';
   /**
-   * Rows in sequence order. Rows outside [head, rows) are gone; a removed row between holds
-   * no subject until the front passes it or the rows are compacted.
+   * Rows in sequence order, numbered from the log's start. Rows outside [head, rows) are gone;
+   * a removed row between holds no subject until the front passes it.
    */
   private head = 0;
   private rows = 0;
-  private seqs = new Float64Array(INITIAL_ROWS);
-  private times = new BigInt64Array(INITIAL_ROWS);
-  private sizes = new Float64Array(INITIAL_ROWS);
-  private offsets = new Int32Array(INITIAL_ROWS);
-  private headerLengths = new Int32Array(INITIAL_ROWS);
-  private payloadLengths = new Int32Array(INITIAL_ROWS);
-  private subjectOf: (SubjectRecord | undefined)[] = [];
-  private chunkOf: (Buffer | undefined)[] = [];
+  /** The blocks holding rows from `firstBlock * BLOCK_ROWS` on. */
+  private blocks: RowBlock[] = [];
+  private firstBlock = 0;
   private chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
   private chunkUsed = 0;
   private bySubject = new Map<string, SubjectRecord>();
@@ -64,19 +112,20 @@ class MemoryLog implements MessageLog {
   private lastTime = 0n;
 
   append(message: StoredMessage, size: number): void {
-    if (this.rows === this.seqs.length) this.makeRoom();
     const row = this.rows++;
+    const block = this.blockForNewRow(row);
+    const i = row % BLOCK_ROWS;
     const { headers, payload } = message;
-    this.seqs[row] = message.seq;
-    this.times[row] = message.time;
-    this.sizes[row] = size;
+    block.seqs[i] = message.seq;
+    block.times[i] = message.time;
+    block.sizes[i] = size;
     let record = this.bySubject.get(message.subject);
     if (!record) {
       record = { subject: message.subject, seqs: new SeqList() };
       this.bySubject.set(message.subject, record);
     }
     record.seqs.push(message.seq);
-    this.subjectOf[row] = record;
+    block.subjectOf[i] = record;
     // The caller's bytes may be a view into a socket's chunk: copy them, or the whole socket
     // chunk stays alive with the message.
     const headerLength = headers ? headers.length : 0;
@@ -86,10 +135,10 @@ class MemoryLog implements MessageLog {
     if (headers) chunk.set(headers, offset);
     chunk.set(payload, offset + headerLength);
     if (chunk === this.chunk) this.chunkUsed += length;
-    this.chunkOf[row] = chunk;
-    this.offsets[row] = offset;
-    this.headerLengths[row] = headers ? headerLength : NO_HEADERS;
-    this.payloadLengths[row] = payload.length;
+    block.chunkOf[i] = chunk;
+    block.offsets[i] = offset;
+    block.headerLengths[i] = headers ? headerLength : NO_HEADERS;
+    block.payloadLengths[i] = payload.length;
     this.lastSeq = message.seq;
     this.lastTime = message.time;
   }
@@ -97,27 +146,27 @@ class MemoryLog implements MessageLog {
   read(seq: number): StoredMessage | undefined {
     const row = this.rowOf(seq);
     if (row < 0) return undefined;
-    const chunk = this.chunkOf[row]!;
-    const offset = this.offsets[row]!;
-    const headerLength = this.headerLengths[row]!;
+    const block = this.blockOf(row);
+    const i = row % BLOCK_ROWS;
+    const chunk = block.chunkOf[i]!;
+    const offset = block.offsets[i]!;
+    const headerLength = block.headerLengths[i]!;
     const payloadStart = offset + Math.max(headerLength, 0);
     return {
-      subject: this.subjectOf[row]!.subject,
+      subject: block.subjectOf[i]!.subject,
       seq,
-      time: this.times[row]!,
+      time: block.times[i]!,
       headers: headerLength === NO_HEADERS ? undefined : chunk.subarray(offset, payloadStart),
-      payload: chunk.subarray(payloadStart, payloadStart + this.payloadLengths[row]!),
+      payload: chunk.subarray(payloadStart, payloadStart + block.payloadLengths[i]!),
     };
   }
 
   entry(seq: number): LogEntry | undefined {
     const row = this.rowOf(seq);
     if (row < 0) return undefined;
-    return {
-      subject: this.subjectOf[row]!.subject,
-      time: this.times[row]!,
-      size: this.sizes[row]!,
-    };
+    const block = this.blockOf(row);
+    const i = row % BLOCK_ROWS;
+    return { subject: block.subjectOf[i]!.subject, time: block.times[i]!, size: block.sizes[i]! };
   }
 
   remove(seq: number, erase: boolean): void {
@@ -127,14 +176,20 @@ class MemoryLog implements MessageLog {
 
   removeRange(from: number, to: number): RemovedSubject[] {
     const removed = new Map<string, { subject: string; messages: number; bytes: number }>();
-    for (let row = this.rowAtOrAfter(from); row < this.rows && this.seqs[row]! <= to; row++) {
-      const record = this.subjectOf[row];
+    // A removal may move the front past rows still to visit (already gone), and drop their block.
+    for (
+      let row = this.rowAtOrAfter(from);
+      row < this.rows && this.seqAt(row) <= to;
+      row = Math.max(row + 1, this.head)
+    ) {
+      const record = this.subjectAt(row);
       if (!record) continue;
       let tally = removed.get(record.subject);
-      if (!tally)
+      if (!tally) {
         removed.set(record.subject, (tally = { subject: record.subject, messages: 0, bytes: 0 }));
+      }
       tally.messages++;
-      tally.bytes += this.sizes[row]!;
+      tally.bytes += this.blockOf(row).sizes[row % BLOCK_ROWS]!;
       this.removeRow(row, false);
     }
     return [...removed.values()];
@@ -143,8 +198,8 @@ class MemoryLog implements MessageLog {
   removeAll(): void {
     this.head = 0;
     this.rows = 0;
-    this.subjectOf = [];
-    this.chunkOf = [];
+    this.blocks = [];
+    this.firstBlock = 0;
     this.bySubject = new Map();
   }
 
@@ -154,7 +209,7 @@ class MemoryLog implements MessageLog {
 
   prevSeq(before: number): number | undefined {
     for (let row = this.rowAtOrAfter(before) - 1; row >= this.head; row--) {
-      if (this.subjectOf[row]) return this.seqs[row];
+      if (this.subjectAt(row)) return this.seqAt(row);
     }
     return undefined;
   }
@@ -174,13 +229,13 @@ class MemoryLog implements MessageLog {
   /** Looks each next row up again, so the caller may remove messages as it goes. */
   *scan(from: number): Iterable<{ seq: number; subject: string }> {
     for (let seq = this.nextSeq(from - 1); seq !== undefined; seq = this.nextSeq(seq)) {
-      yield { seq, subject: this.subjectOf[this.rowOf(seq)]!.subject };
+      yield { seq, subject: this.subjectAt(this.rowOf(seq))!.subject };
     }
   }
 
   firstSeqAtOrAfter(time: bigint): number | undefined {
     // Times never fall as sequences rise (the engine sees to it), so the rows are sorted by time.
-    return this.liveSeqFrom(this.firstRowAtLeast(this.times, time));
+    return this.liveSeqFrom(this.firstRowAtLeast(timesOf, time));
   }
 
   setLast(seq: number, time: bigint): void {
@@ -196,9 +251,9 @@ class MemoryLog implements MessageLog {
     const subjects = new Map<string, SubjectState>();
     let bytes = 0;
     for (let row = this.head; row < this.rows; row++) {
-      const record = this.subjectOf[row];
+      const record = this.subjectAt(row);
       if (!record) continue;
-      const seq = this.seqs[row]!;
+      const seq = this.seqAt(row);
       const state = subjects.get(record.subject);
       if (state) {
         state.messages++;
@@ -206,7 +261,7 @@ class MemoryLog implements MessageLog {
       } else {
         subjects.set(record.subject, { messages: 1, first: seq, last: seq });
       }
-      bytes += this.sizes[row]!;
+      bytes += this.blockOf(row).sizes[row % BLOCK_ROWS]!;
     }
     return { subjects, bytes, lastSeq: this.lastSeq, lastTime: this.lastTime };
   }
@@ -229,48 +284,87 @@ class MemoryLog implements MessageLog {
     return this.chunk;
   }
 
+  /** The block for a row being appended, made or grown when the row is the first past it. */
+  private blockForNewRow(row: number): RowBlock {
+    const index = Math.floor(row / BLOCK_ROWS) - this.firstBlock;
+    let block = this.blocks[index];
+    if (!block) {
+      block = new RowBlock(row === 0 ? FIRST_BLOCK_ROWS : BLOCK_ROWS);
+      this.blocks.push(block);
+    }
+    while (row % BLOCK_ROWS >= block.capacity) block.grow();
+    return block;
+  }
+
+  private blockOf(row: number): RowBlock {
+    return this.blocks[Math.floor(row / BLOCK_ROWS) - this.firstBlock]!;
+  }
+
+  private seqAt(row: number): number {
+    return this.blockOf(row).seqs[row % BLOCK_ROWS]!;
+  }
+
+  private subjectAt(row: number): SubjectRecord | undefined {
+    return this.blockOf(row).subjectOf[row % BLOCK_ROWS];
+  }
+
   private removeRow(row: number, erase: boolean): void {
-    const record = this.subjectOf[row];
+    const block = this.blockOf(row);
+    const i = row % BLOCK_ROWS;
+    const record = block.subjectOf[i];
     if (!record) return;
-    record.seqs.remove(this.seqs[row]!);
+    record.seqs.remove(block.seqs[i]!);
     if (record.seqs.length === 0) this.bySubject.delete(record.subject);
     if (erase) {
       // The bytes stay in a chunk that other messages keep alive: overwrite them.
-      const start = this.offsets[row]!;
-      const length = Math.max(this.headerLengths[row]!, 0) + this.payloadLengths[row]!;
-      this.chunkOf[row]!.fill(0, start, start + length);
+      const start = block.offsets[i]!;
+      const length = Math.max(block.headerLengths[i]!, 0) + block.payloadLengths[i]!;
+      block.chunkOf[i]!.fill(0, start, start + length);
     }
-    this.subjectOf[row] = undefined;
-    this.chunkOf[row] = undefined;
+    block.subjectOf[i] = undefined;
+    block.chunkOf[i] = undefined;
     // Removed rows at either end go, so that the next sequence appended after a truncate
-    // still lands above every row.
-    while (this.head < this.rows && !this.subjectOf[this.head]) this.head++;
-    while (this.rows > this.head && !this.subjectOf[this.rows - 1]) this.rows--;
+    // still lands above every row; so do the blocks left behind them.
+    while (this.head < this.rows && !this.subjectAt(this.head)) this.head++;
+    while (this.rows > this.head && !this.subjectAt(this.rows - 1)) this.rows--;
+    while (this.blocks.length > 1 && this.head >= (this.firstBlock + 1) * BLOCK_ROWS) {
+      this.blocks.shift();
+      this.firstBlock++;
+    }
+    while (
+      this.blocks.length > 1 &&
+      (this.firstBlock + this.blocks.length - 1) * BLOCK_ROWS >= this.rows
+    ) {
+      this.blocks.pop();
+    }
   }
 
   /** The row holding `seq`, or -1 when no message has it. */
   private rowOf(seq: number): number {
-    // Without gaps in the sequences, the row is where counting from the front says.
-    const guess = this.head + (seq - this.seqs[this.head]!);
-    const row =
-      guess >= this.head && guess < this.rows && this.seqs[guess] === seq
-        ? guess
-        : this.rowAtOrAfter(seq);
-    return row < this.rows && this.seqs[row] === seq && this.subjectOf[row] ? row : -1;
+    const row = this.rowAtOrAfter(seq);
+    return row < this.rows && this.seqAt(row) === seq && this.subjectAt(row) ? row : -1;
   }
 
   /** The first row at or after `head` whose sequence is at least `seq` (`rows` if none). */
   private rowAtOrAfter(seq: number): number {
-    return this.firstRowAtLeast(this.seqs, seq);
+    if (this.head === this.rows || seq <= this.seqAt(this.head)) return this.head;
+    if (seq > this.seqAt(this.rows - 1)) return this.rows;
+    // Without gaps in the sequences, the row is where counting from the front says.
+    const guess = this.head + (seq - this.seqAt(this.head));
+    if (guess < this.rows && this.seqAt(guess) === seq) return guess;
+    return this.firstRowAtLeast(seqsOf, seq);
   }
 
-  /** The first row whose value in `column`, ascending over the rows, is at least `value`. */
-  private firstRowAtLeast<T extends number | bigint>(column: ArrayLike<T>, value: T): number {
+  /** The first row from `head` on whose value in a column, ascending, is at least `value`. */
+  private firstRowAtLeast<T extends number | bigint>(
+    column: (block: RowBlock) => ArrayLike<T>,
+    value: T,
+  ): number {
     let low = this.head;
     let high = this.rows;
     while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (column[middle]! < value) low = middle + 1;
+      const middle = Math.floor((low + high) / 2);
+      if (column(this.blockOf(middle))[middle % BLOCK_ROWS]! < value) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -278,36 +372,7 @@ class MemoryLog implements MessageLog {
 
   /** The sequence of the first message at or after `row`. */
   private liveSeqFrom(row: number): number | undefined {
-    for (; row < this.rows; row++) if (this.subjectOf[row]) return this.seqs[row];
+    for (; row < this.rows; row++) if (this.subjectAt(row)) return this.seqAt(row);
     return undefined;
   }
-
-  /** Full: slide the live rows to the front if that frees half, or else double the columns. */
-  private makeRoom(): void {
-    const live = this.rows - this.head;
-    const capacity = live * 2 <= this.seqs.length ? this.seqs.length : this.seqs.length * 2;
-    const from = this.head;
-    const to = this.rows;
-    this.seqs = relocated(this.seqs, from, to, capacity);
-    this.times = relocated(this.times, from, to, capacity);
-    this.sizes = relocated(this.sizes, from, to, capacity);
-    this.offsets = relocated(this.offsets, from, to, capacity);
-    this.headerLengths = relocated(this.headerLengths, from, to, capacity);
-    this.payloadLengths = relocated(this.payloadLengths, from, to, capacity);
-    this.subjectOf = this.subjectOf.slice(from, to);
-    this.chunkOf = this.chunkOf.slice(from, to);
-    this.head = 0;
-    this.rows = live;
-  }
-}
-
-type Column = Float64Array | BigInt64Array | Int32Array;
-
-/** The rows [from, to) of `column` at the front of a column of `capacity` rows (itself if it fits). */
-function relocated<T extends Column>(column: T, from: number, to: number, capacity: number): T {
-  if (capacity === column.length) return column.copyWithin(0, from, to) as T;
-  const target = new (column.constructor as new (length: number) => T)(capacity);
-  // Both are of T's kind: the union's set() just cannot say so.
-  (target as Float64Array).set(column.subarray(from, to) as Float64Array);
-  return target;
 }
