@@ -106,4 +106,56 @@ describe.each(bothServers)('account resolvers against $name', (target) => {
       expect(client.afterInfo()).toBe("PONG\r\n-ERR 'User Authentication Revoked'\r\n");
     },
   );
+
+  it.each([
+    ['memory', {}, () => 'jwt update resulted in error - account validation failed'],
+    ['URL', { url: true }, () => 'jwt update resulted in error - account validation failed'],
+    ['full', { resolverType: 'full' }, (errors: string) => `jwt validation failed - ${errors}`],
+    [
+      'cache',
+      { resolverType: 'cache' },
+      (errors: string) => `jwt update cache validation failed - ${errors}`,
+    ],
+  ] as const)(
+    'with the %s resolver, refuses a pushed JWT whose activation tokens are not its own',
+    async (_, resolver, description) => {
+      const operator = new TestOperator();
+      const shop = operator.account('SHOP', {
+        claims: { exports: [{ subject: 'orders.>', type: 'stream', token_req: true }] },
+      });
+      const account = operator.account('A');
+      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+      operator.writeAccounts(dir);
+      const server = await start({
+        operator: {
+          operator,
+          ...('url' in resolver ? { resolverUrl: await served(operator) } : {}),
+          ...('resolverType' in resolver
+            ? { resolverDir: dir, resolverType: resolver.resolverType }
+            : {}),
+        },
+      });
+      expect(await answered(await login(server, account.user('alice')))).toBe('PONG\r\n');
+      // Tokens the exporter issued to itself, not to A.
+      account.addClaims({
+        imports: ['orders.>', 'orders.new'].map((subject) => ({
+          subject,
+          account: shop.publicKey,
+          type: 'stream',
+          token: shop.activation(shop, subject, 'stream'),
+        })),
+      });
+      const subject = `$SYS.REQ.ACCOUNT.${account.publicKey}.CLAIMS.UPDATE`;
+      const answer = await pushed(server, operator, subject, account.jwt);
+      const problem = (s: string) =>
+        `activation token doesn't match account it is being included in, "${s}"`;
+      expect(answer.error).toEqual({
+        account: account.publicKey,
+        code: 500,
+        description: description(
+          `validation errors: [${problem('orders.>')} ${problem('orders.new')}]`,
+        ),
+      });
+    },
+  );
 });

@@ -117,17 +117,15 @@ function importSource(taken: ImportOptions): Omit<TokenImport, 'token'> {
 }
 
 /**
- * Why nats-server would refuse the account JWT for its imports: one carries an activation token
- * that is not one for it (see {@link activationProblem}).
+ * Why nats-server would refuse the account JWT for its imports, in their order: those that
+ * carry an activation token that is not one for it (see {@link activationProblem}).
  */
-export function importsProblem(key: string, nats: AccountNats): string | undefined {
-  for (const i of nats.imports ?? []) {
+export function importsProblems(key: string, nats: AccountNats): string[] {
+  return (nats.imports ?? []).flatMap((i) => {
     const taken = importOptions(i);
-    if (!taken || !i.token) continue;
-    const problem = activationProblem(key, { token: i.token, ...importSource(taken) });
-    if (problem) return problem;
-  }
-  return undefined;
+    if (!taken || !i.token) return [];
+    return activationProblem(key, { token: i.token, ...importSource(taken) }) ?? [];
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isSubsetMatch } from '@slipstream/protocol';
 import { isRevoked, verifiedClaims } from '../auth/jwt.js';
+import { goQuote } from '../go-quote.js';
 
 /** An activation JWT's own claims (nats-io/jwt v2 `Activation`). */
 interface ActivationNats {
@@ -31,18 +32,20 @@ export interface TokenImport {
 export function activationProblem(importer: string, i: TokenImport): string | undefined {
   const activation = verifiedClaims<ActivationNats>(i.token, null);
   if (typeof activation === 'string' || activation.nats.type !== 'activation') {
-    return `import "${i.subject}" contains an invalid activation token`;
+    return `import ${goQuote(i.subject)} contains an invalid activation token`;
   }
   const { iss, sub, nats } = activation;
   if (iss !== i.account && nats.issuer_account !== i.account) {
-    return `activation token doesn't match account for import "${i.subject}"`;
+    return `activation token doesn't match account for import ${goQuote(i.subject)}`;
   }
   if (sub !== importer) {
-    return `activation token doesn't match account it is being included in, "${i.subject}"`;
+    return `activation token doesn't match account it is being included in, ${goQuote(i.subject)}`;
   }
-  if (nats.kind !== i.kind) return `mismatch between token import type and type of import`;
+  if (nats.kind !== i.kind) {
+    return `mismatch between token import type ${nats.kind ?? ''} and type of import ${i.kind}`;
+  }
   if (typeof nats.subject !== 'string' || !isSubsetMatch(i.subject, nats.subject)) {
-    return `activation token import subject doesn't match import "${i.subject}"`;
+    return `activation token import subject ${goQuote(nats.subject ?? '')} doesn't match import ${goQuote(i.subject)}`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@ import { type Claims, verifiedClaims } from '../auth/jwt.js';
 import { isPublicKey } from '../auth/nkey.js';
 import type { OperatorOptions, ResolverOptions } from '../auth/operator-options.js';
 import { ServerError } from '../errors.js';
-import { type AccountNats, accountsFromClaims, importsProblem } from './account-claims.js';
+import { type AccountNats, accountsFromClaims, importsProblems } from './account-claims.js';
 import type { AccountOptions } from './account-options.js';
 import { activationExpiry } from './activations.js';
 
@@ -13,6 +13,15 @@ interface OperatorNats {
   signing_keys?: string[];
   system_account?: string;
 }
+
+/**
+ * What became of a pushed account JWT: taken or skipped, refused by validation (the problems),
+ * or not taken for another reason.
+ */
+export type ClaimsUpdate =
+  | { account?: string; updated: boolean }
+  | { account: string; invalid: string[] }
+  | { error: string };
 
 /** How long nats-server waits for an account JWT it fetches (DEFAULT_ACCOUNT_FETCH_TIMEOUT). */
 const FETCH_TIMEOUT = 1_900;
@@ -77,12 +86,12 @@ export class TrustedAccounts {
 
   /**
    * A JWT the resolver starts with: a forged one stops the start, one nats-server's validation
-   * refuses (see {@link importsProblem}) is left out, so its users cannot log in, as nats-server.
+   * refuses (see {@link importsProblems}) is left out, so its users cannot log in, as nats-server.
    */
   #loaded(jwt: string, key: string, where: string, store: boolean): void {
     const accepted = this.#accept(jwt, key);
     if (typeof accepted === 'string') throw invalid(`${where}: ${accepted}`);
-    if (importsProblem(accepted.sub, accepted.nats) === undefined) this.#keep(accepted, jwt, store);
+    if (importsProblems(accepted.sub, accepted.nats).length === 0) this.#keep(accepted, jwt, store);
   }
 
   /** The `<account>.jwt` files of the full resolver's directory (made if missing). */
@@ -190,7 +199,7 @@ export class TrustedAccounts {
       return;
     }
     const accepted = this.#accept(jwt, account);
-    if (typeof accepted !== 'string' && importsProblem(accepted.sub, accepted.nats) === undefined) {
+    if (typeof accepted !== 'string' && importsProblems(accepted.sub, accepted.nats).length === 0) {
       this.#keep(accepted, jwt, false);
     }
   }
@@ -200,17 +209,14 @@ export class TrustedAccounts {
    * stored there; all resolvers but the full one skip an account not in use (see
    * {@link lookedUp}). The next login reads the claims. Answers what happened, or the error.
    */
-  update(
-    jwt: string,
-    account?: string,
-  ): { account?: string; updated: boolean } | { error: string } {
+  update(jwt: string, account?: string): ClaimsUpdate {
     const accepted = this.#accept(jwt, account);
     if (typeof accepted === 'string') return { error: accepted };
     if (this.#resolver !== 'full' && !this.#inUse.has(accepted.sub)) {
       return { account: accepted.sub, updated: false };
     }
-    const problem = importsProblem(accepted.sub, accepted.nats);
-    if (problem !== undefined) return { error: problem };
+    const invalid = importsProblems(accepted.sub, accepted.nats);
+    if (invalid.length) return { account: accepted.sub, invalid };
     this.#keep(accepted, jwt, true);
     return { account: accepted.sub, updated: true };
   }
