@@ -1,4 +1,4 @@
-import { headers, type MsgHdrs } from '@slipstream/client';
+import type { MsgHdrs } from '@slipstream/client';
 import { UsageError } from './usage-error.js';
 
 /** Collects a repeatable flag's values (`-H a:1 -H b:2`) for commander. */
@@ -7,8 +7,11 @@ export function collect(value: string, previous: string[] = []): string[] {
 }
 
 /** Message headers from `-H Key:Value` flags, or undefined when none was given. */
-export function parseHeaders(pairs: readonly string[] | undefined): MsgHdrs | undefined {
+export async function parseHeaders(
+  pairs: readonly string[] | undefined,
+): Promise<MsgHdrs | undefined> {
   if (!pairs?.length) return undefined;
+  const { headers } = await import('@slipstream/client');
   const h = headers();
   for (const pair of pairs) {
     const colon = pair.indexOf(':');

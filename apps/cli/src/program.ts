@@ -14,7 +14,6 @@ import { registerRtt } from './commands/rtt.js';
 import { registerServer } from './commands/server.js';
 import { registerStream } from './commands/stream.js';
 import { registerSub } from './commands/sub.js';
-import { Session } from './session.js';
 
 /** The `slip` program: the connection flags of the nats CLI, then every command. */
 export function buildProgram(signal: AbortSignal): Command {
@@ -47,6 +46,9 @@ export function buildProgram(signal: AbortSignal): Command {
     async (...params) => {
       // commander passes the positional arguments, the options, then the command itself.
       const command = params[params.length - 1] as Command;
+      // Loaded by the command that runs, not at start: the session brings the client, which
+      // `slip --help`, `--version` and a usage error do without.
+      const { Session } = await import('./session.js');
       const session = new Session(command, signal);
       try {
         await work(session, ...(params.slice(0, -1) as never));

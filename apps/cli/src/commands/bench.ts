@@ -1,4 +1,4 @@
-import { type NatsConnection, nuid } from '@slipstream/client';
+import type { NatsConnection } from '@slipstream/client';
 import { type Command, Option } from 'commander';
 import {
   consumeMessages,
@@ -214,6 +214,7 @@ export function registerBench(program: Command, act: Act): void {
   ).action(
     act(async (session, options: BenchOptions & { stream: string }) => {
       const jsm = await session.jsm();
+      const { nuid } = await import('@slipstream/client');
       const consumer = `slip-bench-${nuid.next()}`;
       // Removed by the server too, should this process die before deleting it.
       await jsm.consumers.add(options.stream, {

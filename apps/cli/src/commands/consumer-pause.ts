@@ -1,4 +1,3 @@
-import { TimeoutError } from '@slipstream/client';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { confirmed } from '../confirm.js';
@@ -110,6 +109,7 @@ async function pauseRequest(
       session.timeout,
     );
   } catch (error) {
+    const { TimeoutError } = await import('@slipstream/client');
     if (!(error instanceof TimeoutError)) throw error;
     throw new UsageError(
       `the server did not answer CONSUMER.PAUSE within ${formatDuration(session.timeout)}: pausing consumers needs nats-server 2.11 or newer`,

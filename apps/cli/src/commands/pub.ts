@@ -32,8 +32,8 @@ export function registerPub(program: Command, act: Act): void {
     act(async (session, subject: string, body: string | undefined, options: PubOptions) => {
       const count = parseInteger(options.count, 1);
       const pause = options.sleep ? parseDuration(options.sleep) : 0;
-      const render = compileTemplate(await bodyOrStdin(body));
-      const headers = parseHeaders(options.header);
+      const render = await compileTemplate(await bodyOrStdin(body));
+      const headers = await parseHeaders(options.header);
       const nc = await session.connect();
       const js = options.jetstream ? await session.jetstream() : undefined;
       const bar = count > 1 && !session.json ? progressBar('Publishing', count) : undefined;

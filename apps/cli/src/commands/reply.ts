@@ -49,8 +49,8 @@ export function registerReply(program: Command, act: Act): void {
         throw new UsageError('give exactly one of: a body, --command, --echo');
       }
       const max = options.count === undefined ? undefined : parseInteger(options.count, 1);
-      const render = compileTemplate(body ?? '');
-      const headers = parseHeaders(options.header);
+      const render = await compileTemplate(body ?? '');
+      const headers = await parseHeaders(options.header);
       const answer = async (msg: Msg, count: number): Promise<Uint8Array | string> => {
         if (options.echo) return msg.data;
         if (options.command) return runShell(options.command, msg);

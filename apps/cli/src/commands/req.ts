@@ -23,13 +23,13 @@ export function registerReq(program: Command, act: Act): void {
         body: string | undefined,
         options: { header?: string[]; raw?: boolean },
       ) => {
-        const data = compileTemplate(await bodyOrStdin(body))({ count: 1 });
+        const data = (await compileTemplate(await bodyOrStdin(body)))({ count: 1 });
         const nc = await session.connect();
         if (!options.raw && !session.json) session.note(`Sending request on "${subject}"`);
         const started = performance.now();
         const reply = await nc.request(subject, data, {
           timeout: session.timeout,
-          headers: parseHeaders(options.header),
+          headers: await parseHeaders(options.header),
         });
         const rtt = formatDuration(performance.now() - started);
         session.out(

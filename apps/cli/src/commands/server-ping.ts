@@ -1,4 +1,3 @@
-import { createInbox } from '@slipstream/client';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { sleep } from '../interrupt.js';
@@ -42,6 +41,7 @@ export function registerServerPing(server: Command, act: Act): void {
       let failure: Error | undefined;
       const finished = new AbortController();
       const started = performance.now();
+      const { createInbox } = await import('@slipstream/client');
       const inbox = createInbox();
       const sub = nc.subscribe(inbox, {
         callback: (_error, msg) => {

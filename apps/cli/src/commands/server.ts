@@ -1,4 +1,3 @@
-import { createInbox } from '@slipstream/client';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import type { Session } from '../session.js';
@@ -102,6 +101,7 @@ async function checkConnection(session: Session, options: CheckOptions): Promise
   } catch (error) {
     return report('CRITICAL', [`CRITICAL:connection failed: ${(error as Error).message}`]);
   }
+  const { createInbox } = await import('@slipstream/client');
   const inbox = createInbox();
   const sub = nc.subscribe(inbox, { callback: (_e, msg) => void msg.respond(msg.data) });
   const [, rttMs] = await timed(() => nc.rtt());

@@ -8,7 +8,6 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInbox } from '@slipstream/client';
 import type { StreamConfig, StreamInfo, StreamState } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
@@ -122,6 +121,7 @@ async function backup(session: Session, name: string, dir: string, flags: Backup
     flags.progress && !session.json ? progressBar('Received', current.bytes) : silentProgress;
 
   // Subscribed before the request, so that no chunk can arrive before anyone listens.
+  const { createInbox } = await import('@slipstream/client');
   const inbox = createInbox();
   const sub = nc.subscribe(inbox, {
     callback: (error, msg) => {
