@@ -24,6 +24,25 @@ describe.each(bothServers)('account resolvers against $name', (target) => {
     return http.url;
   }
 
+  /**
+   * A server trusting the operator's accounts through a memory resolver (`{}`), a URL resolver
+   * serving them (`{ url: true }`), or a directory resolver of the type given.
+   */
+  async function startWith(
+    operator: TestOperator,
+    resolver: { url?: true; resolverType?: 'full' | 'cache' },
+  ) {
+    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+    operator.writeAccounts(dir);
+    return start({
+      operator: {
+        operator,
+        ...(resolver.url ? { resolverUrl: await served(operator) } : {}),
+        ...(resolver.resolverType ? { resolverDir: dir, resolverType: resolver.resolverType } : {}),
+      },
+    });
+  }
+
   it("fetches a user's account from the URL resolver, and the accounts it imports from", async () => {
     const operator = new TestOperator();
     const shop = operator.account('SHOP', {
@@ -70,17 +89,7 @@ describe.each(bothServers)('account resolvers against $name', (target) => {
       const operator = new TestOperator();
       const used = operator.account('USED');
       const idle = operator.account('IDLE');
-      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-      operator.writeAccounts(dir);
-      const server = await start({
-        operator: {
-          operator,
-          ...('url' in resolver ? { resolverUrl: await served(operator) } : {}),
-          ...('resolverType' in resolver
-            ? { resolverDir: dir, resolverType: resolver.resolverType }
-            : {}),
-        },
-      });
+      const server = await startWith(operator, resolver);
       const alice = used.user('alice');
       const client = await login(server, alice);
       expect(await answered(client)).toBe('PONG\r\n');
@@ -124,17 +133,7 @@ describe.each(bothServers)('account resolvers against $name', (target) => {
         claims: { exports: [{ subject: 'orders.>', type: 'stream', token_req: true }] },
       });
       const account = operator.account('A');
-      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-      operator.writeAccounts(dir);
-      const server = await start({
-        operator: {
-          operator,
-          ...('url' in resolver ? { resolverUrl: await served(operator) } : {}),
-          ...('resolverType' in resolver
-            ? { resolverDir: dir, resolverType: resolver.resolverType }
-            : {}),
-        },
-      });
+      const server = await startWith(operator, resolver);
       expect(await answered(await login(server, account.user('alice')))).toBe('PONG\r\n');
       // Tokens the exporter issued to itself, not to A.
       account.addClaims({
