@@ -11,7 +11,7 @@ import type { Account } from './accounts/account.js';
 import type { Accounts } from './accounts/accounts.js';
 import type { Identity, UserLimits, UserStanding } from './auth/authenticator.js';
 import type { ClientAuthenticator } from './auth/client-authenticator.js';
-import type { ConnectionPermissions } from './auth/permissions.js';
+import type { ConnectionPermissions, UserPermissions } from './auth/permissions.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
@@ -114,6 +114,10 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   lang = '';
   version = '';
   user: string | undefined;
+  /** The authenticated user's permissions as configured, for `$SYS.REQ.USER.INFO`. */
+  userPermissions: UserPermissions | undefined;
+  /** When the authenticated user's credentials expire (ms since the epoch), if they do. */
+  expiresAt: number | undefined;
   /** The account whose subject space the connection publishes and subscribes in. */
   account: Account;
 
@@ -507,6 +511,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     if (!this.#enter(this.#host.accounts.get(identity.account)!)) return false;
     this.#authenticated = true;
     this.user = identity.user;
+    this.userPermissions = identity.permissions;
     this.#permissions = identity.permissions?.forConnection();
     this.#standing = identity.standing;
     const standing = identity.standing?.();
@@ -518,6 +523,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       setTimeout(() => this.close('Maximum Subscriptions Exceeded'), 20).unref();
     }
     clearTimeout(this.#authTimer);
+    this.expiresAt = identity.expiresAt;
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
   }

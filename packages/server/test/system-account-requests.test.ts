@@ -5,6 +5,8 @@ import {
   expectSameShape,
   expectSameShapes,
   login,
+  messages,
+  type Received,
   type SideRun,
   sideBySide,
   systemAccountConfig,
@@ -47,27 +49,107 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     expect(Object.keys(their[5]!).sort()).toEqual(['server', 'statsz']);
   });
 
-  it('answers $SYS.REQ.SERVER.PING.<X> for the same requests, and not IDZ (newer than 2.9.10)', async () => {
-    const names = ['ROUTEZ', 'GATEWAYZ', 'LEAFZ', 'ACCOUNTZ', 'IDZ'];
+  it('answers $SYS.REQ.SERVER.PING.<X> for the same requests', async () => {
+    const names = ['ROUTEZ', 'GATEWAYZ', 'LEAFZ', 'ACCOUNTZ'];
     const [our, their] = await onBoth(async (run) => {
       const { sys } = await withClients(run);
-      // IDZ: no responder, so the 503 status is all that comes back; the ROUTEZ after it
-      // shows it was read.
-      const answers = await ask(
+      return ask(
         sys,
-        [
-          ...names.map((name): [string] => [`$SYS.REQ.SERVER.PING.${name}`]),
-          ['$SYS.REQ.SERVER.PING.ROUTEZ'],
-        ],
-        5,
+        names.map((name) => [`$SYS.REQ.SERVER.PING.${name}`]),
       );
-      return { answers, text: sys.text };
     });
-    expect(our.answers).toHaveLength(5);
-    expect(their.answers).toHaveLength(5);
-    for (const i of [0, 1, 2, 3]) expectSameShape(our.answers[i], their.answers[i]);
-    expect(our.text).toContain('NATS/1.0 503');
-    expect(their.text).toContain('NATS/1.0 503');
+    expectSameShapes(our, their);
+  });
+
+  /**
+   * What nats-server 2.11 (whose version we advertise) answers and 2.9.10 leaves without a
+   * responder (its 503 status): IDZ, nats-server 2.11.0's events.go:2165-2176, the bare
+   * ServerID {name, host, id} of events.go:237-241; and `$SYS.REQ.USER.INFO`, imported into
+   * every account and into the system account itself (events.go:1536-1546, 2304-2308), answered
+   * `{server, data: UserInfo}` (events.go:1449-1480): the requester's user and account, its
+   * permissions as client.go:1060 publicPermissions lists them (auth.go:124-142; left out for a
+   * user with none) and `expires` only for credentials that expire.
+   */
+  it('answers IDZ and $SYS.REQ.USER.INFO as nats-server 2.11, where 2.9.10 has no responder', async () => {
+    const permissions = {
+      publish: { allow: ['$SYS.REQ.>', 'p.>'], deny: ['p.secret'] },
+      subscribe: { deny: ['hidden.>'] },
+      allowResponses: { max: 2, expires: 5000 },
+    };
+    const config = {
+      ...systemAccountConfig,
+      accounts: {
+        ...systemAccountConfig.accounts,
+        C: { users: [{ user: 'c', pass: 'pw', permissions }] },
+      },
+    };
+    const [our, their] = await onBoth(async ({ start, connect }) => {
+      const server = await start({ ...config, monitoring: true });
+      const sys = await login(connect, server, 'sys', 'SUB in 1\r\n');
+      const id = sys.info().server_id as string;
+      const asked = async (user: string, requests: string[]) => {
+        const client = user === 'sys' ? sys : await login(connect, server, user, 'SUB in 1\r\n');
+        const from = client.text.length;
+        // The account's STATZ last, answered by both servers: once it is in, the rest is back.
+        for (const subject of [...requests, '$SYS.REQ.ACCOUNT.PING.STATZ']) {
+          await client.send(`PUB ${subject} in 0\r\n\r\n`);
+        }
+        const statz = (m: Received) =>
+          typeof m.body.data === 'object' && m.body.data !== null && 'account_statz' in m.body.data;
+        await client.waitUntil(() => messages(client, 1, from).some(statz));
+        await client.sync();
+        const text = client.text.slice(from);
+        return {
+          answers: messages(client, 1, from)
+            .filter((m) => !statz(m))
+            .map((m) => m.body),
+          noResponders: text.split('NATS/1.0 503').length - 1,
+        };
+      };
+      return {
+        id,
+        sys: await asked('sys', [
+          '$SYS.REQ.SERVER.PING.IDZ',
+          `$SYS.REQ.SERVER.${id}.IDZ`,
+          '$SYS.REQ.USER.INFO',
+        ]),
+        a: await asked('a', ['$SYS.REQ.USER.INFO']),
+        c: await asked('c', ['$SYS.REQ.USER.INFO']),
+      };
+    });
+    expect(their.sys).toEqual({ answers: [], noResponders: 3 });
+    for (const side of [their.a, their.c]) expect(side).toEqual({ answers: [], noResponders: 1 });
+    const serverInfo = expect.objectContaining({ id: our.id, ver: '2.11.0' });
+    expect(our.sys).toEqual({
+      answers: [
+        { name: our.id, host: '127.0.0.1', id: our.id },
+        { name: our.id, host: '127.0.0.1', id: our.id },
+        { server: serverInfo, data: { user: 'sys', account: 'SYS' } },
+      ],
+      noResponders: 0,
+    });
+    expect(our.a).toEqual({
+      answers: [{ server: serverInfo, data: { user: 'a', account: 'A' } }],
+      noResponders: 0,
+    });
+    expect(our.c).toEqual({
+      answers: [
+        {
+          server: serverInfo,
+          data: {
+            user: 'c',
+            account: 'C',
+            permissions: {
+              publish: { allow: ['$SYS.REQ.>', 'p.>'], deny: ['p.secret'] },
+              subscribe: { deny: ['hidden.>'] },
+              // ttl: a Go duration, in nanoseconds.
+              responses: { max: 2, ttl: 5_000_000_000 },
+            },
+          },
+        },
+      ],
+      noResponders: 0,
+    });
   });
 
   it('reads the request options and filters as nats-server: ACCOUNTZ of an account, errors, another server', async () => {
@@ -196,6 +278,14 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     expectSameShape(withoutLists(info(our[4]!)), withoutLists(info(their[4]!)));
     expect(importsOf(info(our[4]!))).toEqual(importsOf(info(their[4]!)));
     expect(importsOf(info(our[4]!))).toHaveLength(3);
+    expect(info(our[4]!).imports).toContainEqual(
+      expect.objectContaining({
+        subject: '$SYS.REQ.USER.INFO',
+        account: 'SYS',
+        to: '$SYS.REQ.USER.A.INFO',
+        type: 'service',
+      }),
+    );
     expect(exportsOf(info(our[4]!))).toEqual(['service svc.> Singleton', 'stream s.> approved B']);
     expect(exportsOf(info(their[4]!))).toEqual(exportsOf(info(our[4]!)));
     // The weights short of 100% keep the rest on the source, listed as its own destination;
@@ -233,7 +323,7 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     const subjects = (answer: Record<string, unknown>) =>
       (answer.data as { subscriptions_list: { subject: string }[] }).subscriptions_list
         .map((s) => s.subject)
-        .filter((s) => s === 'foo' || s.startsWith('$SYS.'))
+        .filter((s) => s === 'foo' || (s.startsWith('$SYS.') && !UNCOMPARED_IMPORTS.includes(s)))
         .sort();
     expect(subjects(our[0]!)).toEqual(subjects(their[0]!));
   });
@@ -278,11 +368,10 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
         ['$SYS.REQ.ACCOUNT.PING.CONNZ'],
         ['$SYS.REQ.SERVER.PING.CONNZ'],
       ]);
-      // The rest stays the system account's, and 2.9.10 has no $SYS.REQ.USER.INFO (2.10
-      // imports it into every account): no responders in A.
+      // The rest stays the system account's: no responders in A.
       const from = a.text.length;
-      await a.send('PUB $SYS.REQ.SERVER.PING.VARZ in 0\r\n\r\nPUB $SYS.REQ.USER.INFO in 0\r\n\r\n');
-      await a.waitUntil((text) => text.slice(from).split('NATS/1.0 503').length === 3);
+      await a.send('PUB $SYS.REQ.SERVER.PING.VARZ in 0\r\n\r\n');
+      await a.waitUntil((text) => text.slice(from).includes('NATS/1.0 503'));
       await a.sync();
       return { answers, rest: a.text.slice(from) };
     });
@@ -350,13 +439,16 @@ interface AccountDetail {
 }
 
 /**
- * An account's imports as `type subject -> account to`, sorted; JetStream's `$JS.API.>` (an
- * import from the system account in nats-server, an API served in each account in ours) left
- * out.
+ * The imports a side has and the other not: JetStream's `$JS.API.>` (an import from the system
+ * account in nats-server, an API served in each account in ours) and nats-server 2.11's
+ * `$SYS.REQ.USER.INFO`, which 2.9.10 does not have.
  */
+const UNCOMPARED_IMPORTS = ['$JS.API.>', '$SYS.REQ.USER.INFO'];
+
+/** An account's imports as `type subject -> account to`, sorted; UNCOMPARED_IMPORTS left out. */
 function importsOf(detail: AccountDetail): string[] {
   return (detail.imports ?? [])
-    .filter((i) => i.subject !== '$JS.API.>')
+    .filter((i) => !UNCOMPARED_IMPORTS.includes(i.subject))
     .map((i) => `${i.type} ${i.subject} -> ${i.account} ${i.to ?? i.local_subject}`)
     .sort();
 }

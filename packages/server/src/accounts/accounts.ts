@@ -45,7 +45,7 @@ export class Accounts {
     /** The global account's mappings (nats-server's top-level `mappings`). */
     globalMappings?: Readonly<Record<string, MappingOptions>>,
     /** The server's id, which latency reports and shared request details carry. */
-    private readonly serverId = '',
+    readonly serverId = '',
   ) {
     this.global = new Account(GLOBAL_ACCOUNT, 0, 0, subjectMappings(globalMappings, 'mappings'));
     this.#byName.set(GLOBAL_ACCOUNT, this.global);

@@ -60,7 +60,7 @@ export function reshareAccounts(accounts: Accounts, trusted: TrustedAccounts): v
   accounts.reconfigure(options);
   for (const name of Object.keys(options)) {
     const reset = accounts.get(name);
-    if (reset && reset !== system) importSystemServices(reset, system);
+    if (reset) importSystemServices(reset, system, accounts.serverId);
   }
 }
 

@@ -11,7 +11,9 @@
  *   `$SYS.REQ.SERVER.<PING|id>.<X>` (system-requests.ts), `$SYS.REQ.ACCOUNT.<account>.<X>` and
  *   `$SYS.REQ.ACCOUNT.PING.STATZ`, their options read by request-options.ts and their answers
  *   compressed for `Accept-Encoding`; other accounts reach their own CONNZ and STATZ through the
- *   imports of system-imports.ts.
+ *   imports of system-imports.ts;
+ * - as nats-server 2.11, whose version we advertise: IDZ on `$SYS.REQ.SERVER.<PING|id>.IDZ` and
+ *   `$SYS.REQ.USER.INFO`, imported into every account (user-info.ts).
  */
 import { nuid } from '@slipstream/protocol';
 import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
@@ -42,6 +44,7 @@ import {
   serverRequestData,
   statz,
 } from './system-requests.js';
+import { USER_INFO_REQUESTS, userInfo } from './user-info.js';
 import { createVarz } from './varz.js';
 
 /** nats-server's eventsHBInterval: the statsz and account connection heartbeats' period. */
@@ -69,6 +72,7 @@ export class SystemAccount {
     const id = server.serverId;
     for (const target of ['PING', id]) {
       client.subscribe(`$SYS.REQ.SERVER.${target}.STATSZ`, (m) => this.#statszRequest(m));
+      client.subscribe(`$SYS.REQ.SERVER.${target}.IDZ`, (m) => this.#idzRequest(m));
       for (const name of SERVER_REQUESTS) {
         client.subscribe(`$SYS.REQ.SERVER.${target}.${name}`, (m) =>
           this.#dataRequest(m, SERVER_OPTIONS[name]!, (options) =>
@@ -88,10 +92,9 @@ export class SystemAccount {
       this.#dataRequest(m, ACCOUNT_OPTIONS.STATZ!, (options) => statz(server, options)),
     );
     client.subscribe('$SYS.REQ.ACCOUNT.*.CONNS', (m) => this.#connsRequest(m));
+    client.subscribe(USER_INFO_REQUESTS, (m) => this.#userInfoRequest(m));
     const system = server.accounts.system;
-    for (const account of server.accounts.values()) {
-      if (account !== system) importSystemServices(account, system);
-    }
+    for (const account of server.accounts.values()) importSystemServices(account, system, id);
     this.#statszTimer = setTimeout(() => this.#statszHeartbeat(), this.#statszDelay).unref();
   }
 
@@ -239,6 +242,22 @@ export class SystemAccount {
     const json = Buffer.from(goJson({ server: this.#serverInfo(), data }, false));
     const { headers, payload } = encodedFor(accept, json);
     this.#client.publish(reply, payload, { headers });
+  }
+
+  /** IDZ: the server's name, host and id alone, with no envelope nor options (nats-server 2.11). */
+  #idzRequest(message: InternalMessage): void {
+    if (!message.reply || !this.#running) return;
+    const { name, host, id } = this.#serverInfo();
+    this.#send(message.reply, { name, host, id });
+  }
+
+  /** `$SYS.REQ.USER.<account>.INFO`: who the requester is (user-info.ts), 400 if unreadable. */
+  #userInfoRequest(message: InternalMessage): void {
+    if (!message.reply || !this.#running) return;
+    const data = userInfo(this.#server, message.headers);
+    // nats-server's ApiError of a bad request carries the code alone.
+    const answer = data instanceof Error ? { error: { code: 400 } } : { data };
+    this.#send(message.reply, { server: this.#serverInfo(), ...answer });
   }
 
   /** `$SYS.REQ.ACCOUNT.<account>.CONNS`: the account's count event, if it has connections. */
