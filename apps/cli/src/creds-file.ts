@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type Authenticator, credsAuthenticator } from '@slipstream/client';
+import type { Authenticator } from '@slipstream/client';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -14,6 +14,7 @@ export async function credsFileAuthenticator(path: string): Promise<Authenticato
   } catch (error) {
     throw new UsageError(`cannot read the creds file: ${(error as Error).message}`);
   }
+  const { credsAuthenticator } = await import('@slipstream/client');
   const authenticator = credsAuthenticator(creds);
   try {
     await authenticator('check');

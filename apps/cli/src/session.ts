@@ -1,11 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import {
-  type ConnectionOptions,
-  connect,
-  type NatsConnection,
-  nkeyAuthenticator,
-  type TlsOptions,
-} from '@slipstream/client';
+import type { ConnectionOptions, NatsConnection, TlsOptions } from '@slipstream/client';
 import type { JetStreamClient, JetStreamManager } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type ContextSettings, ContextStore, contextSettingNames } from './contexts.js';
@@ -56,15 +50,23 @@ export class Session {
   }
 
   connect(): Promise<NatsConnection> {
-    this.#connection ??= this.#settings().then(connectionOptions).then(connect);
+    this.#connection ??= this.#open();
     return this.#connection;
   }
 
   /** Another connection with the same settings (a benchmark's clients), closed with the first. */
   connectAnother(): Promise<NatsConnection> {
-    const connection = this.#settings().then(connectionOptions).then(connect);
+    const connection = this.#open();
     this.#extraConnections.push(connection);
     return connection;
+  }
+
+  // The client loads with the first connection, so that a command making none (`slip context`)
+  // starts without it.
+  async #open(): Promise<NatsConnection> {
+    const options = await this.#settings().then(connectionOptions);
+    const { connect } = await import('@slipstream/client');
+    return connect(options);
   }
 
   // The JetStream modules (their zod schemas above all) load on first use, so that the core
@@ -118,6 +120,7 @@ async function connectionOptions(
   if (settings.creds) options.authenticator = await credsFileAuthenticator(settings.creds);
   if (settings.nkey) {
     const seed = (await readFile(settings.nkey, 'utf8')).trim();
+    const { nkeyAuthenticator } = await import('@slipstream/client');
     options.authenticator = nkeyAuthenticator(seed);
   }
   if (settings.tlscert || settings.tlskey || settings.tlsca) {
