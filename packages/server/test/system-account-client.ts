@@ -78,14 +78,20 @@ export async function login(
 
 /** The JSON messages `client` has received so far on subscription `sid`, after `from`. */
 export function messages(client: RawClient, sid: number, from = 0): Received[] {
-  const found: Received[] = [];
+  return payloads(client, sid, from)
+    .filter(({ payload }) => payload.startsWith('{'))
+    .map(({ subject, payload }) => ({ subject, body: JSON.parse(payload) }));
+}
+
+/** Every message `client` has received so far on subscription `sid`, after `from`, as text. */
+export function payloads(client: RawClient, sid: number, from = 0) {
+  const found: { subject: string; payload: string }[] = [];
   // nats-server 2.9.10 writes its own messages' MSG lines with two spaces before the size.
   const frame = new RegExp(`(?:MSG|HMSG) (\\S+) ${sid} +(?:\\S+ )?(?:\\d+ )?(\\d+)\\r\\n`, 'g');
   const text = client.text.slice(from);
   for (let m = frame.exec(text); m; m = frame.exec(text)) {
     const start = m.index + m[0].length;
-    const body = text.slice(start, start + Number(m[2]));
-    if (body.startsWith('{')) found.push({ subject: m[1]!, body: JSON.parse(body) });
+    found.push({ subject: m[1]!, payload: text.slice(start, start + Number(m[2])) });
   }
   return found;
 }

@@ -6,6 +6,7 @@ import {
   expectSameShapes,
   login,
   messages,
+  payloads,
   type Received,
   type SideRun,
   sideBySide,
@@ -221,6 +222,49 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
       ]);
       expect(answers[11]!.data).toMatchObject({ num_connections: 0, total: 0 });
     }
+  });
+
+  /**
+   * `$SYS.REQ.ACCOUNT.NSUBS` (nats-server's nsubsRequest, events.go:2311-2348 at v2.9.10 and
+   * 3036-3073 at v2.11.0): the bare count of the account's client subscriptions that match a
+   * literal subject or that a wildcard covers, of one queue group (base64, a Go []byte) if
+   * named; nothing for an account without connections, an unknown one or an unreadable body.
+   */
+  it('answers $SYS.REQ.ACCOUNT.NSUBS with the count of matching client subscriptions', async () => {
+    const q = Buffer.from('q').toString('base64');
+    const requests = [
+      '{"acc":"A","subject":"foo"}',
+      `{"acc":"A","subject":"foo","queue":"${q}"}`,
+      '{"acc":"A","subject":"foo.bar"}',
+      '{"acc":"A","subject":"foo.>"}',
+      `{"acc":"A","subject":"foo.*","queue":"${q}"}`,
+      // Unanswered: B has no connection, nope is no account, the bodies do not decode.
+      '{"acc":"B","subject":"foo"}',
+      '{"acc":"nope","subject":"foo"}',
+      '',
+      '{bad',
+      '{"acc":"A","subject":1}',
+      // The system user's own `in`, not the server's subscriptions in SYS.
+      '{"acc":"SYS","subject":"$SYS.>"}',
+      '{"acc":"SYS","subject":">"}',
+    ];
+    const [our, their] = await onBoth(async (run) => {
+      const { a, sys } = await withClients(run);
+      await a.send('SUB foo q 6\r\nSUB foo.* 7\r\nSUB foo.bar 8\r\nSUB foo.bar q 9\r\n');
+      await a.sync();
+      const from = sys.text.length;
+      for (const body of requests) {
+        await sys.send(`PUB $SYS.REQ.ACCOUNT.NSUBS in ${Buffer.byteLength(body)}\r\n${body}\r\n`);
+      }
+      // HEALTHZ last: once its answer is in, the counts before it are too.
+      await sys.send('PUB $SYS.REQ.SERVER.PING.HEALTHZ in 0\r\n\r\n');
+      await sys.waitUntil(() => payloads(sys, 1, from).some((m) => m.payload.startsWith('{')));
+      await sys.sync();
+      return payloads(sys, 1, from).map((m) => m.payload);
+    });
+    expect(their).toEqual(['2', '1', '3', '3', '1', '0', '1', expect.stringContaining('"ok"')]);
+    expect(our.slice(0, -1)).toEqual(their.slice(0, -1));
+    expect(our.at(-1)).toContain('"ok"');
   });
 
   it('compresses an answer as its Accept-Encoding header asks, an error answer not', async () => {

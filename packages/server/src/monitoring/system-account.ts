@@ -9,7 +9,7 @@
  *   `$SYS.SERVER.<id>.SHUTDOWN` when it shuts down;
  * - requests, answered in the system account only: `$SYS.REQ.SERVER.PING` (statsz),
  *   `$SYS.REQ.SERVER.<PING|id>.<X>` (system-requests.ts), `$SYS.REQ.ACCOUNT.<account>.<X>` and
- *   `$SYS.REQ.ACCOUNT.PING.STATZ`, their options read by request-options.ts and their answers
+ *   `$SYS.REQ.ACCOUNT.PING.STATZ`, `$SYS.REQ.ACCOUNT.NSUBS` (account-nsubs.ts), their options read by request-options.ts and their answers
  *   compressed for `Accept-Encoding`; other accounts reach their own CONNZ and STATZ through the
  *   imports of system-imports.ts;
  * - as nats-server 2.11, whose version we advertise: IDZ on `$SYS.REQ.SERVER.<PING|id>.IDZ` and
@@ -22,6 +22,7 @@ import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import { headerValue } from '../jetstream/header-block.js';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
+import { accountNumSubscriptions, NSUBS_REQUEST } from './account-nsubs.js';
 import { accountStat } from './account-statz.js';
 import { goJson, rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
@@ -93,6 +94,7 @@ export class SystemAccount {
     );
     client.subscribe('$SYS.REQ.ACCOUNT.*.CONNS', (m) => this.#connsRequest(m));
     client.subscribe(USER_INFO_REQUESTS, (m) => this.#userInfoRequest(m));
+    client.subscribe(NSUBS_REQUEST, (m) => this.#nsubsRequest(m));
     const system = server.accounts.system;
     for (const account of server.accounts.values()) importSystemServices(account, system, id);
     this.#statszTimer = setTimeout(() => this.#statszHeartbeat(), this.#statszDelay).unref();
@@ -260,6 +262,13 @@ export class SystemAccount {
     this.#send(message.reply, { server: this.#serverInfo(), ...answer });
   }
 
+  /** `$SYS.REQ.ACCOUNT.NSUBS`: the bare count of account-nsubs.ts, when it answers. */
+  #nsubsRequest(message: InternalMessage): void {
+    if (!message.reply || !this.#running) return;
+    const count = accountNumSubscriptions(this.#server, message.payload);
+    if (count !== undefined) this.#send(message.reply, count);
+  }
+
   /** `$SYS.REQ.ACCOUNT.<account>.CONNS`: the account's count event, if it has connections. */
   #connsRequest(message: InternalMessage): void {
     if (!message.reply || !this.#running) return;
@@ -316,7 +325,7 @@ export class SystemAccount {
   }
 
   /** Sends `body` as JSON written the way nats-server writes it (format.ts). */
-  #send(subject: string, body: object): void {
+  #send(subject: string, body: object | number): void {
     this.#client.publish(subject, Buffer.from(goJson(body, false)));
   }
 }
