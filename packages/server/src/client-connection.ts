@@ -523,7 +523,6 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       setTimeout(() => this.close('Maximum Subscriptions Exceeded'), 20).unref();
     }
     clearTimeout(this.#authTimer);
-    this.expiresAt = identity.expiresAt;
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
   }
@@ -537,7 +536,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /**
    * Its account's claims changed (operator mode), as nats-server then re-checks its clients: a
-   * revoked user is closed with an error, one whose signing key went without; the others take
+   * revoked user is closed with an error, one whose signing key went without, a bearer token
+   * user its account refuses now with an authorization violation; the others take
    * their limits anew, and one that holds as many subscriptions as it may now is closed.
    */
   claimsChanged(): void {
@@ -548,6 +548,10 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     }
     if (standing === 'signing key removed') {
       this.close('Authentication Failure');
+      return;
+    }
+    if (standing === 'bearer refused') {
+      this.#authorizationViolation();
       return;
     }
     this.#takeLimits(standing ?? {});

@@ -90,6 +90,15 @@ describe.each(bothServers)('operator mode against $name', (target) => {
     expect(await answered(client)).toBe('PONG\r\n');
   });
 
+  it('refuses a bearer token user of an account that disallows bearer tokens', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A', { limits: { disallow_bearer: true } });
+    const server = await start({ operator: { operator } });
+    const bearer = account.user('bearer', { bearerToken: true });
+    expect(await refused(server, bearer, { sign: false })).toBe(violation);
+    expect(await answered(await login(server, account.user('signing')))).toBe('PONG\r\n');
+  });
+
   it("lets a user in from its JWT's src CIDRs only", async () => {
     const operator = new TestOperator();
     const account = operator.account('A');

@@ -87,6 +87,20 @@ describe.each(bothServers)('account JWT updates against $name', (target) => {
     expect(await answered(bob)).toBe('PONG\r\nPONG\r\n');
   });
 
+  it('closes a connected bearer token user when its account disallows bearer tokens', async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const server = await start({ operator: { operator } });
+    const bearer = await login(server, account.user('bearer', { bearerToken: true }), {
+      sign: false,
+    });
+    expect(await answered(bearer)).toBe('PONG\r\n');
+    account.limit({ disallow_bearer: true });
+    await update(server, operator, account);
+    await bearer.waitClosed();
+    expect(bearer.afterInfo()).toBe("PONG\r\n-ERR 'Authorization Violation'\r\n");
+  });
+
   it('starts and stops deliveries across accounts as exports and imports change', async () => {
     const operator = new TestOperator();
     const shop = operator.account('SHOP');

@@ -83,7 +83,7 @@ export interface TestAccountOptions {
   /** Unlimited JetStream (memory and disk storage). */
   jetstream?: boolean;
   /** Account limits over the unlimited defaults, by their JWT names (`conn`, `subs`, …). */
-  limits?: Record<string, number>;
+  limits?: Record<string, number | boolean>;
   /** More account claims as nats-io/jwt names them: `exports`, `imports`, `default_permissions`. */
   claims?: Record<string, unknown>;
 }
@@ -147,7 +147,7 @@ export class TestAccount {
   }
 
   /** New limits by their JWT names (`conn`, `subs`, `payload`, …), from the next `jwt` on. */
-  limit(limits: Record<string, number>): void {
+  limit(limits: Record<string, number | boolean>): void {
     Object.assign(this.#limits, limits);
   }
 

@@ -43,7 +43,7 @@ export interface UserLimits {
 }
 
 /** A JWT user's limits now, or why it may stay connected no longer. */
-export type UserStanding = UserLimits | 'revoked' | 'signing key removed';
+export type UserStanding = UserLimits | 'revoked' | 'signing key removed' | 'bearer refused';
 
 interface Account {
   readonly pass: string;

@@ -101,6 +101,8 @@ export class JwtAuthenticator {
     const granted = userRights(user, accountKey, account.nats);
     if (!granted) return undefined;
     const { rights } = granted;
+    // nats-server's failBearer: the account's limits may refuse bearer tokens.
+    if (rights.bearer_token && account.nats.limits?.disallow_bearer === true) return undefined;
     if (!rights.bearer_token) {
       const { sig } = credentials;
       if (sig === undefined || nonce === undefined || !nonceSigned(user.sub, nonce, sig)) {
@@ -148,6 +150,9 @@ export class JwtAuthenticator {
     const granted = userRights(user, accountKey, account);
     if (!granted || JSON.stringify(granted.scope) !== JSON.stringify(scope)) {
       return 'signing key removed';
+    }
+    if (granted.rights.bearer_token && account.limits?.disallow_bearer === true) {
+      return 'bearer refused';
     }
     // A v2 claim without a limit is 0, as nats-io/jwt decodes it; v1 ones had no limit.
     const limits = claimedLimits(granted.rights, (user.nats.version ?? 1) >= 2);
