@@ -523,6 +523,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       setTimeout(() => this.close('Maximum Subscriptions Exceeded'), 20).unref();
     }
     clearTimeout(this.#authTimer);
+    this.expiresAt = identity.expiresAt;
     if (identity.expiresAt !== undefined) this.#expireAt(identity.expiresAt);
     return true;
   }

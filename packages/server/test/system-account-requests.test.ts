@@ -1,5 +1,7 @@
 import { gunzipSync } from 'node:zlib';
+import { TestOperator } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
+import { operatorClients } from './operator-clients.js';
 import {
   ask,
   expectSameShape,
@@ -222,6 +224,35 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
       ]);
       expect(answers[11]!.data).toMatchObject({ num_connections: 0, total: 0 });
     }
+  });
+
+  it("tells a JWT user its nkey, its account's and the seconds its JWT has left ($SYS.REQ.USER.INFO, 2.11)", async () => {
+    const operator = new TestOperator();
+    const account = operator.account('A');
+    const user = account.user('brief', {
+      expiresInSeconds: 60,
+      pub: { allow: ['$SYS.REQ.USER.INFO'] },
+      sub: { allow: ['in'] },
+    });
+    const [our, their] = await onBoth(async ({ start, connect }) => {
+      const server = await start({ operator: { operator } });
+      const client = await operatorClients(connect).login(server, user);
+      const from = client.text.length;
+      await client.send('SUB in 1\r\nPUB $SYS.REQ.USER.INFO in 0\r\n\r\n');
+      // Both answer at once if at all (ours within the publish, nats-server has no responder).
+      await client.sync();
+      return messages(client, 1, from);
+    });
+    expect(their).toEqual([]);
+    expect(our.map((m) => m.body.data)).toEqual([
+      {
+        user: user.publicKey,
+        account: account.publicKey,
+        permissions: { publish: { allow: ['$SYS.REQ.USER.INFO'] }, subscribe: { allow: ['in'] } },
+        // A Go duration cut to whole seconds: 59 s or 60 s, as the second turns.
+        expires: expect.toSatisfy((ns: number) => ns === 59e9 || ns === 60e9),
+      },
+    ]);
   });
 
   /**
