@@ -5,13 +5,13 @@ export type {
   ImportOptions,
   ResponseType,
 } from './accounts/account-options.js';
+export type { MappingDestination, MappingOptions } from './accounts/subject-mappings.js';
 export type {
   AuthorizationOptions,
   PermissionsOptions,
   SubjectPermissionOptions,
   UserOptions,
 } from './auth/auth-options.js';
-export type { MappingDestination, MappingOptions } from './accounts/subject-mappings.js';
 export type { OperatorOptions, ResolverOptions } from './auth/operator-options.js';
 export { checkOptions } from './check-options.js';
 export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
