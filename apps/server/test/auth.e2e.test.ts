@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import {
   connect,
   type NatsConnection,
@@ -8,15 +7,10 @@ import {
 } from '@nats-io/transport-node';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // One config file per auth method, run by nats-server 2.9.10 and by the slipstream-server bin
 // alike; the official client then connects to each the same way.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 
 /** bcrypt of "s3cret" at cost 4, in the `$2a$` form `nats server passwd` prints. */
 const s3cretHash = '$2a$04$AFgXGPGQSbwxJJDN6xvuAudibsQOaxHWUp6hx6z2ZOyGHfhCk83pO';
@@ -37,7 +31,7 @@ authorization {
 
 const tokenConfig = `authorization { token: "${s3cretHash}" }`;
 
-describe.each(servers)('the official client against $name', ({ bin }) => {
+describe.each(configServers)('the official client against $name', ({ bin }) => {
   let withUsers: RunningNatsServer;
   let withToken: RunningNatsServer;
   const open: NatsConnection[] = [];

@@ -10,20 +10,16 @@ import {
   TestOperator,
 } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // Operator mode from a config file, as nats-server reads it: the operator JWT in a file, the
 // accounts preloaded into a memory resolver, in a full or cache resolver's directory, or served
 // to a URL resolver by a small account server. nats-server 2.9.10 and the slipstream-server bin
 // run the same file; the official client logs in with creds files.
 
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
 const resolvers = ['memory', 'full', 'cache', 'url'] as const;
 
-describe.each(servers)('operator mode from a config file in $name', ({ bin }) => {
+describe.each(configServers)('operator mode from a config file in $name', ({ bin }) => {
   describe.each(resolvers)('with the %s resolver', (resolver) => {
     const operator = new TestOperator();
     const shop = operator.account('SHOP');

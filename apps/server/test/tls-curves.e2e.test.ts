@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { connect as connectTcp } from 'node:net';
-import { join } from 'node:path';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
 import {
   freePort,
@@ -10,12 +9,11 @@ import {
   type TestCertificates,
 } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configServers } from './config-servers.js';
 
 // One config file per case, run by nats-server 2.9.10 and by the slipstream-server bin: the TLS
 // keys curve_preferences and insecure must do the same on both, on the client port, the
 // WebSocket listener and the HTTPS monitoring port.
-
-const slipstreamServer = join(import.meta.dirname, '..', 'bin', 'slipstream-server.js');
 
 let certs: TestCertificates;
 beforeAll(async () => {
@@ -59,11 +57,6 @@ function directHandshake(port: number, options: ConnectionOptions): Promise<Hand
   return handshake({ host: '127.0.0.1', port, ...options });
 }
 
-const servers = [
-  { name: 'nats-server', bin: undefined },
-  { name: 'slipstream-server', bin: slipstreamServer },
-];
-
 /** Runs `body` with `bin` serving `config`, then stops it. */
 async function serving(
   bin: string | undefined,
@@ -83,7 +76,7 @@ function tlsBlock(more: string): string {
   return `cert_file: "${certs.certFile}", key_file: "${certs.keyFile}", ${more}`;
 }
 
-describe.each(servers)('curve_preferences run by $name', ({ bin }) => {
+describe.each(configServers)('curve_preferences run by $name', ({ bin }) => {
   it('agrees only on the listed curves, on the client port, wss:// and HTTPS monitoring', async () => {
     const [wsPort, httpsPort] = [await freePort(), await freePort()];
     const curves = 'curve_preferences: ["CurveP384", "CurveP521"]';
@@ -158,7 +151,7 @@ async function served(port: number, options: ConnectionOptions): Promise<boolean
   });
 }
 
-describe.each(servers)('insecure on a listener, run by $name', ({ bin }) => {
+describe.each(configServers)('insecure on a listener, run by $name', ({ bin }) => {
   it('still checks client certificates under verify', async () => {
     const client = {
       cert: await readFile(certs.clientCertFile),
