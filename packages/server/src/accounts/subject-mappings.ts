@@ -80,10 +80,6 @@ export class SubjectMappings {
     }));
   }
 
-  get empty(): boolean {
-    return this.#mappings.length === 0;
-  }
-
   /**
    * The subject a publish on `subject` goes to: itself when no mapping matches, an empty
    * subject (which nobody receives) when the draw fell on no destination.
