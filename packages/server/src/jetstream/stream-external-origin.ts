@@ -13,7 +13,7 @@
  * request, after a growing pause.
  */
 import { createHash } from 'node:crypto';
-import type { StreamSource } from '@slipstream/jsapi';
+import { type AckSubjectInfo, parseAckSubject, type StreamSource } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
@@ -43,16 +43,6 @@ const BACKOFF_MS = 10_000;
 const MAX_BACKOFF_MS = 120_000;
 /** The consumer's ack_wait: never reached, it acks nothing (nats-server's 22 h). */
 const ACK_WAIT_NANOS = 22 * 3600 * 1_000 * NANOS_PER_MS;
-
-/** `$JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending>`, as parsed. */
-interface Delivery {
-  consumer: string;
-  deliveries: number;
-  streamSeq: number;
-  consumerSeq: number;
-  time: bigint;
-  pending: number;
-}
 
 interface ApiErrorBody {
   code: number;
@@ -240,14 +230,14 @@ export class ExternalFeed implements Feed {
       return;
     }
     const delivery = m.reply === undefined ? undefined : parseAckSubject(m.reply);
-    if (!delivery || delivery.consumer !== this.#consumer || delivery.deliveries > 1) return;
+    if (!delivery || delivery.consumer !== this.#consumer || delivery.delivered > 1) return;
     this.#lastHeard = nowNanos();
     if (!this.#inStep(delivery)) return;
     this.#lag = Math.max(0, delivery.pending - 1);
     copyInto(this.#target, this.#kind, this.#originName, this.#transform, {
       subject: m.subject,
-      seq: delivery.streamSeq,
-      time: delivery.time,
+      seq: delivery.streamSequence,
+      time: delivery.timestampNanos,
       // Views into the sender's buffer: copied, the store may keep them.
       headers: headers && Buffer.from(headers),
       payload: Buffer.from(m.payload),
@@ -281,17 +271,17 @@ export class ExternalFeed implements Feed {
    * source takes the next delivery and ignores an older one. Anything else missed messages: a
    * new consumer resumes after the last taken.
    */
-  #inStep(d: Delivery): boolean {
-    const nextDelivery = d.consumerSeq === this.#consumerSeq + 1;
+  #inStep(d: AckSubjectInfo): boolean {
+    const nextDelivery = d.consumerSequence === this.#consumerSeq + 1;
     if (this.#kind === 'mirror') {
-      if (d.streamSeq <= this.#streamSeq) return false;
-      if (d.streamSeq !== this.#streamSeq + 1 && !nextDelivery) return this.#restart();
+      if (d.streamSequence <= this.#streamSeq) return false;
+      if (d.streamSequence !== this.#streamSeq + 1 && !nextDelivery) return this.#restart();
     } else {
-      if (d.consumerSeq <= this.#consumerSeq) return false;
+      if (d.consumerSequence <= this.#consumerSeq) return false;
       if (!nextDelivery) return this.#restart();
     }
-    this.#consumerSeq = d.consumerSeq;
-    this.#streamSeq = d.streamSeq;
+    this.#consumerSeq = d.consumerSequence;
+    this.#streamSeq = d.streamSequence;
     return true;
   }
 
@@ -340,21 +330,6 @@ function isStatus(headers: Uint8Array, code: number): boolean {
   const status = `NATS/1.0 ${code}`;
   const block = Buffer.from(headers.buffer, headers.byteOffset, headers.length);
   return block.toString('latin1', 0, status.length) === status;
-}
-
-/** The nine tokens of a (v1) ack subject; undefined for anything else. */
-function parseAckSubject(reply: string): Delivery | undefined {
-  const tokens = reply.split('.');
-  if (tokens.length !== 9 || tokens[0] !== '$JS' || tokens[1] !== 'ACK') return undefined;
-  const [, , , consumer, deliveries, streamSeq, consumerSeq, time, pending] = tokens;
-  return {
-    consumer: consumer!,
-    deliveries: Number(deliveries),
-    streamSeq: Number(streamSeq),
-    consumerSeq: Number(consumerSeq),
-    time: BigInt(time!),
-    pending: Number(pending),
-  };
 }
 
 /** nats-server's getHash: 8 characters of base 62 over the SHA-256 of the name. */
