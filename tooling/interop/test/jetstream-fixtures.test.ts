@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import { type RunningNatsServer, startSlipstreamServer } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newerFields } from './support/newer-fields.js';
 
 interface RecordedReply {
   headers?: string;
@@ -103,19 +104,12 @@ function asNewerServer(recorded: unknown): void {
 /** Fields that differ between any two runs of the same calls. */
 const volatile = new Set(['created', 'first_ts', 'last_ts', 'time', 'active', 'id']);
 
-/**
- * Fields nats-server 2.10 and 2.11 write that 2.9.10 did not (the info's `ts`, the stream
- * config's compression, consumer_limits, allow_msg_ttl and metadata, which 2.9.10 dropped):
- * ours writes them, so they are left out of the comparison with the 2.9.10 recordings.
- */
-const newer = new Set(['ts', 'compression', 'consumer_limits', 'allow_msg_ttl', 'metadata']);
-
 function normalise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalise);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (newer.has(key)) continue;
+    if (newerFields.has(key)) continue;
     if (volatile.has(key)) {
       out[key] = typeof inner;
       continue;
