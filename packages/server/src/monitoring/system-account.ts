@@ -17,6 +17,7 @@
  */
 import { nuid } from '@slipstream/protocol';
 import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
+import { rttNanos } from '../accounts/client-info.js';
 import type { ClientConnection } from '../client-connection.js';
 import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
@@ -146,7 +147,7 @@ export class SystemAccount {
   /** nats-server's DisconnectEventMsg for `client`, if anyone listens on `subject`. */
   #sendDisconnect(subject: string, client: ClientConnection): void {
     if (!this.#client.hasInterest(subject)) return;
-    const rtt = client.rtt === undefined ? 0 : Math.round(client.rtt * 1e6);
+    const rtt = rttNanos(client);
     const stop = rfc3339(client.stoppedAt ?? Date.now());
     this.#send(subject, {
       type: 'io.nats.server.advisory.v1.client_disconnect',
