@@ -97,6 +97,15 @@ export class FrameWriter {
    */
   msgLineEnd(reply: string | undefined, headerSize: number | undefined, payloadSize: number): void {
     this.reserve(FRAME_OVERHEAD + 3 * (reply?.length ?? 0));
+    this.lineEnd(reply, headerSize, payloadSize);
+  }
+
+  /** ` [reply] [<header size>] <total size>\r\n`, in room already reserved. */
+  private lineEnd(
+    reply: string | undefined,
+    headerSize: number | undefined,
+    payloadSize: number,
+  ): void {
     this.byte(SPACE);
     if (reply !== undefined) {
       this.text(reply);
@@ -176,21 +185,12 @@ export class FrameWriter {
     if (sid === undefined) this.copy(headerSize > 0 ? HPUB : PUB);
     else this.copy(headerSize > 0 ? HMSG : MSG);
     this.text(subject);
-    this.byte(SPACE);
     if (sid !== undefined) {
+      this.byte(SPACE);
       this.sid(sid);
-      this.byte(SPACE);
     }
-    if (reply) {
-      this.text(reply);
-      this.byte(SPACE);
-    }
-    if (headerSize > 0) {
-      this.number(headerSize);
-      this.byte(SPACE);
-    }
-    this.number(totalSize);
-    this.crlf();
+    // An empty reply means none, and an empty header block too.
+    this.lineEnd(reply || undefined, headerSize > 0 ? headerSize : undefined, payload.length);
     if (headerSize > 0) this.copy(headers!);
     this.copy(payload);
     this.crlf();
