@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fromSeed } from '@nats-io/nkeys';
 import type { TestOperator, TestUser } from '@slipstream/test-servers';
 import type { RawClient } from './raw-client.js';
@@ -24,6 +27,13 @@ export function connectLine(client: RawClient, user: TestUser, options: LoginOpt
     ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
   };
   return `CONNECT ${JSON.stringify(fields)}\r\n`;
+}
+
+/** A new temporary directory holding the operator's account JWTs, as a full resolver reads them. */
+export function accountsDir(operator: TestOperator): string {
+  const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+  operator.writeAccounts(dir);
+  return dir;
 }
 
 /** Raw clients of an operator-mode server, opened by `connect` (closedAfterEach's). */

@@ -1,9 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestAccount, TestOperator } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import { connectLine, operatorClients, violation } from './operator-clients.js';
+import { accountsDir, connectLine, operatorClients, violation } from './operator-clients.js';
 import { bothServers, closedAfterEach } from './targets.js';
 
 describe.each(bothServers)('operator mode against $name', (target) => {
@@ -370,8 +369,7 @@ describe.each(bothServers)('operator mode against $name', (target) => {
   it('reads the account JWTs of a full resolver directory', async () => {
     const operator = new TestOperator();
     const account = operator.account('A');
-    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-    operator.writeAccounts(dir);
+    const dir = accountsDir(operator);
     const server = await start({ operator: { operator, resolverDir: dir } });
     const client = await login(server, account.user('alice'));
     expect(await answered(client)).toBe('PONG\r\n');
@@ -389,8 +387,7 @@ describe.each(bothServers)('operator mode against $name', (target) => {
       const operator = new TestOperator();
       const account = operator.account('A');
       const alice = account.user('alice');
-      const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-      operator.writeAccounts(dir);
+      const dir = accountsDir(operator);
       const server = await start({
         operator: { operator, resolverDir: resolver === 'full' ? dir : undefined },
       });

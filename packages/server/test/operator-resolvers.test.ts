@@ -1,13 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type RunningAccountServer,
   startAccountServer,
   TestOperator,
 } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { operatorClients, violation } from './operator-clients.js';
+import { accountsDir, operatorClients, violation } from './operator-clients.js';
 import { bothServers, closedAfterEach } from './targets.js';
 
 describe.each(bothServers)('account resolvers against $name', (target) => {
@@ -32,8 +29,7 @@ describe.each(bothServers)('account resolvers against $name', (target) => {
     operator: TestOperator,
     resolver: { url?: true; resolverType?: 'full' | 'cache' },
   ) {
-    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-    operator.writeAccounts(dir);
+    const dir = accountsDir(operator);
     return start({
       operator: {
         operator,

@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type TestAccount, TestOperator } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
-import { operatorClients } from './operator-clients.js';
+import { accountsDir, operatorClients } from './operator-clients.js';
 import type { RawClient } from './raw-client.js';
 import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
 
@@ -143,8 +140,7 @@ describe.each(bothServers)('account JWT updates against $name', (target) => {
 
   it('serves JetStream in accounts pushed after the start as their JWTs say', async () => {
     const operator = new TestOperator();
-    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-    operator.writeAccounts(dir);
+    const dir = accountsDir(operator);
     const streaming = operator.account('STREAMING', { jetstream: true });
     const plain = operator.account('PLAIN');
     const server = await start({ operator: { operator, resolverDir: dir }, jetstream: true });
@@ -164,8 +160,7 @@ describe.each(bothServers)('account JWT updates against $name', (target) => {
 
   it('lets users of an account pushed after the start in (full resolver)', async () => {
     const operator = new TestOperator();
-    const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
-    operator.writeAccounts(dir);
+    const dir = accountsDir(operator);
     const late = operator.account('LATE');
     const server = await start({ operator: { operator, resolverDir: dir } });
     const answer = await pushed(server, operator, '$SYS.REQ.CLAIMS.UPDATE', late.jwt);
