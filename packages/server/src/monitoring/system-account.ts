@@ -17,7 +17,7 @@
  */
 import { nuid } from '@slipstream/protocol';
 import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
-import { rttNanos } from '../accounts/client-info.js';
+import { clientInfo as describedClient, rttNanos } from '../accounts/client-info.js';
 import type { ClientConnection } from '../client-connection.js';
 import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
@@ -340,18 +340,18 @@ function badRequest(error: Error) {
   return { code: 400, description: error.message };
 }
 
-/** nats-server's ClientInfo for a connection, as its connect event carries it. */
+/**
+ * nats-server's ClientInfo for a connection, as its connect event carries it: that of
+ * accounts/client-info.ts without the RTT and the server's id, which these events leave out
+ * (the disconnect event adds its RTT).
+ */
 function clientInfo(client: ClientConnection) {
-  return {
-    start: rfc3339(client.startedAt),
-    host: client.ip,
-    id: client.cid,
-    acc: client.account.name,
-    ...(client.user === undefined ? {} : { user: client.user }),
-    ...(client.name ? { name: client.name } : {}),
-    ...(client.lang ? { lang: client.lang } : {}),
-    ...(client.version ? { ver: client.version } : {}),
-    kind: 'Client',
-    client_type: 'nats',
-  };
+  const {
+    rtt: _rtt,
+    server: _server,
+    ...info
+  } = describedClient(client, client.account.name, {
+    serverId: '',
+  });
+  return info;
 }
