@@ -17,6 +17,13 @@ const EMPTY = new Uint8Array(0);
  * An internal subscriber may publish while it is being delivered to (a reply from inside the
  * fan-out), so publish is re-entrant: each nesting level encodes into its own message object.
  */
+/**
+ * A JetStream ack subject names one delivery and is published once, like a reply subject:
+ * caching its match or line start would cost a lookup, an insert and an eviction per ack and push
+ * out the subjects that do come back.
+ */
+const PUBLISHED_ONCE_PREFIX = '$JS.ACK.';
+
 export class Router {
   readonly sublist = new Sublist<Subscription>();
   readonly #parts = new FramePartsCache();
@@ -100,7 +107,8 @@ export class Router {
     payload: Uint8Array,
     shownSubject?: string,
   ): boolean {
-    return this.#route(from, subject, reply, headers, payload, shownSubject, false);
+    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    return this.#route(from, subject, reply, headers, payload, shownSubject, once);
   }
 
   #route(

@@ -52,12 +52,6 @@ const NONE: readonly never[] = Object.freeze([]);
 const EMPTY_RESULT: SublistResult<never> = Object.freeze({ psubs: NONE, qsubs: NONE });
 
 /**
- * A JetStream ack subject names one delivery and is published once: caching it would cost a
- * lookup, an insert and an eviction per ack and push out the subjects that do come back.
- */
-const UNCACHED_PREFIX = '$JS.ACK.';
-
-/**
  * Subject interest: a trie keyed by subject tokens with `*` and `>` children, as nats-server's
  * sublist. Lookups are cached per published subject; a SUB or UNSUB evicts exactly the cached
  * subjects its pattern matches, so unrelated traffic keeps its cache. Results are shared and
@@ -137,12 +131,12 @@ export class Sublist<S extends SublistEntry> {
   /**
    * Everything interested in a published subject. A subject with an empty token (`foo..bar`)
    * matches nothing, as in nats-server; wildcard tokens in it are taken literally. A subject
-   * published `once` (the reply subject of one request) bypasses the cache, as ack subjects do.
+   * published `once` (a request's reply subject, a JetStream ack subject: the router knows)
+   * bypasses the cache.
    */
   match(subject: string, once = false): SublistResult<S> {
     this.#matches++;
-    const cacheable = !once && !subject.startsWith(UNCACHED_PREFIX);
-    const cached = cacheable ? this.#cache.get(subject) : undefined;
+    const cached = once ? undefined : this.#cache.get(subject);
     if (cached) {
       this.#cacheHits++;
       return cached;
@@ -154,7 +148,7 @@ export class Sublist<S extends SublistEntry> {
       psubs: found.psubs ?? NONE,
       qsubs: found.groups ? [...found.groups.values()] : NONE,
     };
-    if (!cacheable) return result;
+    if (once) return result;
     if (this.#cache.size >= CACHE_MAX) {
       // Oldest first: Map iteration follows insertion order.
       this.#cache.delete(this.#cache.keys().next().value!);
