@@ -184,9 +184,11 @@ export class Router {
    * receivers: an empty HMSG with status 503 on the publisher's own subscription to the reply.
    */
   #noResponders(from: Subscriber, reply: string): void {
-    const sub = this.sublist.match(reply).psubs.find((s) => s.subscriber === from && !s.closed);
+    const sub = this.sublist
+      .match(reply, true)
+      .psubs.find((s) => s.subscriber === from && !s.closed);
     if (!sub) return;
-    const message = this.#acquire(reply, undefined, NO_RESPONDERS, EMPTY, false);
+    const message = this.#acquire(reply, undefined, NO_RESPONDERS, EMPTY, false, true);
     try {
       this.#send(sub, message, reply, from);
     } finally {

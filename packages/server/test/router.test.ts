@@ -33,4 +33,16 @@ describe('Router', () => {
     router.publish(acks, 'orders', undefined, undefined, new Uint8Array());
     expect(router.sublist.stats().cache_hit_rate).toBe(1 / 2002);
   });
+
+  it('answers requests nobody serves without caching their one-off reply inboxes', () => {
+    const router = new Router();
+    const { subscriber: requester, received } = counter();
+    Object.assign(requester, { noResponders: true });
+    router.subscribe(new Subscription(requester, '_INBOX.abc.*', undefined, '1'));
+    for (let i = 0; i < 500; i++) {
+      router.publish(requester, 'service.down', `_INBOX.abc.${i}`, undefined, new Uint8Array());
+    }
+    expect(received()).toBe(500);
+    expect(router.sublist.stats().num_cache).toBe(1);
+  });
 });
