@@ -23,6 +23,7 @@ import { PacedReader } from './paced-reader.js';
 import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
+import { timerDelay } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
 import type { ViolationLog } from './violation-log.js';
 
@@ -50,9 +51,6 @@ const STRING_FIELDS = [
   ...['name', 'lang', 'version'],
   ...['user', 'pass', 'auth_token', 'nkey', 'sig', 'jwt'],
 ] as const;
-
-/** The longest delay a Node timer holds (2^31 - 1 ms). */
-const MAX_TIMER = 2 ** 31 - 1;
 
 /** Reply prefixes reserved for the server's own routing (nats-server isReservedReply). */
 const RESERVED_REPLY_PREFIXES = ['_R_.', '$JS.ACK.', '_GR_.'];
@@ -578,8 +576,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /** Closes the connection when its credentials expire, as nats-server closes a JWT user's. */
   #expireAt(at: number): void {
-    // Node's timers hold at most ~24.8 days: a later expiry re-arms.
-    const wait = Math.min(at - Date.now(), MAX_TIMER);
+    const wait = timerDelay(at - Date.now());
     this.#authTimer = setTimeout(() => {
       if (Date.now() < at) this.#expireAt(at);
       else this.close('Authentication Expired', ErrText.authenticationExpired);

@@ -2,11 +2,9 @@ import type { ClientConnection } from '../client-connection.js';
 import { ErrText } from '../errors.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import { importSystemServices } from '../monitoring/system-imports.js';
+import { timerDelay } from '../timer-delay.js';
 import type { Accounts } from './accounts.js';
 import type { TrustedAccounts } from './trusted-accounts.js';
-
-/** The longest a Node.js timer waits; a later expiry is looked at again then. */
-const MAX_TIMER = 2 ** 31 - 1;
 
 /**
  * Keeps the running accounts in step with the trusted claims: applies an account's pushed JWT
@@ -43,7 +41,7 @@ export class ClaimsRefresh {
         reshareAccounts(this.server.accounts, this.trusted);
         this.#watchActivations();
       },
-      Math.min(Math.max(at - Date.now(), 0), MAX_TIMER),
+      timerDelay(at - Date.now()),
     );
     this.#timer.unref();
   }

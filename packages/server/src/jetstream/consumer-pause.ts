@@ -4,11 +4,10 @@
  * consumer.go:1229). The deadline is part of the config, so a restart keeps it.
  */
 import { parseTimestamp, timestampToEpochNanos, ZERO_TIME } from '@slipstream/jsapi';
+import { timerDelay } from '../timer-delay.js';
 import { nowNanos, wireTime } from './wire-time.js';
 
 const NANOS_PER_MS = 1_000_000n;
-/** setTimeout's longest wait; a later deadline is reached in steps of this. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The deadline a `pause_until` names, in ns since the epoch; 0 for none or Go's zero time. */
 export function pauseDeadline(pauseUntil: string | undefined): bigint {
@@ -70,7 +69,7 @@ export class ConsumerPause {
         if (this.paused) this.#arm();
         else this.resumed();
       },
-      Math.min(leftMs + 1, MAX_TIMER_MS),
+      timerDelay(leftMs + 1),
     );
     this.#timer.unref?.();
   }

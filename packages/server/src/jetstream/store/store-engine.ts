@@ -5,6 +5,7 @@
  * calls. Memory and SQLite stores are this engine over different logs.
  */
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
+import { timerDelay } from '../../timer-delay.js';
 import { DueHeap } from '../due-heap.js';
 import { NEVER, storedTtl } from '../message-ttl.js';
 import { type Clock, systemClock } from './clock.js';
@@ -40,8 +41,6 @@ export interface EngineOptions {
 const SCAN_SUBJECTS_ABOVE = 256;
 /** How long expiry waits before trying again after the log failed. */
 const EXPIRY_RETRY_MS = 1000;
-/** setTimeout's longest delay; a later expiry just re-arms on firing. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function isAll(filter: string): boolean {
   return filter === '' || filter === '>';
@@ -586,7 +585,7 @@ export class StoreEngine implements MessageStore {
     if (this.expiryTimer && this.expiryDue <= due) return;
     this.disarmExpiry();
     const dueInNs = due - this.clock();
-    const dueInMs = dueInNs <= 0n ? 0 : Math.min(Number(dueInNs / 1_000_000n) + 1, MAX_TIMER_MS);
+    const dueInMs = dueInNs <= 0n ? 0 : timerDelay(Number(dueInNs / 1_000_000n) + 1);
     this.expiryDue = due;
     this.expiryTimer = setTimeout(() => this.expireFromTimer(), dueInMs);
     this.expiryTimer.unref();

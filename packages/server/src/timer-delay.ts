@@ -1,0 +1,10 @@
+/** The longest delay Node's setTimeout honours (about 24.8 days); it runs anything longer after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A setTimeout delay for a wait of `ms`: never negative, and capped at what Node honours, so a
+ * far deadline fires early and the caller, finding the deadline not reached, arms again.
+ */
+export function timerDelay(ms: number): number {
+  return Math.min(Math.max(ms, 0), MAX_TIMER_MS);
+}
