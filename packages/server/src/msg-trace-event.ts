@@ -1,13 +1,10 @@
 import { encodedFor } from './content-encoding.js';
 import { goJson } from './monitoring/format.js';
+import type { ServerIdentity } from './server-identity.js';
 import { NATS_COMPATIBLE_VERSION } from './version.js';
 
 /** What a trace event says about the server that sends it (nats-server's ServerInfo). */
-export interface TraceServerInfo {
-  readonly name: string;
-  readonly host: string;
-  readonly id: string;
-  readonly jetstream: boolean;
+export interface TraceServerInfo extends ServerIdentity {
   readonly seq: number;
   readonly time: string;
 }

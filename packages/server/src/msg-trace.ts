@@ -12,6 +12,7 @@ import type { Account } from './accounts/account.js';
 import { rfc3339 } from './monitoring/format.js';
 import { eventBody } from './msg-trace-event.js';
 import { type TraceRequest, traceRequest, withTraceHeadersDisabled } from './msg-trace-request.js';
+import type { ServerIdentity } from './server-identity.js';
 import type { Subscriber } from './subscriber.js';
 import type { Subscription } from './subscription.js';
 
@@ -25,14 +26,6 @@ const REFUSALS = {
   closed: 'Not delivered because subscription is closed',
 } as const;
 export type DeliveryRefusal = keyof typeof REFUSALS;
-
-/** What a trace event says about the server that sends it. */
-export interface TracingServer {
-  readonly name: string;
-  readonly host: string;
-  readonly id: string;
-  readonly jetstream: boolean;
-}
 
 /** The publisher of a traced message. */
 export interface TracedPublisher {
@@ -80,7 +73,7 @@ const EVENT_PUBLISHER: Subscriber = {
 export class MsgTracer {
   #seq = 0;
 
-  constructor(private readonly server: () => TracingServer) {}
+  constructor(private readonly server: () => ServerIdentity) {}
 
   /**
    * What `headers` ask of tracing for this publish: undefined for nothing at all (the usual

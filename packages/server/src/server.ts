@@ -21,6 +21,7 @@ import { SystemAccount } from './monitoring/system-account.js';
 import { MsgTracer } from './msg-trace.js';
 import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
 import { FlushQueue } from './outbound.js';
+import type { ServerIdentity } from './server-identity.js';
 import { secureContextFor, secureContextOptions } from './tls/secure-context.js';
 import { type FirstBytes, firstBytes } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
@@ -87,12 +88,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly clients = new Map<number, ClientConnection>();
   readonly closedConnections: ConnectionState[] = [];
   readonly accountTraffic = new AccountTraffic();
-  readonly msgTracer = new MsgTracer(() => ({
-    name: this.info.server_name ?? this.serverId,
-    host: this.options.host,
-    id: this.serverId,
-    jetstream: this.jetstream !== undefined,
-  }));
+  readonly msgTracer = new MsgTracer(() => this.identity());
   totalConnections = 0;
   info!: ServerInfo;
   closed: Promise<void>;
@@ -177,6 +173,15 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     return `${scheme}://${dialable(this.options.httpHost)}:${port}`;
   }
 
+  identity(): ServerIdentity {
+    return {
+      name: this.info.server_name ?? this.serverId,
+      host: this.options.host,
+      id: this.serverId,
+      jetstream: this.jetstream !== undefined,
+    };
+  }
+
   async listen(): Promise<void> {
     const { host, port } = this.options;
     let boundPort: number;
@@ -246,12 +251,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       limits,
       client: this.internalClient(this.accounts.get(name)),
     }));
-    this.jetstream = new JetStreamServer(
-      options,
-      this.logger,
-      this.info.server_name ?? this.serverId,
-      enabled,
-    );
+    this.jetstream = new JetStreamServer(options, this.logger, this.identity().name, enabled);
     this.jetstream.start();
     for (const account of this.accounts.values()) {
       if (!this.accounts.jetStream.has(account.name)) this.#answerJetStreamDisabled(account);
@@ -499,14 +499,16 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     log.info(`  Name:     ${this.info.server_name}`);
     log.info(`  ID:       ${this.serverId}`);
     this.#startJetStream();
-    const system = new SystemAccount(this, this.internalClient(this.accounts.system));
+    // One internal client serves the system account's events and the claims updates, and
+    // closing the system account drops both at shutdown.
+    const systemClient = this.internalClient(this.accounts.system);
+    const system = new SystemAccount(this, systemClient);
     this.#system = system;
     if (this.options.operator) {
-      const client = this.internalClient(this.accounts.system);
       const refresh = new ClaimsRefresh(this, this.options.operator);
       this.#claimsRefresh = refresh;
       serveClaimsUpdates(
-        client,
+        systemClient,
         this.options.operator,
         (to, body) => system.reply(to, body),
         (account) => refresh.accountChanged(account),

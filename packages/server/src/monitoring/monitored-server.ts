@@ -3,6 +3,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { ClientConnection, TrafficStats } from '../client-connection.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
+import type { ServerIdentity } from '../server-identity.js';
 import type { AccountTraffic } from './account-statz.js';
 import type { ConnectionState } from './connection-state.js';
 
@@ -23,4 +24,6 @@ export interface MonitoredServer {
   readonly httpPort: number | undefined;
   /** JetStream, when enabled and started. */
   readonly jetstream: JetStreamServer | undefined;
+  /** Name, host, id and JetStream, as the server's events carry them. */
+  identity(): ServerIdentity;
 }

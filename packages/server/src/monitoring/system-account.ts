@@ -313,14 +313,14 @@ export class SystemAccount {
 
   /** Who sends: nats-server's ServerInfo, with a sequence number per message sent. */
   #serverInfo() {
-    const { info, options, serverId } = this.#server;
+    const { name, host, id, jetstream } = this.#server.identity();
     return {
-      name: info.server_name ?? serverId,
-      host: options.host,
-      id: serverId,
+      name,
+      host,
+      id,
       ver: NATS_COMPATIBLE_VERSION,
       seq: ++this.#seq,
-      jetstream: this.#server.jetstream !== undefined,
+      jetstream,
       time: rfc3339(Date.now()),
     };
   }
