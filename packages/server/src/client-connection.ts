@@ -158,7 +158,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   ) {
     this.#host = host;
     this.account = host.accounts.global;
-    this.account.connections++;
+    this.account.join(this);
     this.#socket = socket;
     this.ip = socket.remoteAddress ?? '';
     this.port = socket.remotePort ?? 0;
@@ -314,7 +314,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     this.stoppedAt = Date.now();
     this.#keepalive.stop();
     clearTimeout(this.#authTimer);
-    this.account.connections--;
+    this.account.leave(this);
     for (const sub of this.subscriptions.values()) this.account.router.unsubscribe(sub);
     const socket = this.#socket;
     socket.off('data', this.#onData);
@@ -599,8 +599,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       this.account.router.sublist.remove(sub);
       account.router.subscribe(sub);
     }
-    this.account.connections--;
-    account.connections++;
+    this.account.leave(this);
+    account.join(this);
     this.account = account;
     return true;
   }

@@ -14,7 +14,6 @@ import { answerJetStreamDisabled } from './jetstream/disabled-api.js';
 import { JetStreamServer } from './jetstream/jetstream-server.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
-import { AccountTraffic } from './monitoring/account-statz.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
 import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
 import { SystemAccount } from './monitoring/system-account.js';
@@ -87,7 +86,6 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly startedAt = Date.now();
   readonly clients = new Map<number, ClientConnection>();
   readonly closedConnections: ConnectionState[] = [];
-  readonly accountTraffic = new AccountTraffic();
   readonly msgTracer = new MsgTracer(() => this.identity());
   totalConnections = 0;
   info!: ServerInfo;

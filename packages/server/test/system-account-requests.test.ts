@@ -465,6 +465,37 @@ describe('system account requests, ours beside nats-server 2.9.10', () => {
     }
   });
 
+  it("keeps an account's traffic in /accstatz after its connections close", async () => {
+    const [our, their] = await onBoth(async (run) => {
+      const { server, a } = await withClients(run);
+      const publisher = await login(run.connect, server, 'a');
+      // After the CONNECT's read: nats-server 2.9.10 counts a read's messages for the account
+      // the connection was in when the read began.
+      await publisher.send('PUB foo 2\r\nhi\r\n'.repeat(3));
+      await a.waitUntil((text) => text.split('MSG foo 5').length === 4);
+      publisher.close();
+      await publisher.waitClosed();
+      const stat = async () => {
+        const answer = (await (await fetch(`${server.httpUrl}/accstatz`)).json()) as HttpAnswer;
+        return answer.account_statz?.find((s) => s.acc === 'A');
+      };
+      let account = await stat();
+      for (let i = 0; i < 50 && account?.conns !== 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        account = await stat();
+      }
+      return account;
+    });
+    for (const account of [our, their]) {
+      expect(account).toMatchObject({
+        acc: 'A',
+        conns: 1,
+        received: { msgs: 3, bytes: 6 },
+        sent: { msgs: 3, bytes: 6 },
+      });
+    }
+  });
+
   it('serves /accountz, /accstatz, /routez, /gatewayz and /leafz', async () => {
     const paths = [
       '/accountz',
@@ -559,7 +590,12 @@ function withoutLists(detail: AccountDetail) {
 interface HttpAnswer {
   system_account?: string;
   account_detail?: unknown;
-  account_statz?: { acc: string }[];
+  account_statz?: {
+    acc: string;
+    conns: number;
+    received: { msgs: number; bytes: number };
+    sent: { msgs: number; bytes: number };
+  }[];
 }
 
 /** The first answer on sid 1 in `text`: its Content-Encoding (none for a MSG) and payload. */

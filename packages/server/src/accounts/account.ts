@@ -35,6 +35,33 @@ export interface ServiceExport extends Export {
  * One account: its own subject space (router), what it exports to other accounts, and the
  * bridges its imports place in the exporters' subject spaces.
  */
+/** A client connection as its account counts it. */
+export interface AccountMember {
+  readonly inMsgs: number;
+  readonly inBytes: number;
+  readonly outMsgs: number;
+  readonly outBytes: number;
+}
+
+export interface DataStats {
+  msgs: number;
+  bytes: number;
+}
+
+/** An account's traffic as nats-server's account stats report it: received from clients, sent to them. */
+export interface AccountTraffic {
+  received: DataStats;
+  sent: DataStats;
+}
+
+/** Adds (`sign` 1) or takes away (-1) `member`'s counters to `traffic`. */
+function addTraffic(traffic: AccountTraffic, member: AccountMember, sign: 1 | -1): void {
+  traffic.received.msgs += sign * member.inMsgs;
+  traffic.received.bytes += sign * member.inBytes;
+  traffic.sent.msgs += sign * member.outMsgs;
+  traffic.sent.bytes += sign * member.outBytes;
+}
+
 export class Account {
   readonly router = new Router();
   /** Reply subjects of requests that reached this account through a service import. */
@@ -53,7 +80,17 @@ export class Account {
     readonly to: string;
   }[] = [];
   /** Client connections in the account now. */
-  connections = 0;
+  readonly #members = new Set<AccountMember>();
+  /**
+   * The account's traffic but for its members' counters as they stand: what members that left
+   * carried while here, less what present members had already carried when they joined (a
+   * connection's counters start in `$G` and go on in the account it authenticates for).
+   * nats-server's account counters outlive connections.
+   */
+  readonly #settled: AccountTraffic = {
+    received: { msgs: 0, bytes: 0 },
+    sent: { msgs: 0, bytes: 0 },
+  };
 
   /** Its stream exports as configured (for /accountz). */
   get streamExports(): readonly Export[] {
@@ -92,6 +129,29 @@ export class Account {
   /** The subject a publish on `subject` is routed to here, after the account's mappings. */
   mapped(subject: string): string {
     return this.mappings ? this.mappings.map(subject) : subject;
+  }
+
+  /** How many client connections are in the account now. */
+  get connections(): number {
+    return this.#members.size;
+  }
+
+  join(member: AccountMember): void {
+    this.#members.add(member);
+    addTraffic(this.#settled, member, -1);
+  }
+
+  /** `member` closed or moved to another account; what it carried while here stays counted. */
+  leave(member: AccountMember): void {
+    if (this.#members.delete(member)) addTraffic(this.#settled, member, 1);
+  }
+
+  /** What the account's connections, present and past, sent and received while in it. */
+  traffic(): AccountTraffic {
+    const { received, sent } = this.#settled;
+    const total = { received: { ...received }, sent: { ...sent } };
+    for (const member of this.#members) addTraffic(total, member, 1);
+    return total;
   }
 
   /** Whether one more client may join (nats-server's MaxTotalConnectionsReached). */

@@ -4,7 +4,6 @@ import type { ClientConnection, TrafficStats } from '../client-connection.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ServerIdentity } from '../server-identity.js';
-import type { AccountTraffic } from './account-statz.js';
 import type { ConnectionState } from './connection-state.js';
 
 /** What the monitoring endpoints read from the server. */
@@ -19,8 +18,6 @@ export interface MonitoredServer {
   /** Oldest first, bounded. */
   readonly closedConnections: readonly ConnectionState[];
   readonly accounts: Accounts;
-  /** What each account's closed connections sent and received. */
-  readonly accountTraffic: AccountTraffic;
   readonly httpPort: number | undefined;
   /** JetStream, when enabled and started. */
   readonly jetstream: JetStreamServer | undefined;

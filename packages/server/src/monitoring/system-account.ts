@@ -133,7 +133,6 @@ export class SystemAccount {
    * failed to authenticate is also announced on `$SYS.SERVER.<id>.CLIENT.AUTH.ERR`.
    */
   disconnected(client: ClientConnection): void {
-    this.#server.accountTraffic.closed(client);
     if (!this.#running) return;
     if (client.closeReason === 'Authentication Failure') {
       this.#sendDisconnect(`$SYS.SERVER.${this.#server.serverId}.CLIENT.AUTH.ERR`, client);
@@ -306,7 +305,7 @@ export class SystemAccount {
       id: nuid.next(),
       timestamp: rfc3339(Date.now()),
     };
-    const stat = accountStat(this.#server, account.name);
+    const stat = accountStat(account);
     for (const subject of wanted)
       this.#send(subject, { ...event, server: this.#serverInfo(), ...stat });
   }
