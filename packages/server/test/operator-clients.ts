@@ -1,8 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromSeed } from '@nats-io/nkeys';
 import type { TestOperator, TestUser } from '@slipstream/test-servers';
+import { onTestFinished } from 'vitest';
 import type { RawClient } from './raw-client.js';
 import type { RunningTarget } from './targets.js';
 
@@ -29,9 +30,13 @@ export function connectLine(client: RawClient, user: TestUser, options: LoginOpt
   return `CONNECT ${JSON.stringify(fields)}\r\n`;
 }
 
-/** A new temporary directory holding the operator's account JWTs, as a full resolver reads them. */
+/**
+ * A new temporary directory holding the operator's account JWTs, as a full resolver reads them;
+ * removed when the test that asked for it ends.
+ */
 export function accountsDir(operator: TestOperator): string {
   const dir = mkdtempSync(join(tmpdir(), 'jwt-resolver-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   operator.writeAccounts(dir);
   return dir;
 }
