@@ -16,6 +16,7 @@ import { SubjectFilters } from './consumer-filters.js';
 import { ConsumerPause } from './consumer-pause.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
+import { ConsumerStateSaver } from './consumer-state-saver.js';
 import { FlowControl } from './flow-control.js';
 import { withHeaders } from './header-block.js';
 import { PriorityGroups } from './priority-groups.js';
@@ -88,6 +89,7 @@ export class Consumer {
   #stopWaitingForInterest: (() => void) | undefined;
   /** Push: whether someone listens on the deliver subject. */
   #active = true;
+  readonly #saver: ConsumerStateSaver;
 
   constructor(
     stream: Stream,
@@ -103,6 +105,7 @@ export class Consumer {
   ) {
     this.#stream = stream;
     this.#host = host;
+    this.#saver = new ConsumerStateSaver(store, name, () => this.#state.encode());
     this.#owner = owner;
     this.#config = config;
     this.#filters = new SubjectFilters(config);
@@ -133,7 +136,7 @@ export class Consumer {
       this.#state.startAt(start.seq);
       this.#skip = start.skip;
       this.#resume = start.resume;
-      this.#saveState();
+      this.#saver.now();
     }
   }
 
@@ -236,7 +239,7 @@ export class Consumer {
     }
     this.#skip = this.#skip.filter((seq) => seq >= state.nextStreamSeq);
     this.#pendingCount = undefined;
-    this.#saveState();
+    this.#saver.now();
     this.#signal.raise();
   }
 
@@ -253,6 +256,9 @@ export class Consumer {
   stop(deleted: boolean): void {
     if (this.#closed) return;
     this.#closed = true;
+    // A closing stream keeps what was done; a deleted consumer's state goes with it.
+    if (deleted) this.#saver.drop();
+    else this.#saver.flush();
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
     this.#redelivery.clear();
     this.#pause.stop();
@@ -262,6 +268,11 @@ export class Consumer {
     }
     this.#stopWaitingForInterest?.();
     this.#pull?.stop(deleted);
+  }
+
+  /** Writes a state change that was to wait (its store is about to be copied). */
+  saveState(): void {
+    this.#saver.flush();
   }
 
   get ackFloor(): number {
@@ -401,7 +412,7 @@ export class Consumer {
       const deliveries = state.deliveries(seq) + 1;
       if (maxDeliver > 0 && deliveries > maxDeliver) {
         state.forget(seq, true);
-        this.#saveState();
+        this.#saver.now();
         this.events.maxDeliveries(seq, maxDeliver);
         continue;
       }
@@ -476,7 +487,7 @@ export class Consumer {
     this.#lastDeliveredMs = now;
     this.#replayFrom = message.time;
     if (this.#pull) this.#pull.queue.lastActive = now;
-    this.#saveState();
+    this.#saver.later();
     if (this.#flow) {
       const request = this.#flow.delivered(size);
       if (request) {
@@ -555,13 +566,6 @@ export class Consumer {
   #redeliverAllPending(): void {
     for (const seq of this.#state.pending.keys()) this.#state.redeliverQueue.add(seq);
   }
-
-  #saveState(): void {
-    this.store?.stateChanged(this.name, this.#encodeState);
-  }
-
-  /** One function for every #saveState (it runs per delivered message and per ack). */
-  readonly #encodeState = () => this.#state.encode();
 
   // --- push ---------------------------------------------------------------------------------
 
@@ -696,6 +700,7 @@ export class Consumer {
     }
     if (!confirm) return;
     // The confirmation (double ack) leaves only once the ack's state is on disk.
+    this.#saver.now();
     const reply = confirm;
     this.#stream.store.whenDurable().then(
       () => this.#host.client.publish(reply, EMPTY),
@@ -725,7 +730,7 @@ export class Consumer {
     }
     if (from === 0) return;
     this.#lastAckedMs = Date.now();
-    this.#saveState();
+    this.#saver.later();
     if (this.#stream.config.retention !== 'limits') {
       const acked: number[] = [];
       for (let s = from; s <= seq; s++) acked.push(s);
@@ -767,6 +772,6 @@ export class Consumer {
     pending.time = now;
     pending.due = this.#dueAfter(now, this.#state.deliveries(seq));
     this.#redelivery.schedule(seq, pending.due);
-    this.#saveState();
+    this.#saver.later();
   }
 }

@@ -51,6 +51,8 @@ export async function databaseContent(
   const path = messagesFile(dir);
   // Read before the copy, which therefore holds at least this much.
   const { lastSeq, lastTime } = stream.store.state();
+  // The consumers write their state lazily: what they did so far goes into the copy.
+  stream.consumers.saveStates();
   await stream.store.backup!(path);
   if (options.check || !options.consumers) {
     const copy = openSqliteStore({ name: stream.name, path, limits: NO_LIMITS });

@@ -246,6 +246,11 @@ export class StreamConsumers implements ConsumerOwner {
     if (this.#byName.get(consumer.name) === consumer) this.#remove(consumer);
   }
 
+  /** Writes every state change still waiting, into the store's current commit (a snapshot follows). */
+  saveStates(): void {
+    for (const consumer of this.#byName.values()) consumer.saveState();
+  }
+
   /** Stops every consumer (the stream closes). */
   close(): void {
     for (const consumer of this.#byName.values()) consumer.stop(false);
