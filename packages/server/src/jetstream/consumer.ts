@@ -58,7 +58,10 @@ export class Consumer {
   readonly #host: StreamHost;
   readonly #owner: ConsumerOwner;
   readonly #signal = new Signal(() => this.#deliverPass());
-  readonly #redelivery = new RedeliveryTimer((seqs) => this.#due(seqs));
+  readonly #redelivery = new RedeliveryTimer(
+    (seqs) => this.#due(seqs),
+    () => this.#state.pending,
+  );
   /** pause_until: delivery waits for it; its passing is announced and delivery resumes. */
   readonly #pause = new ConsumerPause(() => this.#pauseChanged());
   readonly #subscriptions: Subscription[] = [];
