@@ -54,3 +54,26 @@ it('syncs bookkeeping with a waiter in the same turn', async () => {
   await group.whenDurable();
   expect(syncs).toBe(1);
 });
+
+it("writes a synced group's answers at the turn's end before the next group commits", async () => {
+  const events: string[] = [];
+  let finishSync = () => {};
+  const pipelined = new CommitGroup(db, {
+    beforeCommit: () => events.push('commit'),
+    afterCommit: () => {},
+    lostWrites: () => {},
+    translate: (error) => error as Error,
+    sync: () => new Promise<void>((resolve) => (finishSync = resolve)),
+  });
+  pipelined.write(insert);
+  // As a connection does with a PubAck: queued when durable, written at the turn's end.
+  void pipelined.whenDurable().then(() => setImmediate(() => events.push('answers written')));
+  await turn();
+  pipelined.write(insert); // joins the group that commits once the first sync is done
+  await turn();
+  expect(events).toEqual(['commit']);
+  finishSync();
+  await turn();
+  await turn();
+  expect(events).toEqual(['commit', 'answers written', 'commit']);
+});

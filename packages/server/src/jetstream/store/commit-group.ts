@@ -145,7 +145,13 @@ export class CommitGroup {
     const done = () => {
       if (this.syncing !== syncing) return;
       this.syncing = undefined;
-      if (this.commitAfterSync) this.commit();
+      if (!this.commitAfterSync) return;
+      // The synced group's answers (PubAcks) were queued just now and are written at this
+      // turn's end: the next group commits after them, so neither its COMMIT nor the start of
+      // its sync (whose thread-pool thread can take the event loop's core for a while on a busy
+      // machine) holds them back. Writes read until then join that group.
+      this.commitAfterSync = false;
+      this.scheduled = setImmediate(() => this.turnEnded());
     };
     syncing.then(done, done);
   }
