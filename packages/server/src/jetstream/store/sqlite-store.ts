@@ -115,11 +115,13 @@ const FIRST_READ_AHEAD_ROWS = 16;
  * Every message with a sequence in [from, to], read in one query: a consumer or a mirror reads
  * forward one message at a time, and a point query per message (plus one to find the next)
  * was most of a consumer's delivery cost. A sequence in the range without a row has no message.
+ * The engine's removals of the oldest messages (a KV put replacing a key's value, limits)
+ * find the removed message's entry and the new first one's here too.
  */
 interface ReadAhead {
   from: number;
   to: number;
-  rows: Map<number, MessageRow>;
+  rows: Map<number, AheadRow>;
 }
 
 interface MessageRow {
@@ -132,6 +134,10 @@ interface MessageRow {
   encoding: bigint;
 }
 
+interface AheadRow extends MessageRow {
+  size: bigint;
+}
+
 /** A read-ahead row as selectAhead returns it. */
 type AheadColumns = [
   seq: bigint,
@@ -141,6 +147,7 @@ type AheadColumns = [
   payload: Buffer,
   checksum: bigint,
   encoding: bigint,
+  size: bigint,
 ];
 
 const positionBuffer = new DataView(new ArrayBuffer(16));
@@ -246,7 +253,7 @@ class SqliteLog implements MessageLog {
     // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
     this.selectAhead = db
       .prepare(
-        'SELECT seq, time, subject, headers, payload, checksum, encoding FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
+        'SELECT seq, time, subject, headers, payload, checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
       )
       .safeIntegers(true)
       .raw(true);
@@ -389,6 +396,11 @@ class SqliteLog implements MessageLog {
   }
 
   entry(seq: number): LogEntry | undefined {
+    const ahead = this.ahead;
+    if (ahead && seq >= ahead.from && seq <= ahead.to) {
+      const row = ahead.rows.get(seq);
+      return row && { subject: row.subject, time: row.time, size: Number(row.size) };
+    }
     const row = this.query(
       () =>
         this.selectEntry.get(seq) as { subject: string; time: bigint; size: bigint } | undefined,
@@ -450,10 +462,10 @@ class SqliteLog implements MessageLog {
   private readAhead(from: number): number | undefined {
     const found = this.query(() => this.selectAhead.all(from, this.aheadRows) as AheadColumns[]);
     if (found.length === 0) return undefined;
-    const rows = new Map<number, MessageRow>();
+    const rows = new Map<number, AheadRow>();
     let bytes = 0;
-    for (const [seq, time, subject, headers, payload, checksum, encoding] of found) {
-      rows.set(Number(seq), { time, subject, headers, payload, checksum, encoding });
+    for (const [seq, time, subject, headers, payload, checksum, encoding, size] of found) {
+      rows.set(Number(seq), { time, subject, headers, payload, checksum, encoding, size });
       bytes += payload.length;
     }
     const perRow = Math.max(1, bytes / found.length);

@@ -428,12 +428,15 @@ export class StoreEngine implements MessageStore {
     this.messages--;
     this.bytes -= entry.size;
     const state = this.subjects.get(entry.subject)!;
+    // With one message left (a KV key's previous value replaced) it is both first and last.
     if (--state.messages === 0) {
       this.subjects.delete(entry.subject);
     } else if (seq === state.first) {
-      state.first = this.log.nextSeqOfSubject(entry.subject, seq)!;
+      state.first =
+        state.messages === 1 ? state.last : this.log.nextSeqOfSubject(entry.subject, seq)!;
     } else if (seq === state.last) {
-      state.last = this.log.prevSeqOfSubject(entry.subject, seq)!;
+      state.last =
+        state.messages === 1 ? state.first : this.log.prevSeqOfSubject(entry.subject, seq)!;
     }
     if (this.messages === 0) this.clearMessages();
     else if (seq === this.firstSeq) this.setFirst(this.log.nextSeq(seq));
