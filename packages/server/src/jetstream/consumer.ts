@@ -344,6 +344,8 @@ export class Consumer {
     if (waiting && waiting.length === 0) return;
     let sent = 0;
     let stalled = false;
+    // one clock reading per pass: its PASS_LIMIT messages go out within about a millisecond
+    const now = Date.now();
     for (;;) {
       if (!waiting && !this.#canPush()) break;
       if (waiting && waiting.length === 0) break;
@@ -368,7 +370,7 @@ export class Consumer {
       let target = this.#config.deliver_subject;
       if (waiting) {
         const load = { pending: pendingAfter + 1, ackPending: this.#state.pending.size };
-        const request = pull!.take(size, load);
+        const request = pull!.take(size, load, now);
         if (!request) {
           this.#notSent(next);
           break;
@@ -391,7 +393,7 @@ export class Consumer {
         headers,
         shownSubject: message.subject,
       });
-      this.#delivered(message, dseq, deliveries, size);
+      this.#delivered(message, dseq, deliveries, size, now);
       if (++sent >= PASS_LIMIT) {
         this.#signal.raiseLater();
         return;
@@ -475,9 +477,14 @@ export class Consumer {
   }
 
   /** Bookkeeping after a message went out. */
-  #delivered(message: StoredMessage, dseq: number, deliveries: number, size: number): void {
+  #delivered(
+    message: StoredMessage,
+    dseq: number,
+    deliveries: number,
+    size: number,
+    now: number,
+  ): void {
     const state = this.#state;
-    const now = Date.now();
     state.nextDeliverySeq = dseq + 1;
     if (this.#config.ack_policy === 'none') {
       state.deliveredWithoutAck(message.seq, dseq);

@@ -101,11 +101,10 @@ export class PullRequests {
    * The request the next message of `size` bytes goes to: the head of the queue, unless its
    * priority says wait (it goes to the back; once every request waited, none), it claims a pin
    * that is not the consumer's (423), its byte budget is too small (409, and it is dropped) or
-   * it expired or lost its listener.
+   * it expired or lost its listener (as of `now`, the deliver pass's clock).
    */
-  take(size: number, load: ConsumerLoad): WaitingRequest | undefined {
+  take(size: number, load: ConsumerLoad, now: number): WaitingRequest | undefined {
     const waiting = this.queue;
-    const now = Date.now();
     const last = waiting.last;
     for (let request = waiting.peek(); request; request = waiting.peek()) {
       const verdict = this.consumer.priority.verdict(request, load);
