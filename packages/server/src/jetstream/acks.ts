@@ -56,7 +56,16 @@ function counter(subject: string, from: number, to: number): number {
   return value;
 }
 
-/** The ack's verb; a body nats-server does not recognise is undefined (it does nothing). */
+const ACK: AckBody = { kind: 'ack' };
+const PLUS_ACK = [43, 65, 67, 75];
+
+/**
+ * The ack's verb; a body nats-server does not recognise is undefined (it does nothing). The
+ * plain `+ACK` that nearly every ack carries is told from its bytes, without decoding them.
+ */
 export function ackVerb(payload: Uint8Array): AckBody | undefined {
+  if (payload.length === PLUS_ACK.length && PLUS_ACK.every((byte, i) => payload[i] === byte)) {
+    return ACK;
+  }
   return parseAckBody(payload.length === 0 ? '' : decodeUtf8(payload).trim());
 }
