@@ -4,7 +4,7 @@
  * strace; a client publishes one message at a time, waiting for each PubAck; the trace must
  * never show a PubAck written to a socket while the SQLite WAL holds writes not yet synced.
  * The same run with `sync_interval` set to a duration (lazy, nats-server's default behaviour)
- * must show such acks, or the test could not tell the modes apart.
+ * must show such acks (nearly all of them), or the test could not tell the modes apart.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -129,6 +129,8 @@ describe('JetStream syncs before it acknowledges', () => {
     const report = await publishUnderStrace('"2m"');
     console.log(`sync lazy: ${JSON.stringify(report)}`);
     expect(report.acks).toBe(messages);
-    expect(report.acksBeforeSync).toBe(messages);
+    // Lazy mode also syncs the WAL in the background every few dozen commits (so that SQLite's
+    // checkpoint has little left to sync on the event loop): an ack may happen to follow one.
+    expect(report.acksBeforeSync).toBeGreaterThanOrEqual(messages * 0.9);
   }, 60_000);
 });

@@ -13,6 +13,10 @@
  * WAL is kept filled with zeros ahead of SQLite's writes, so that sync overwrites (wal-file.ts).
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
  * for an OS crash. (SQLite syncs the WAL before, and the database after, every checkpoint.)
+ * SQLite's automatic checkpoint (every 1,000 frames, about 300 KV puts) runs inside a COMMIT on
+ * the event loop, and its sync of the WAL was most of its 5 to 10 ms: in lazy mode the WAL is
+ * also synced on the thread pool every LAZY_SYNC_COMMITS commits, waited for by nobody, so that
+ * sync finds little left to write.
  *
  * A stream idle for IDLE_CHECKPOINT_MS has its WAL emptied and cut to nothing off the event
  * loop (checkpoint-worker.ts), so at rest a stream takes the disk of its rows only.
@@ -91,6 +95,9 @@ const SCHEMA = `
 
 /** No commit for this long and the WAL is checkpointed and truncated (checkpoint-worker.ts). */
 const IDLE_CHECKPOINT_MS = 100;
+
+/** Lazy mode: the WAL is synced in the background after this many commits (see above). */
+const LAZY_SYNC_COMMITS = 32;
 
 /**
  * What a WAL is cut back to when it starts over after a checkpoint: the size SQLite's
@@ -210,8 +217,13 @@ class SqliteLog implements MessageLog {
   private idleTimer: NodeJS.Timeout | undefined;
   /** The idle checkpoint in flight, awaited by close. */
   private idleCheckpoint: Promise<unknown> | undefined;
-  /** The WAL file that each commit syncs, in `sync: 'always'` mode. */
-  private readonly wal: WalFile | undefined;
+  /** The WAL file: each commit syncs it in `sync: 'always'` mode, every LAZY_SYNC_COMMITS otherwise. */
+  private readonly wal: WalFile;
+  private readonly lazy: boolean;
+  /** Lazy mode: commits since the last background sync of the WAL started. */
+  private commitsSinceSync = 0;
+  /** Lazy mode: the background sync in flight, awaited by close. */
+  private lazySync: Promise<void> | undefined;
   private closed = false;
   /** Compress the payloads appended from now on (the stream's `compression`). */
   private compressing = false;
@@ -238,9 +250,8 @@ class SqliteLog implements MessageLog {
     this.onDamage = options.onDamage;
     mkdirSync(dirname(options.path), { recursive: true });
     this.db = this.openDatabase(options);
-    if (typeof options.sync !== 'number') {
-      this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
-    }
+    this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
+    this.lazy = typeof options.sync === 'number';
     const db = this.db;
     this.insert = db.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -297,6 +308,7 @@ class SqliteLog implements MessageLog {
       },
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
+        if (this.lazy) this.syncInBackground();
         this.idleTimer ??= setTimeout(() => this.checkpointWhenIdle(), IDLE_CHECKPOINT_MS);
         this.idleTimer.unref();
         this.idleTimer.refresh();
@@ -306,7 +318,7 @@ class SqliteLog implements MessageLog {
         this.lostWrites();
       },
       translate: (error) => this.translate(error),
-      ...(this.wal ? { sync: () => this.wal!.sync() } : {}),
+      ...(this.lazy ? {} : { sync: () => this.wal.sync() }),
     });
     if (typeof options.sync === 'number') {
       this.syncTimer = setInterval(() => this.syncNow(), options.sync);
@@ -556,10 +568,11 @@ class SqliteLog implements MessageLog {
     this.group.commit();
     await this.group.whenDurable().catch(() => {});
     await this.idleCheckpoint;
+    await this.lazySync;
     await checkpointWorker.release(this.path);
     this.runCheckpoint();
     this.db.close();
-    this.wal?.close();
+    this.wal.close();
   }
 
   async destroy(): Promise<void> {
@@ -605,6 +618,20 @@ class SqliteLog implements MessageLog {
     this.idleCheckpoint = checkpointWorker.truncate(this.path).finally(() => {
       this.idleCheckpoint = undefined;
     });
+  }
+
+  /** Lazy mode, after a commit: starts a sync of the WAL every LAZY_SYNC_COMMITS commits. */
+  private syncInBackground(): void {
+    if (++this.commitsSinceSync < LAZY_SYNC_COMMITS || this.lazySync) return;
+    this.commitsSinceSync = 0;
+    this.lazySync = this.wal
+      .sync()
+      .catch(() => {
+        // Nobody waits for it: the next checkpoint syncs the WAL (or reports the disk's failure).
+      })
+      .finally(() => {
+        this.lazySync = undefined;
+      });
   }
 
   /** Commits what is pending and checkpoints, which syncs the WAL (lazy mode's timer). */

@@ -16,7 +16,8 @@ const MAX_FILL_BYTES = 256 * 1024;
 const zeros = new Uint8Array(MAX_FILL_BYTES);
 
 /**
- * The WAL of a store in `sync: 'always'` mode, as the sync after each commit sees it: an
+ * The WAL of a store as its syncs see it (after each commit in `sync: 'always'` mode, in the
+ * background every few commits in lazy mode): an
  * fdatasync on libuv's thread pool (as SQLite's own FULL sync: the data and the size that finds
  * it, without the other metadata; its own descriptor will do, as the kernel writes out the file's
  * pages whoever wrote them), after filling the file with zeros ahead of SQLite's writes
