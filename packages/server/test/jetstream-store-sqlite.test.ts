@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageStore, StoreLimits } from '../src/jetstream/store/message-store.js';
@@ -297,5 +297,34 @@ describe('sqlite store', () => {
     ).toBe(true);
     expect(results.some((result) => result !== 'ok')).toBe(true);
     expect(s.state().messages).toBe(0);
+  });
+  it('keeps the limits after a crash image taken while removals by the limits wait', async () => {
+    const kv = limits({ maxMsgsPerSubject: 1 });
+    const s = open({ limits: kv, sync: 60_000 });
+    // 20 keys, then 10 of them replaced: the replaced values' rows may still be in the table.
+    for (let i = 0; i < 30; i++) s.store(`kv.${i % 20}`, undefined, bytes(`v${i}`));
+    await s.whenDurable();
+    // What a killed process leaves: the database and its WAL as written so far.
+    const image = temporaryDirectory();
+    try {
+      for (const suffix of ['', '-wal']) {
+        copyFileSync(databasePath(dir.path) + suffix, databasePath(image.path) + suffix);
+      }
+      const raw = new Database(databasePath(image.path), { readonly: true });
+      const rows = raw.prepare('SELECT count(*) FROM messages').pluck().get();
+      raw.close();
+      expect(rows).toBeGreaterThan(20);
+      const copy = openSqliteStore({ name: STREAM, path: databasePath(image.path), limits: kv });
+      try {
+        expect(copy.state()).toMatchObject({ messages: 20, firstSeq: 11, lastSeq: 30 });
+        expect(copy.subjectsState('')).toEqual(s.subjectsState(''));
+        expect(() => copy.load(5)).toThrow('no message found');
+        expect(text(copy.load(25).payload)).toBe('v24');
+      } finally {
+        await copy.close();
+      }
+    } finally {
+      image.remove();
+    }
   });
 });

@@ -37,8 +37,12 @@ export interface MessageLog {
   read(seq: number): StoredMessage | undefined;
   /** Subject, time and size of a message without reading its payload. */
   entry(seq: number): LogEntry | undefined;
-  /** Removes one message; with `erase`, its bytes are overwritten first. */
-  remove(seq: number, erase: boolean): void;
+  /**
+   * Removes one message; with `erase`, its bytes are overwritten first. `byLimit`: the store's
+   * limits removed it, as they would again on reopening, so the log may make it durable later
+   * than the writes around it (never later than its next look-up).
+   */
+  remove(seq: number, erase: boolean, byLimit?: boolean): void;
   /** Removes every message in [from, to] and says what each subject lost. */
   removeRange(from: number, to: number): RemovedSubject[];
   removeAll(): void;

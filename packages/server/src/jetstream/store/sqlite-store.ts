@@ -106,6 +106,15 @@ const LAZY_SYNC_COMMITS = 32;
  */
 const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Removals by the limits (a KV put's replaced value, max_msgs, max_age, TTLs) are deleted in
+ * batches of this many, or before the next query, idle checkpoint, backup or close: deleting
+ * one old row per put wrote its table page into the WAL each time (a third of a KV put's
+ * frames); a batch of neighbouring rows writes those pages once. A process killed meanwhile
+ * loses only deletions that reopening the store redoes (the engine applies the limits on open).
+ */
+const DEFERRED_REMOVALS = 64;
+
 /** How many rows a scan reads per query: no statement stays open between yields. */
 const SCAN_BATCH = 512;
 
@@ -214,6 +223,8 @@ class SqliteLog implements MessageLog {
    * can take that row away. One page fewer to write per commit.
    */
   private lastNeedsSaving = false;
+  /** Sequences removed by the limits, not yet deleted from the table (DEFERRED_REMOVALS). */
+  private deferredRemovals: number[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
   /** The idle checkpoint in flight, awaited by close. */
   private idleCheckpoint: Promise<unknown> | undefined;
@@ -315,6 +326,8 @@ class SqliteLog implements MessageLog {
       },
       lostWrites: () => {
         this.ahead = undefined;
+        // Rolled back with the rest: the rows are there again, and the recount counts them.
+        this.deferredRemovals = [];
         this.lostWrites();
       },
       translate: (error) => this.translate(error),
@@ -421,11 +434,16 @@ class SqliteLog implements MessageLog {
     return row && { subject: row.subject, time: row.time, size: Number(row.size) };
   }
 
-  remove(seq: number, erase: boolean): void {
+  remove(seq: number, erase: boolean, byLimit = false): void {
     this.ahead?.rows.delete(seq);
     // Only the newest row says the last sequence and time: removing an older one (a KV put
     // replacing a key's previous value) leaves them where they are.
     if (seq === this.lastSeq) this.lastNeedsSaving = true;
+    if (byLimit && !erase) {
+      this.deferredRemovals.push(seq);
+      if (this.deferredRemovals.length >= DEFERRED_REMOVALS) this.removeDeferred();
+      return;
+    }
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);
@@ -444,6 +462,7 @@ class SqliteLog implements MessageLog {
   }
 
   removeRange(from: number, to: number): RemovedSubject[] {
+    this.removeDeferred();
     this.ahead = undefined;
     this.lastNeedsSaving = true;
     return this.group.write(() => {
@@ -456,6 +475,7 @@ class SqliteLog implements MessageLog {
   }
 
   removeAll(): void {
+    this.deferredRemovals = [];
     this.ahead = undefined;
     this.lastNeedsSaving = true;
     this.group.write(() => this.db.exec('DELETE FROM messages'));
@@ -565,6 +585,7 @@ class SqliteLog implements MessageLog {
     this.closed = true;
     if (this.syncTimer) clearInterval(this.syncTimer);
     clearTimeout(this.idleTimer);
+    this.removeDeferred();
     this.group.commit();
     await this.group.whenDurable().catch(() => {});
     await this.idleCheckpoint;
@@ -596,6 +617,7 @@ class SqliteLog implements MessageLog {
 
   /** SQLite's online backup: changes made meanwhile through this connection reach the copy. */
   async backup(path: string): Promise<void> {
+    this.removeDeferred();
     this.group.commit();
     try {
       await this.db.backup(path);
@@ -611,6 +633,7 @@ class SqliteLog implements MessageLog {
    */
   private checkpointWhenIdle(): void {
     if (this.closed || this.idleCheckpoint) return;
+    this.removeDeferred();
     if (!this.group.idle) {
       this.idleTimer?.refresh();
       return;
@@ -650,8 +673,23 @@ class SqliteLog implements MessageLog {
     }
   }
 
-  /** A read; SQLite's own damage reports become 'corrupt' naming the stream. */
+  /** Deletes the rows of the removals deferred so far, in the turn's transaction. */
+  private removeDeferred(): void {
+    if (this.deferredRemovals.length === 0) return;
+    const seqs = this.deferredRemovals;
+    this.deferredRemovals = [];
+    // Unsynced: reopening the store would redo these removals anyway.
+    this.group.write(() => {
+      for (const seq of seqs) this.deleteOne.run(seq);
+    }, false);
+  }
+
+  /**
+   * A read, after the deferred removals (so no query finds their rows); SQLite's own damage
+   * reports become 'corrupt' naming the stream.
+   */
   private query<T>(read: () => T, seq?: number): T {
+    this.removeDeferred();
     try {
       return read();
     } catch (error) {

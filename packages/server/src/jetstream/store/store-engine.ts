@@ -194,7 +194,7 @@ export class StoreEngine implements MessageStore {
       onSubject.messages++;
       onSubject.last = seq;
       while (overSubjectLimit(this.limits, onSubject.messages)) {
-        if (!this.removeMessage(onSubject.first, false)) break;
+        if (!this.removeMessage(onSubject.first, false, true)) break;
       }
     } else {
       this.subjects.set(subject, { messages: 1, first: seq, last: seq });
@@ -420,10 +420,11 @@ export class StoreEngine implements MessageStore {
     return this.log.read(seq);
   }
 
-  private removeMessage(seq: number, erase: boolean): boolean {
+  /** `byLimit`: removed by the limits (per subject, stream, max_age, TTL), which reopening redoes. */
+  private removeMessage(seq: number, erase: boolean, byLimit = false): boolean {
     const entry = this.log.entry(seq);
     if (!entry) return false;
-    this.log.remove(seq, erase);
+    this.log.remove(seq, erase, byLimit);
     this.spared.delete(seq);
     this.messages--;
     this.bytes -= entry.size;
@@ -490,14 +491,14 @@ export class StoreEngine implements MessageStore {
 
   private enforceStreamLimits(): void {
     while (this.messages > 0 && overStreamLimits(this.limits, this.messages, this.bytes)) {
-      if (!this.removeMessage(this.firstSeq, false)) break;
+      if (!this.removeMessage(this.firstSeq, false, true)) break;
     }
   }
 
   private enforceAll(): void {
     for (const state of this.subjects.values()) {
       while (overSubjectLimit(this.limits, state.messages)) {
-        if (!this.removeMessage(state.first, false)) break;
+        if (!this.removeMessage(state.first, false, true)) break;
       }
     }
     this.enforceStreamLimits();
@@ -513,7 +514,7 @@ export class StoreEngine implements MessageStore {
     this.expiryTimer = undefined;
     if (this.closed || this.failure) return;
     const now = this.clock();
-    for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false);
+    for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false, true);
     const agedOutLast = this.expireMaxAge(now);
     this.armExpiry();
     for (const message of agedOutLast) this.agedOutLast?.(message);
@@ -530,7 +531,7 @@ export class StoreEngine implements MessageStore {
       const next = this.nextExpirable(seq);
       const last = this.agedOutLast && this.subjects.get(entry.subject)?.messages === 1;
       const message = last ? this.readSafely(seq) : undefined;
-      this.removeMessage(seq, false);
+      this.removeMessage(seq, false, true);
       if (message) agedOutLast.push(message);
       seq = next;
     }
