@@ -96,8 +96,12 @@ const SCHEMA = `
 /** No commit for this long and the WAL is checkpointed and truncated (checkpoint-worker.ts). */
 const IDLE_CHECKPOINT_MS = 100;
 
-/** Lazy mode: the WAL is synced in the background after this many commits (see above). */
-const LAZY_SYNC_COMMITS = 32;
+/**
+ * Lazy mode: the WAL is synced in the background after this many commits (see above). Every 32
+ * cost one-at-a-time publishes about 10 µs more CPU each (the syncs' own work) for little less
+ * checkpoint time than 128 (store-only: 46 µs CPU a publish without, 51 with 128, 58 with 32).
+ */
+const LAZY_SYNC_COMMITS = 128;
 
 /**
  * What a WAL is cut back to when it starts over after a checkpoint: the size SQLite's
