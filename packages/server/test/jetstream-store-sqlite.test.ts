@@ -298,33 +298,87 @@ describe('sqlite store', () => {
     expect(results.some((result) => result !== 'ok')).toBe(true);
     expect(s.state().messages).toBe(0);
   });
-  it('keeps the limits after a crash image taken while removals by the limits wait', async () => {
-    const kv = limits({ maxMsgsPerSubject: 1 });
-    const s = open({ limits: kv, sync: 60_000 });
-    // 20 keys, then 10 of them replaced: the replaced values' rows may still be in the table.
-    for (let i = 0; i < 30; i++) s.store(`kv.${i % 20}`, undefined, bytes(`v${i}`));
-    await s.whenDurable();
-    // What a killed process leaves: the database and its WAL as written so far.
+  /**
+   * What a killed process leaves: a copy of the database and its WAL as written so far, opened
+   * as the restarted server would; `check` sees it and may count the copy's rows first.
+   */
+  const afterKill = async (
+    kv: StoreLimits,
+    check: (copy: MessageStore, rowsInFile: number) => void,
+  ) => {
     const image = temporaryDirectory();
     try {
       for (const suffix of ['', '-wal']) {
         copyFileSync(databasePath(dir.path) + suffix, databasePath(image.path) + suffix);
       }
       const raw = new Database(databasePath(image.path), { readonly: true });
-      const rows = raw.prepare('SELECT count(*) FROM messages').pluck().get();
+      const rows = raw.prepare('SELECT count(*) FROM messages').pluck().get() as number;
       raw.close();
-      expect(rows).toBeGreaterThan(20);
       const copy = openSqliteStore({ name: STREAM, path: databasePath(image.path), limits: kv });
       try {
-        expect(copy.state()).toMatchObject({ messages: 20, firstSeq: 11, lastSeq: 30 });
-        expect(copy.subjectsState('')).toEqual(s.subjectsState(''));
-        expect(() => copy.load(5)).toThrow('no message found');
-        expect(text(copy.load(25).payload)).toBe('v24');
+        check(copy, rows);
       } finally {
         await copy.close();
       }
     } finally {
       image.remove();
     }
+  };
+
+  it('keeps the limits after a crash image taken while removals by the limits wait', async () => {
+    const kv = limits({ maxMsgsPerSubject: 1 });
+    const s = open({ limits: kv, sync: 60_000 });
+    // 20 keys, then 10 of them replaced: the replaced values' rows may still be in the table.
+    for (let i = 0; i < 30; i++) s.store(`kv.${i % 20}`, undefined, bytes(`v${i}`));
+    await s.whenDurable();
+    await afterKill(kv, (copy, rows) => {
+      expect(rows).toBeGreaterThan(20);
+      expect(copy.state()).toMatchObject({ messages: 20, firstSeq: 11, lastSeq: 30 });
+      expect(copy.subjectsState('')).toEqual(s.subjectsState(''));
+      expect(() => copy.load(5)).toThrow('no message found');
+      expect(text(copy.load(25).payload)).toBe('v24');
+    });
+  });
+
+  // Below, a read from the start has the store read rows ahead, which then answer the
+  // removals' look-ups: nothing else queries the table (and deletes what waits) before the kill.
+
+  it('does not bring back a message max_msgs removed after a crash once a later one was deleted', async () => {
+    const capped = limits({ maxMsgs: 20 });
+    const s = open({ limits: capped, sync: 60_000 });
+    for (let i = 1; i <= 20; i++) s.store(`m.${i}`, undefined, bytes(`m${i}`));
+    expect(s.loadNext('>', 1)?.seq).toBe(1);
+    s.store('m.21', undefined, bytes('m21')); // max_msgs removes 1
+    expect(s.remove(5)).toBe(true);
+    await s.whenDurable();
+    await afterKill(capped, (copy) => {
+      expect(copy.state()).toMatchObject({ messages: 19, firstSeq: 2, lastSeq: 21 });
+      expect(() => copy.load(1)).toThrow('no message found');
+    });
+  });
+
+  it('does not bring back a message max_bytes removed after a crash once a smaller value replaced another', async () => {
+    const sizes = open();
+    sizes.store('a', undefined, new Uint8Array(500));
+    const big = sizes.state().bytes;
+    sizes.store('f', undefined, bytes('small'));
+    const small = sizes.state().bytes - big;
+    store = undefined;
+    await sizes.delete();
+    // Room for two big messages and two small ones, not three big ones.
+    const kv = limits({ maxMsgsPerSubject: 1, maxBytes: 2 * big + 2 * small });
+    const s = open({ limits: kv, sync: 60_000 });
+    s.store('a', undefined, new Uint8Array(500));
+    s.store('b', undefined, new Uint8Array(500));
+    s.store('f', undefined, bytes('small'));
+    expect(s.loadNext('>', 1)?.seq).toBe(1);
+    s.store('c', undefined, new Uint8Array(500)); // max_bytes removes a
+    s.store('b', undefined, bytes('small')); // replaces b
+    expect(s.state()).toMatchObject({ messages: 3, firstSeq: 3 });
+    await s.whenDurable();
+    await afterKill(kv, (copy) => {
+      expect(copy.state()).toMatchObject({ messages: 3, firstSeq: 3, lastSeq: 5 });
+      expect(copy.loadLast('a')).toBeUndefined();
+    });
   });
 });

@@ -38,11 +38,14 @@ export interface MessageLog {
   /** Subject, time and size of a message without reading its payload. */
   entry(seq: number): LogEntry | undefined;
   /**
-   * Removes one message; with `erase`, its bytes are overwritten first. `byLimit`: the store's
-   * limits removed it, as they would again on reopening, so the log may make it durable later
-   * than the writes around it (never later than its next look-up).
+   * Removes one message; with `erase`, its bytes are overwritten first. `bySubjectLimit`: the
+   * oldest of a subject over max_msgs_per_subject (a KV put's replaced value), which the store
+   * removes again on reopening as long as the newer messages of its subject are still there; so
+   * the log may make it durable later than the writes around it, but no later than its next
+   * look-up or any other removal. Any other removal changes what the limits keep on reopening
+   * (a slot freed by a delete or a TTL, bytes freed by a smaller value), so none is deferred.
    */
-  remove(seq: number, erase: boolean, byLimit?: boolean): void;
+  remove(seq: number, erase: boolean, bySubjectLimit?: boolean): void;
   /** Removes every message in [from, to] and says what each subject lost. */
   removeRange(from: number, to: number): RemovedSubject[];
   removeAll(): void;

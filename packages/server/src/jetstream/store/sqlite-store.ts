@@ -111,11 +111,11 @@ const LAZY_SYNC_COMMITS = 128;
 const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
- * Removals by the limits (a KV put's replaced value, max_msgs, max_age, TTLs) are deleted in
- * batches of this many, or before the next query, idle checkpoint, backup or close: deleting
+ * Removals by max_msgs_per_subject (a KV put's replaced value) are deleted in batches of this
+ * many, or before the next query, any other removal, idle checkpoint, backup or close: deleting
  * one old row per put wrote its table page into the WAL each time (a third of a KV put's
  * frames); a batch of neighbouring rows writes those pages once. A process killed meanwhile
- * loses only deletions that reopening the store redoes (the engine applies the limits on open).
+ * loses only deletions that reopening the store redoes (message-log.ts's `remove`).
  */
 const DEFERRED_REMOVALS = 64;
 
@@ -227,7 +227,7 @@ class SqliteLog implements MessageLog {
    * can take that row away. One page fewer to write per commit.
    */
   private lastNeedsSaving = false;
-  /** Sequences removed by the limits, not yet deleted from the table (DEFERRED_REMOVALS). */
+  /** Sequences removed by max_msgs_per_subject, not yet deleted from the table (DEFERRED_REMOVALS). */
   private deferredRemovals: number[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
   /** The idle checkpoint in flight, awaited by close. */
@@ -438,16 +438,18 @@ class SqliteLog implements MessageLog {
     return row && { subject: row.subject, time: row.time, size: Number(row.size) };
   }
 
-  remove(seq: number, erase: boolean, byLimit = false): void {
+  remove(seq: number, erase: boolean, bySubjectLimit = false): void {
     this.ahead?.rows.delete(seq);
     // Only the newest row says the last sequence and time: removing an older one (a KV put
     // replacing a key's previous value) leaves them where they are.
     if (seq === this.lastSeq) this.lastNeedsSaving = true;
-    if (byLimit && !erase) {
+    if (bySubjectLimit) {
       this.deferredRemovals.push(seq);
       if (this.deferredRemovals.length >= DEFERRED_REMOVALS) this.removeDeferred();
       return;
     }
+    // In the same transaction: no state without the waiting deletions and with this one.
+    this.removeDeferred();
     this.group.write(() => {
       if (!erase) {
         this.deleteOne.run(seq);

@@ -420,11 +420,14 @@ export class StoreEngine implements MessageStore {
     return this.log.read(seq);
   }
 
-  /** `byLimit`: removed by the limits (per subject, stream, max_age, TTL), which reopening redoes. */
-  private removeMessage(seq: number, erase: boolean, byLimit = false): boolean {
+  /**
+   * `bySubjectLimit`: the oldest message of a subject over max_msgs_per_subject, which reopening
+   * removes again (enforceAll) as long as the newer ones are there (message-log.ts).
+   */
+  private removeMessage(seq: number, erase: boolean, bySubjectLimit = false): boolean {
     const entry = this.log.entry(seq);
     if (!entry) return false;
-    this.log.remove(seq, erase, byLimit);
+    this.log.remove(seq, erase, bySubjectLimit);
     this.spared.delete(seq);
     this.messages--;
     this.bytes -= entry.size;
@@ -491,7 +494,7 @@ export class StoreEngine implements MessageStore {
 
   private enforceStreamLimits(): void {
     while (this.messages > 0 && overStreamLimits(this.limits, this.messages, this.bytes)) {
-      if (!this.removeMessage(this.firstSeq, false, true)) break;
+      if (!this.removeMessage(this.firstSeq, false)) break;
     }
   }
 
@@ -514,7 +517,7 @@ export class StoreEngine implements MessageStore {
     this.expiryTimer = undefined;
     if (this.closed || this.failure) return;
     const now = this.clock();
-    for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false, true);
+    for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false);
     const agedOutLast = this.expireMaxAge(now);
     this.armExpiry();
     for (const message of agedOutLast) this.agedOutLast?.(message);
@@ -531,7 +534,7 @@ export class StoreEngine implements MessageStore {
       const next = this.nextExpirable(seq);
       const last = this.agedOutLast && this.subjects.get(entry.subject)?.messages === 1;
       const message = last ? this.readSafely(seq) : undefined;
-      this.removeMessage(seq, false, true);
+      this.removeMessage(seq, false);
       if (message) agedOutLast.push(message);
       seq = next;
     }
