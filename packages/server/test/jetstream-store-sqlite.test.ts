@@ -273,6 +273,28 @@ describe('sqlite store', () => {
     expect(s.state().messages).toBe(committed + 1);
   });
 
+  it('keeps one value per key after a full disk rolls back a turn while replaced values wait', async () => {
+    const s = open({ maxPages: 40, limits: limits({ maxMsgsPerSubject: 1 }) });
+    for (let i = 0; i < 300; i++) s.store(`k.${i}`, undefined, bytes(`v${i}`));
+    // Rows read ahead answer the replaced values' look-ups: their deletions wait.
+    s.loadNext('>', 1);
+    s.loadNext('>', 17);
+    let failure: unknown;
+    for (let i = 17; i < 270 && !failure; i++) {
+      try {
+        s.store(`k.${i}`, undefined, bytes('replaced'));
+        s.store(`big.${i}`, undefined, new Uint8Array(1000));
+        await s.whenDurable();
+      } catch (error) {
+        failure = error;
+      }
+    }
+    expect(failure).toMatchObject({ code: 'io' });
+    const subjects = s.subjectsState('');
+    expect([...subjects.values()].filter((state) => state.messages > 1)).toEqual([]);
+    expect(s.state().messages).toBe(subjects.size);
+  });
+
   it('rejects whenDurable when the commit of the turn fails', async () => {
     const s = open({ maxPages: 40 });
     const payload = new Uint8Array(1000).fill(66);

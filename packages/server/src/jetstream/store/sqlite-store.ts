@@ -330,7 +330,7 @@ class SqliteLog implements MessageLog {
       },
       lostWrites: () => {
         this.ahead = undefined;
-        // Rolled back with the rest: the rows are there again, and the recount counts them.
+        // Rolled back with the rest: the rows are there again, and the store removes them again.
         this.deferredRemovals = [];
         this.lostWrites();
       },

@@ -62,6 +62,8 @@ export class StoreEngine implements MessageStore {
   /** Messages whose TTL is `never`: max_age passes them by. */
   private readonly spared = new Set<number>();
   private agedOutLast: ((message: StoredMessage) => void) | undefined;
+  /** writesLost is recounting (a failed write inside it must not start another). */
+  private recounting = false;
 
   private messages = 0;
   private bytes = 0;
@@ -133,11 +135,22 @@ export class StoreEngine implements MessageStore {
    * store is unusable and says so on every later call instead of serving wrong counts.
    */
   writesLost(): void {
+    if (this.recounting) return; // a deletion below failed too: the recount after it starts over
+    this.recounting = true;
     try {
       this.reloadState();
+      // Deletions by max_msgs_per_subject still waiting in the log went with the transaction
+      // (message-log.ts): redone as on open, or left to each subject's next message.
+      try {
+        this.enforceSubjectLimits();
+      } catch {
+        this.reloadState();
+      }
     } catch (error) {
       this.failure = error instanceof StoreError ? error : new StoreError('io', String(error));
       this.disarmExpiry();
+    } finally {
+      this.recounting = false;
     }
   }
 
@@ -492,6 +505,14 @@ export class StoreEngine implements MessageStore {
     }
   }
 
+  private enforceSubjectLimits(): void {
+    for (const state of this.subjects.values()) {
+      while (overSubjectLimit(this.limits, state.messages)) {
+        if (!this.removeMessage(state.first, false, true)) break;
+      }
+    }
+  }
+
   private enforceStreamLimits(): void {
     while (this.messages > 0 && overStreamLimits(this.limits, this.messages, this.bytes)) {
       if (!this.removeMessage(this.firstSeq, false)) break;
@@ -499,11 +520,7 @@ export class StoreEngine implements MessageStore {
   }
 
   private enforceAll(): void {
-    for (const state of this.subjects.values()) {
-      while (overSubjectLimit(this.limits, state.messages)) {
-        if (!this.removeMessage(state.first, false, true)) break;
-      }
-    }
+    this.enforceSubjectLimits();
     this.enforceStreamLimits();
     this.disarmExpiry();
     this.expire();
