@@ -1,7 +1,8 @@
 /**
  * The consumer's redelivery timer: deadlines scheduled in due order and out of it fire once
  * due, and a consume acking nearly everything (the timer then rebuilds itself from what is
- * still pending) still redelivers what was not acked, at its time.
+ * still pending) still redelivers what was not acked, at its time; a deadline further off than
+ * one setTimeout can wait is waited for without a busy timer.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { RedeliveryTimer } from '../src/jetstream/redelivery.js';
@@ -68,4 +69,18 @@ it('redelivers the unacked few of a long consume acking the rest, each at its ti
   expect(new Set(live(fired))).toEqual(new Set([...unacked].filter((seq) => seq !== 997 * 5)));
   vi.advanceTimersByTime(40_000);
   expect(new Set(live(fired))).toEqual(unacked);
+});
+
+it('waits for a deadline beyond what one setTimeout can (about 24.8 days) without spinning', () => {
+  const armed = vi.spyOn(globalThis, 'setTimeout');
+  const days = (n: number) => n * 24 * 3600 * 1000;
+  schedule(1, days(30)); // a long NAK delay or ack_wait
+  // Node runs a longer setTimeout after 1 ms: re-armed every millisecond, an idle consumer
+  // with such a deadline kept a core busy
+  vi.advanceTimersByTime(1000);
+  expect(armed).toHaveBeenCalledTimes(1);
+  vi.advanceTimersByTime(days(30) - 1000 - 1);
+  expect(fired).toEqual([]);
+  vi.advanceTimersByTime(1);
+  expect(fired).toEqual([1]);
 });

@@ -8,6 +8,7 @@
  * worth of stale deadlines, once they outnumber the pending deliveries by far the queue is
  * rebuilt from those.
  */
+import { timerDelay } from '../timer-delay.js';
 import { DueHeap } from './due-heap.js';
 
 /** Stale entries tolerated beyond twice the pending deliveries before a rebuild. */
@@ -80,7 +81,8 @@ export class RedeliveryTimer {
   #arm(due: number): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timerDue = due;
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, due - Date.now()));
+    // a deadline beyond setTimeout's reach fires early, finds nothing due and arms again
+    this.#timer = setTimeout(() => this.#expire(), timerDelay(due - Date.now()));
     this.#timer.unref?.();
   }
 
