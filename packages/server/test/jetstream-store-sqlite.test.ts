@@ -379,6 +379,20 @@ describe('sqlite store', () => {
     });
   });
 
+  it('does not bring back a replaced value after a crash once the history limit was raised', async () => {
+    const s = open({ limits: limits({ maxMsgsPerSubject: 1 }), sync: 60_000 });
+    for (let i = 1; i <= 20; i++) s.store(`k.${i}`, undefined, bytes(`v${i}`));
+    expect(s.loadNext('>', 1)?.seq).toBe(1);
+    s.store('k.5', undefined, bytes('new')); // replaces 5
+    const raised = limits({ maxMsgsPerSubject: 10 });
+    s.updateLimits(raised);
+    await s.whenDurable();
+    await afterKill(raised, (copy) => {
+      expect(copy.state()).toMatchObject({ messages: 20, numDeleted: 1 });
+      expect(copy.subjectsState('k.5').get('k.5')).toMatchObject({ messages: 1, first: 21 });
+    });
+  });
+
   it('does not bring back a message max_bytes removed after a crash once a smaller value replaced another', async () => {
     const sizes = open();
     sizes.store('a', undefined, new Uint8Array(500));

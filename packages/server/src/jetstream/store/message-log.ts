@@ -46,6 +46,11 @@ export interface MessageLog {
    * (a slot freed by a delete or a TTL, bytes freed by a smaller value), so none is deferred.
    */
   remove(seq: number, erase: boolean, bySubjectLimit?: boolean): void;
+  /**
+   * Writes the removals `remove` deferred now, in the open transaction: the limits that would
+   * redo them on reopening are about to change. A log that defers none has nothing to do.
+   */
+  removeDeferred?(): void;
   /** Removes every message in [from, to] and says what each subject lost. */
   removeRange(from: number, to: number): RemovedSubject[];
   removeAll(): void;

@@ -112,10 +112,10 @@ const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /**
  * Removals by max_msgs_per_subject (a KV put's replaced value) are deleted in batches of this
- * many, or before the next query, any other removal, idle checkpoint, backup or close: deleting
- * one old row per put wrote its table page into the WAL each time (a third of a KV put's
- * frames); a batch of neighbouring rows writes those pages once. A process killed meanwhile
- * loses only deletions that reopening the store redoes (message-log.ts's `remove`).
+ * many, or before the next query, any other removal, a change of limits, idle checkpoint, backup
+ * or close: deleting one old row per put wrote its table page into the WAL each time (a third
+ * of a KV put's frames); a batch of neighbouring rows writes those pages once. A process killed
+ * meanwhile loses only deletions that reopening the store redoes (message-log.ts's `remove`).
  */
 const DEFERRED_REMOVALS = 64;
 
@@ -680,7 +680,7 @@ class SqliteLog implements MessageLog {
   }
 
   /** Deletes the rows of the removals deferred so far, in the turn's transaction. */
-  private removeDeferred(): void {
+  removeDeferred(): void {
     if (this.deferredRemovals.length === 0) return;
     const seqs = this.deferredRemovals;
     this.deferredRemovals = [];

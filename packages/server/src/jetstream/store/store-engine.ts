@@ -401,6 +401,8 @@ export class StoreEngine implements MessageStore {
   updateLimits(limits: StoreLimits): void {
     this.ensureOpen();
     const ttlsChanged = (limits.allowMsgTtl ?? false) !== (this.limits.allowMsgTtl ?? false);
+    // A raised max_msgs_per_subject would not redo them on reopening.
+    this.log.removeDeferred?.();
     this.limits = limits;
     if (ttlsChanged) this.indexTtls();
     this.log.compress?.(limits.compress ?? false);
