@@ -135,7 +135,8 @@ export class StoreEngine implements MessageStore {
    * store is unusable and says so on every later call instead of serving wrong counts.
    */
   writesLost(): void {
-    if (this.recounting) return; // a deletion below failed too: the recount after it starts over
+    // A deletion by the pass below failed as well: the recount in its catch starts over.
+    if (this.recounting) return;
     this.recounting = true;
     try {
       this.reloadState();
@@ -401,7 +402,8 @@ export class StoreEngine implements MessageStore {
   updateLimits(limits: StoreLimits): void {
     this.ensureOpen();
     const ttlsChanged = (limits.allowMsgTtl ?? false) !== (this.limits.allowMsgTtl ?? false);
-    // A raised max_msgs_per_subject would not redo them on reopening.
+    // The deletions the log still defers first: a raised max_msgs_per_subject would not redo
+    // them on reopening.
     this.log.removeDeferred?.();
     this.limits = limits;
     if (ttlsChanged) this.indexTtls();
