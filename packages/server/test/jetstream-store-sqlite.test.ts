@@ -379,6 +379,23 @@ describe('sqlite store', () => {
     });
   });
 
+  it('keeps a message after a crash when max_msgs removed an older one and a TTL a newer one', async () => {
+    const capped = limits({ maxMsgs: 3, allowMsgTtl: true });
+    const s = open({ limits: capped, sync: 60_000 });
+    s.store('a', undefined, bytes('a'));
+    s.store('b', undefined, bytes('b'));
+    s.store('x', bytes('NATS/1.0\r\nNats-TTL: 1\r\n\r\n'), bytes('x'));
+    expect(s.loadNext('>', 1)?.seq).toBe(1);
+    s.store('c', undefined, bytes('c')); // max_msgs removes a
+    await vi.waitFor(() => expect(s.state().messages).toBe(2), { timeout: 3000 }); // x expired
+    s.store('y', undefined, bytes('y'));
+    await s.whenDurable();
+    await afterKill(capped, (copy) => {
+      expect(copy.state()).toMatchObject({ messages: 3, firstSeq: 2, lastSeq: 5 });
+      expect(text(copy.load(2).payload)).toBe('b');
+    });
+  });
+
   it('does not bring back a replaced value after a crash once the history limit was raised', async () => {
     const s = open({ limits: limits({ maxMsgsPerSubject: 1 }), sync: 60_000 });
     for (let i = 1; i <= 20; i++) s.store(`k.${i}`, undefined, bytes(`v${i}`));
