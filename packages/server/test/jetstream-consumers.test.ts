@@ -410,6 +410,23 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     }
   });
 
+  it('a new ack_wait applies to the deliveries already out', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'W', subjects: ['w.*'] }, ['w.a']);
+      const config = { durable_name: 'WD', ack_policy: 'explicit', ack_wait: 30e9 };
+      await consumer(wire, 'W', config);
+      const first = await pull(wire, 'W', 'WD', { batch: 1 }, 1);
+      await consumer(wire, 'W', { ...config, ack_wait: 5e8 });
+      // due half a second after its delivery now, not 30 s
+      const again = await pull(wire, 'W', 'WD', { batch: 1, expires: 3e9 }, 1, 3_500);
+      return [...first, ...again].map(seen);
+    });
+    expect(transcript).toMatchObject([
+      { reply: '$JS.ACK.W.WD.1.1.1.T.0' },
+      { reply: '$JS.ACK.W.WD.2.1.2.T.0' },
+    ]);
+  });
+
   it("filters of a mirror's consumers are not held against its own (empty) subjects", async () => {
     const transcript = await sideBySide(async (wire) => {
       await stream(wire, { name: 'ORIGIN', subjects: ['origin.*'] }, []);

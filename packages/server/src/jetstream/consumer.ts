@@ -186,7 +186,9 @@ export class Consumer {
   update(config: ConsumerConfig): void {
     const deliverChanged = config.deliver_subject !== this.#config.deliver_subject;
     const rateChanged = config.rate_limit_bps !== this.#config.rate_limit_bps;
+    const before = this.#config;
     this.#config = config;
+    this.#moveDeadlines(before);
     // New filters keep the position; what is pending is counted again (nats-server 2.10).
     this.#filters = new SubjectFilters(config);
     this.#pendingCount = undefined;
@@ -551,13 +553,23 @@ export class Consumer {
     if (!candidate.redelivery && this.#pendingCount !== undefined) this.#pendingCount++;
   }
 
-  /** Ack wait for the given delivery: the backoff step for it, else ack_wait. */
+  /** When the given delivery, made at `time`, is due again. */
   #dueAfter(time: number, deliveries: number): number {
-    const backoff = this.#config.backoff;
-    const waitNanos = backoff?.length
-      ? backoff[Math.min(deliveries - 1, backoff.length - 1)]!
-      : this.#config.ack_wait!;
-    return time + waitNanos / NANOS_PER_MS;
+    return time + ackWaitMs(this.#config, deliveries);
+  }
+
+  /**
+   * An update's new ack_wait or backoff moves the deadlines of what is out already, as
+   * nats-server measures each wait from the delivery (or the NAK delay's start) when it checks.
+   */
+  #moveDeadlines(before: ConsumerConfig): void {
+    for (const [seq, pending] of this.#state.pending) {
+      const deliveries = this.#state.deliveries(seq);
+      const shift = ackWaitMs(this.#config, deliveries) - ackWaitMs(before, deliveries);
+      if (shift === 0) continue;
+      pending.due += shift;
+      this.#redelivery.schedule(seq, pending.due);
+    }
   }
 
   /** The redelivery timer fired: what is still pending and due goes on the queue. */
@@ -784,4 +796,13 @@ export class Consumer {
     this.#redelivery.schedule(seq, pending.due);
     this.#saver.later();
   }
+}
+
+/** How long the given delivery waits for its ack: its backoff step, else ack_wait. */
+function ackWaitMs(config: ConsumerConfig, deliveries: number): number {
+  const backoff = config.backoff;
+  const waitNanos = backoff?.length
+    ? backoff[Math.min(deliveries - 1, backoff.length - 1)]!
+    : config.ack_wait!;
+  return waitNanos / NANOS_PER_MS;
 }
