@@ -4,12 +4,14 @@
  * strace; a client publishes one message at a time, waiting for each PubAck; the trace must
  * never show a PubAck written to a socket while the SQLite WAL holds writes not yet synced.
  * The same run with `sync_interval` set to a duration (lazy, nats-server's default behaviour)
- * must show such acks (nearly all of them), or the test could not tell the modes apart.
+ * must show such acks (nearly all of them), or the test could not tell the modes apart. A
+ * double ack's confirmation (issue #10) follows the same rule: it leaves only once the ack, and
+ * the consumer state written lazily before it, is synced.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connect, createInbox, type NatsConnection } from '@nats-io/transport-node';
 import {
   requireSystemComponent,
   runProcess,
@@ -27,11 +29,11 @@ interface SyncReport {
 }
 
 /**
- * Walks the trace in order. Messages are published one at a time, so each PubAck must follow
- * its own WAL write and a sync of it: an ack with no synced write since the previous ack, or
- * with a write still unsynced, left before its message was on disk.
+ * Walks the trace in order. Requests go one at a time, so each answer (a socket write holding
+ * `answer`) must follow its own WAL write and a sync of it: an answer with no synced write since
+ * the previous one, or with a write still unsynced, left before what it confirms was on disk.
  */
-function readTrace(trace: string): SyncReport {
+function readTrace(trace: string, answer: string): SyncReport {
   let unsynced = false;
   let syncedSinceAck = false;
   const report: SyncReport = { acks: 0, acksBeforeSync: 0, syncs: 0 };
@@ -47,7 +49,7 @@ function readTrace(trace: string): SyncReport {
     } else if (
       /^(write|writev|sendto|sendmsg)$/.test(name!) &&
       path!.startsWith('TCP') &&
-      line.includes('\\"seq\\":')
+      line.includes(answer)
     ) {
       report.acks++;
       if (unsynced || !syncedSinceAck) report.acksBeforeSync++;
@@ -57,7 +59,12 @@ function readTrace(trace: string): SyncReport {
   return report;
 }
 
-async function publishUnderStrace(syncInterval: string): Promise<SyncReport> {
+/** Runs `requests` against slipstream-server under strace; the report counts `answer`s. */
+async function underStrace(
+  syncInterval: string,
+  answer: string,
+  requests: (nc: NatsConnection) => Promise<void>,
+): Promise<SyncReport> {
   const strace = requireSystemComponent('strace');
   const dir = await mkdtemp(join(tmpdir(), 'slipstream-sync-'));
   const traceFile = join(dir, 'trace.txt');
@@ -95,24 +102,68 @@ async function publishUnderStrace(syncInterval: string): Promise<SyncReport> {
   }
   try {
     const nc = await connect({ servers: server.url });
-    const create = await nc.request(
-      '$JS.API.STREAM.CREATE.SYNC',
-      JSON.stringify({ name: 'SYNC', subjects: ['sync.>'], storage: 'file' }),
-      { timeout: 10_000 },
-    );
-    expect(JSON.parse(create.string()).error).toBeUndefined();
-    for (let i = 0; i < messages; i++) {
-      const ack = JSON.parse((await nc.request('sync.a', `m${i}`, { timeout: 10_000 })).string());
-      expect(ack.seq).toBe(i + 1);
-    }
+    await requests(nc);
     await nc.close();
     await server.stop();
     await tracer.exit;
-    return readTrace(await readFile(traceFile, 'utf8'));
+    return readTrace(await readFile(traceFile, 'utf8'), answer);
   } finally {
     await server.stop();
     await tracer.stop();
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A JetStream API request; its answer, which must hold no error. */
+async function request(nc: NatsConnection, subject: string, body: unknown) {
+  const answer = JSON.parse(
+    (await nc.request(subject, JSON.stringify(body), { timeout: 10_000 })).string(),
+  );
+  expect(answer.error).toBeUndefined();
+  return answer;
+}
+
+/** Stores the test's messages, one at a time, each waiting for its PubAck. */
+async function publish(nc: NatsConnection): Promise<void> {
+  await request(nc, '$JS.API.STREAM.CREATE.SYNC', {
+    name: 'SYNC',
+    subjects: ['sync.>'],
+    storage: 'file',
+  });
+  for (let i = 0; i < messages; i++) {
+    const ack = JSON.parse((await nc.request('sync.a', `m${i}`, { timeout: 10_000 })).string());
+    expect(ack.seq).toBe(i + 1);
+  }
+}
+
+const publishUnderStrace = (syncInterval: string) =>
+  underStrace(syncInterval, '\\"seq\\":', publish);
+
+/**
+ * Pulls the messages and acks them in turn: a plain +ACK (written lazily), then one with a
+ * reply (a double ack, +ACK or +TERM), whose confirmation the test waits for.
+ */
+async function doubleAck(nc: NatsConnection): Promise<void> {
+  await publish(nc);
+  await request(nc, '$JS.API.CONSUMER.DURABLE.CREATE.SYNC.D', {
+    stream_name: 'SYNC',
+    config: { durable_name: 'D', ack_policy: 'explicit' },
+  });
+  const inbox = createInbox();
+  const delivered = nc.subscribe(inbox, { max: messages });
+  nc.publish('$JS.API.CONSUMER.MSG.NEXT.SYNC.D', JSON.stringify({ batch: messages }), {
+    reply: inbox,
+  });
+  let i = 0;
+  for await (const m of delivered) {
+    if (i++ % 2 === 0) {
+      m.respond('+ACK');
+      continue;
+    }
+    const confirm = `CONFIRM.${i}`;
+    const confirmation = nc.subscribe(confirm, { max: 1 });
+    nc.publish(m.reply!, i % 4 === 0 ? '+TERM' : '+ACK', { reply: confirm });
+    for await (const _ of confirmation);
   }
 }
 
@@ -132,5 +183,12 @@ describe('JetStream syncs before it acknowledges', () => {
     // Lazy mode also syncs the WAL in the background every few dozen commits (so that SQLite's
     // checkpoint has little left to sync on the event loop): an ack may happen to follow one.
     expect(report.acksBeforeSync).toBeGreaterThanOrEqual(messages * 0.9);
+  }, 60_000);
+
+  it('never confirms a double ack before its consumer state is synced (sync_interval: always)', async () => {
+    const report = await underStrace('always', 'MSG CONFIRM.', doubleAck);
+    console.log(`double acks, sync always: ${JSON.stringify(report)}`);
+    expect(report.acks).toBe(messages / 2);
+    expect(report.acksBeforeSync).toBe(0);
   }, 60_000);
 });
