@@ -570,4 +570,17 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
       return { before, after };
     });
   });
+
+  it('a push consumer nobody listens to outlives a 30 day inactive threshold by more than 1 ms', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'L', subjects: ['l.*'] }, []);
+      // beyond one setTimeout (24.8 days), which Node runs after 1 ms
+      const threshold = 30 * 24 * 3600 * 1e9;
+      const config = { name: 'LP', deliver_subject: 'nobody', inactive_threshold: threshold };
+      await consumer(wire, 'L', { ...config, ack_policy: 'explicit' });
+      await sleep(500);
+      return (await info(wire, 'L', 'LP')).error ?? 'still there';
+    });
+    expect(transcript).toBe('still there');
+  });
 });

@@ -9,6 +9,7 @@
 import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
+import { timerDelay } from '../timer-delay.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
@@ -659,28 +660,40 @@ export class Consumer {
       // listens to is removed if that is still so when the threshold has passed.
       const listened = this.#hasInterest();
       this.#active = listened;
-      this.#inactiveTimer = setTimeout(() => {
+      this.#inactiveAfter(threshold, () => {
         const listenedNow = this.#hasInterest();
         if (!listenedNow && !this.#active) return this.#owner.expired(this);
         if (listenedNow) this.#signal.raise();
         this.#watchInactivity();
-      }, threshold);
-      this.#inactiveTimer.unref?.();
+      });
       if (!listened) this.#waitForInterest();
       return;
     }
     const deadline = threshold + 100 + Math.random() * JITTER_MS;
-    const check = (wait: number) => {
-      this.#inactiveTimer = setTimeout(() => {
+    const check = (wait: number) =>
+      this.#inactiveAfter(wait, () => {
         const idle = Date.now() - pull.queue.lastActive;
         if (idle <= threshold) return check(deadline - idle);
         pull.expire(true);
         if (pull.queue.length > 0) return check(deadline);
         this.#owner.expired(this);
-      }, wait);
+      });
+    check(deadline);
+  }
+
+  /**
+   * Runs `then` once `ms` have passed, arming again while they have not: a threshold may be
+   * longer than one setTimeout waits (about 24.8 days; Node runs a longer one after 1 ms).
+   */
+  #inactiveAfter(ms: number, then: () => void): void {
+    const due = Date.now() + ms;
+    const wait = () => {
+      const left = due - Date.now();
+      if (left <= 0) return then();
+      this.#inactiveTimer = setTimeout(wait, timerDelay(left));
       this.#inactiveTimer.unref?.();
     };
-    check(deadline);
+    wait();
   }
 
   #pullRequest(reply: string | undefined, body: Uint8Array): void {
