@@ -1,9 +1,10 @@
 /**
  * Consumers are woken by appends, acks, requests and subscriptions, never by polling: a
  * thousand idle consumers (durable pull, and push ones nobody listens to yet) use no CPU
- * while nothing happens; a push consumer delivers as soon as someone subscribes.
+ * while nothing happens; a push consumer delivers as soon as someone subscribes. A pull request
+ * waiting longer than one setTimeout can (about 24.8 days) does not keep a timer firing.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { ConsumerWire, sleep, startOurs } from './jetstream-consumer-wire.js';
 
 const CONSUMERS = 1000;
@@ -45,3 +46,29 @@ it(`${CONSUMERS} idle consumers cost no CPU`, async () => {
     await server.stop();
   }
 }, 60_000);
+
+it('a pull request expiring in 30 days sets no timer every millisecond', async () => {
+  const server = await startOurs();
+  const wire = await ConsumerWire.connect(server.port);
+  try {
+    await wire.request('$JS.API.STREAM.CREATE.LONG', { name: 'LONG', subjects: ['long'] });
+    await wire.request('$JS.API.CONSUMER.CREATE.LONG.C', {
+      stream_name: 'LONG',
+      config: { durable_name: 'C', ack_policy: 'explicit' },
+    });
+    wire.pub(
+      '$JS.API.CONSUMER.MSG.NEXT.LONG.C',
+      { batch: 1, expires: 30 * 24 * 3600 * 1e9 },
+      wire.inbox(),
+    );
+    await wire.flush();
+    // The test process is the server: Node runs a setTimeout of more than 2^31-1 ms after 1 ms.
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    await sleep(500);
+    expect(armed.mock.calls.length).toBeLessThan(20);
+    armed.mockRestore();
+  } finally {
+    wire.close();
+    await server.stop();
+  }
+});

@@ -6,6 +6,7 @@
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import type { InternalClient } from '../internal-client.js';
+import { timerDelay } from '../timer-delay.js';
 import type { ConsumerLoad, PriorityGroups } from './priority-groups.js';
 import { statusHeaders } from './status-message.js';
 import {
@@ -209,7 +210,8 @@ export class PullRequests {
         if (Date.now() >= this.#nextDeadline()) this.expire(true);
         else this.#arm();
       },
-      Math.max(1, next - Date.now()),
+      // a deadline beyond setTimeout's reach fires early and arms again
+      timerDelay(Math.max(1, next - Date.now())),
     );
     this.#timer.unref?.();
   }
