@@ -89,10 +89,12 @@ export class DeliveryState {
 
   /**
    * An ack of everything up to `seq` (ack policy all); returns the first stream sequence it
-   * acknowledged (the rest up to `seq` with it), or 0 when it was at or below the floor.
+   * acknowledged (the rest up to `seq` with it), or 0 when it was at or below the floor, or
+   * names a delivery not made yet (anyone may publish an ack subject).
    */
   ackUpTo(seq: number, dseq: number): number {
     if (dseq <= this.ackFloor.consumer || seq <= this.ackFloor.stream) return 0;
+    if (dseq >= this.nextDeliverySeq || seq >= this.nextStreamSeq) return 0;
     const from = this.ackFloor.stream + 1;
     for (const pendingSeq of [...this.pending.keys()]) {
       if (pendingSeq > seq) break;
