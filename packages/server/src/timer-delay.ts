@@ -8,3 +8,23 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function timerDelay(ms: number): number {
   return Math.min(Math.max(ms, 0), MAX_TIMER_MS);
 }
+
+/**
+ * Runs `then` once `ms` have passed, however long that is: a wait beyond Node's limit is reached
+ * in steps. `armed` is given each step's timer, so the caller can clear the one pending.
+ */
+export function afterWait(
+  ms: number,
+  then: () => void,
+  armed: (timer: NodeJS.Timeout) => void,
+): void {
+  const due = Date.now() + ms;
+  const step = () => {
+    const left = due - Date.now();
+    if (left <= 0) return then();
+    const timer = setTimeout(step, timerDelay(left));
+    timer.unref();
+    armed(timer);
+  };
+  step();
+}

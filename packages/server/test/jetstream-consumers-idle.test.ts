@@ -72,3 +72,27 @@ it('a pull request expiring in 30 days sets no timer every millisecond', async (
     await server.stop();
   }
 });
+
+it('a push consumer with a 30-day idle heartbeat sends no heartbeat every millisecond', async () => {
+  const server = await startOurs();
+  const wire = await ConsumerWire.connect(server.port);
+  try {
+    await wire.request('$JS.API.STREAM.CREATE.BEAT', { name: 'BEAT', subjects: ['beat'] });
+    wire.sub('beats');
+    const created = await wire.request('$JS.API.CONSUMER.CREATE.BEAT.P', {
+      stream_name: 'BEAT',
+      config: {
+        durable_name: 'P',
+        ack_policy: 'explicit',
+        deliver_subject: 'beats',
+        idle_heartbeat: 30 * 24 * 3600 * 1e9,
+      },
+    });
+    expect(created.error).toBeUndefined();
+    await sleep(300);
+    expect(wire.on('beats')).toEqual([]);
+  } finally {
+    wire.close();
+    await server.stop();
+  }
+});

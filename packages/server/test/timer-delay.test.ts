@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { timerDelay } from '../src/timer-delay.js';
+import { afterWait, timerDelay } from '../src/timer-delay.js';
 
 describe('timerDelay', () => {
   it('keeps a wait Node can honour, and makes a past deadline fire at once', () => {
@@ -17,5 +17,35 @@ describe('timerDelay', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     clearTimeout(timer);
     expect(fired).toBe(false);
+  });
+});
+
+describe('afterWait', () => {
+  it('runs once the wait is over', async () => {
+    const started = Date.now();
+    const ran = await new Promise<number>((resolve) => {
+      afterWait(
+        50,
+        () => resolve(Date.now()),
+        () => {},
+      );
+    });
+    expect(ran - started).toBeGreaterThanOrEqual(49);
+  });
+
+  it('reaches a wait of 30 days in steps Node honours, one timer at a time', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    let ran = false;
+    afterWait(
+      30 * 24 * 3600 * 1000,
+      () => {
+        ran = true;
+      },
+      (timer) => timers.push(timer),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ran).toBe(false);
+    expect(timers).toHaveLength(1);
+    clearTimeout(timers[0]);
   });
 });

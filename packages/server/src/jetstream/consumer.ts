@@ -9,7 +9,7 @@
 import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
 import type { InternalMessage } from '../internal-client.js';
 import type { Subscription } from '../subscription.js';
-import { timerDelay } from '../timer-delay.js';
+import { afterWait } from '../timer-delay.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
@@ -627,15 +627,17 @@ export class Consumer {
     const every = (this.#config.idle_heartbeat ?? 0) / NANOS_PER_MS;
     if (this.#pull || every <= 0 || this.#closed) return;
     clearTimeout(this.#heartbeatTimer);
-    this.#heartbeatTimer = setTimeout(() => {
+    const beat = () => {
       if (this.#hasInterest()) {
         this.#host.client.publish(this.#config.deliver_subject!, EMPTY, {
           headers: this.#heartbeat(),
         });
       }
       this.#armHeartbeat();
-    }, every);
-    this.#heartbeatTimer.unref?.();
+    };
+    afterWait(every, beat, (timer) => {
+      this.#heartbeatTimer = timer;
+    });
   }
 
   #heartbeat(): Buffer {
@@ -681,19 +683,11 @@ export class Consumer {
     check(deadline);
   }
 
-  /**
-   * Runs `then` once `ms` have passed, arming again while they have not: a threshold may be
-   * longer than one setTimeout waits (about 24.8 days; Node runs a longer one after 1 ms).
-   */
+  /** Runs `then` once `ms` have passed (a threshold may be longer than one setTimeout waits). */
   #inactiveAfter(ms: number, then: () => void): void {
-    const due = Date.now() + ms;
-    const wait = () => {
-      const left = due - Date.now();
-      if (left <= 0) return then();
-      this.#inactiveTimer = setTimeout(wait, timerDelay(left));
-      this.#inactiveTimer.unref?.();
-    };
-    wait();
+    afterWait(ms, then, (timer) => {
+      this.#inactiveTimer = timer;
+    });
   }
 
   #pullRequest(reply: string | undefined, body: Uint8Array): void {

@@ -9,6 +9,7 @@
  */
 import type { ConsumerConfig, PriorityGroupState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
+import { afterWait } from '../timer-delay.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { StatusReply } from './wait-queue.js';
 import { nowNanos, wireTime } from './wire-time.js';
@@ -159,8 +160,13 @@ export class PriorityGroups {
   #armTimeout(): void {
     clearTimeout(this.#timer);
     const ttl = (this.config().priority_timeout ?? 0) / NANOS_PER_MS;
-    this.#timer = setTimeout(() => this.unpin('timeout'), ttl);
-    this.#timer.unref?.();
+    afterWait(
+      ttl,
+      () => this.unpin('timeout'),
+      (timer) => {
+        this.#timer = timer;
+      },
+    );
   }
 }
 
