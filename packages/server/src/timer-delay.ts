@@ -10,8 +10,9 @@ export function timerDelay(ms: number): number {
 }
 
 /**
- * Runs `then` once `ms` have passed, however long that is: a wait beyond Node's limit is reached
- * in steps. `armed` is given each step's timer, so the caller can clear the one pending.
+ * setTimeout for a wait of any length: `then` runs once `ms` have passed, never synchronously,
+ * a wait beyond Node's limit being reached in steps. `armed` is given each step's timer, so the
+ * caller can clear the one pending.
  */
 export function afterWait(
   ms: number,
@@ -19,12 +20,15 @@ export function afterWait(
   armed: (timer: NodeJS.Timeout) => void,
 ): void {
   const due = Date.now() + ms;
-  const step = () => {
-    const left = due - Date.now();
-    if (left <= 0) return then();
-    const timer = setTimeout(step, timerDelay(left));
+  const arm = (wait: number) => {
+    const timer = setTimeout(step, timerDelay(wait));
     timer.unref();
     armed(timer);
   };
-  step();
+  const step = () => {
+    const left = due - Date.now();
+    if (left <= 0) then();
+    else arm(left);
+  };
+  arm(ms);
 }

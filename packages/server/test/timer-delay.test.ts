@@ -21,6 +21,23 @@ describe('timerDelay', () => {
 });
 
 describe('afterWait', () => {
+  it('runs a wait already over on a later turn, as setTimeout does', async () => {
+    let ran = false;
+    const done = new Promise<void>((resolve) =>
+      afterWait(
+        0,
+        () => {
+          ran = true;
+          resolve();
+        },
+        () => {},
+      ),
+    );
+    expect(ran).toBe(false);
+    await done;
+    expect(ran).toBe(true);
+  });
+
   it('runs once the wait is over', async () => {
     const started = Date.now();
     const ran = await new Promise<number>((resolve) => {

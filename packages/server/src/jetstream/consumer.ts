@@ -542,11 +542,15 @@ export class Consumer {
 
   /** Pauses delivery for `ms`, then runs `then` and delivers on. */
   #hold(ms: number, then?: () => void): void {
-    this.#holdTimer = setTimeout(() => {
+    const resume = () => {
       this.#holdTimer = undefined;
       then?.();
       this.#signal.raise();
-    }, ms);
+    };
+    // replay `original` waits as long as the stored messages were apart, which may be months
+    afterWait(ms, resume, (timer) => {
+      this.#holdTimer = timer;
+    });
   }
 
   /** A candidate that did not go out after all still counts as pending. */
