@@ -12,3 +12,18 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Runs `start` on ports picked free, picking again when the server found one taken: a port is
+ * free when picked, but a test file running in parallel may bind it before the server does.
+ */
+export async function onFreePorts<T>(start: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      const clash = error instanceof Error && /address already in use/i.test(error.message);
+      if (!clash || attempt >= attempts) throw error;
+    }
+  }
+}

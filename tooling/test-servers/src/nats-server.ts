@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
+import { freePort, onFreePorts } from './free-port.js';
 import { runProcess, waitForOutput } from './server-process.js';
 import { requireSystemComponent } from './system-components.js';
 
@@ -49,15 +49,17 @@ export interface RunningNatsServer {
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<RunningNatsServer> {
   const bin = options.bin ?? requireSystemComponent('nats-server');
   const dir = await mkdtemp(join(tmpdir(), 'nats-server-'));
-  return launch(
-    dir,
-    { ...options, bin },
-    {
-      port: options.port ?? (await freePort()),
-      httpPort: options.monitoring ? await freePort() : undefined,
-      wsPort: options.websocket ? await freePort() : undefined,
-    },
-  );
+  const start = async () =>
+    launch(
+      dir,
+      { ...options, bin },
+      {
+        port: options.port ?? (await freePort()),
+        httpPort: options.monitoring ? await freePort() : undefined,
+        wsPort: options.websocket ? await freePort() : undefined,
+      },
+    );
+  return options.port === undefined ? onFreePorts(start) : start();
 }
 
 interface Ports {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from './free-port.js';
+import { freePort, onFreePorts } from './free-port.js';
 
 /** A child process whose output is kept for assertions and error messages. */
 export interface RunningProcess {
@@ -65,15 +65,17 @@ export async function startServerProcess(
   command: string,
   args: (port: number) => readonly string[],
 ): Promise<ServerProcess> {
-  const port = await freePort();
-  const running = runProcess(command, args(port));
-  try {
-    await waitForPort(port, running.child, running.output);
-  } catch (error) {
-    running.child.kill('SIGKILL');
-    throw error;
-  }
-  return { ...running, url: `nats://127.0.0.1:${port}`, port };
+  return onFreePorts(async () => {
+    const port = await freePort();
+    const running = runProcess(command, args(port));
+    try {
+      await waitForPort(port, running.child, running.output);
+    } catch (error) {
+      running.child.kill('SIGKILL');
+      throw error;
+    }
+    return { ...running, url: `nats://127.0.0.1:${port}`, port };
+  });
 }
 
 /** Polls until a TCP connect to the port succeeds; fails early if the process exits. */
