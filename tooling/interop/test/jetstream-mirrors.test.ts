@@ -108,7 +108,14 @@ describe.each(kinds)('mirrors and sources on $name', ({ name, start }) => {
       name: 'LATE',
       mirror: { name: 'ORIGIN', opt_start_seq: 3 },
     });
-    // Published after the followers exist: an interest stream keeps it for its source.
+    // Published once the followers exist: an interest stream keeps it for its source.
+    // nats-server sets a source up by creating a consumer on the origin, asynchronously, and
+    // reports the source active (not -1) only when that consumer is in place; before, an
+    // interest stream has no interest and drops the message (a loaded CI run saw it dropped).
+    await until(
+      () => api(nc, '$JS.API.STREAM.INFO.SOURCED'),
+      (i) => i.sources?.length === 2 && i.sources.every((s: { active: number }) => s.active >= 0),
+    );
     await nc.request('x.y', 'interest');
     await nc.request('o.a', '5');
 
