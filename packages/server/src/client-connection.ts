@@ -23,7 +23,7 @@ import { PacedReader } from './paced-reader.js';
 import { isLiteralSubject } from './sublist.js';
 import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
-import { timerDelay } from './timer-delay.js';
+import { afterWait } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
 import type { ViolationLog } from './violation-log.js';
 
@@ -229,8 +229,14 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       return;
     }
     const tls = options.tls!;
-    const handshake = setTimeout(() => this.close('TLS Handshake Failure'), tls.timeout);
-    handshake.unref();
+    let handshake: NodeJS.Timeout | undefined;
+    afterWait(
+      tls.timeout,
+      () => this.close('TLS Handshake Failure'),
+      (timer) => {
+        handshake = timer;
+      },
+    );
     this.#handshaking = true;
     socket.once('secure', () => {
       this.#handshaking = false;
@@ -250,11 +256,16 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #startClocks(): void {
     this.#keepalive.start();
     if (this.#host.authenticator) {
-      this.#authTimer = setTimeout(() => {
-        this.#violation(ErrText.authenticationTimeout);
-        this.close('Authentication Timeout', ErrText.authenticationTimeout);
-      }, this.#host.options.authTimeout);
-      this.#authTimer.unref();
+      afterWait(
+        this.#host.options.authTimeout,
+        () => {
+          this.#violation(ErrText.authenticationTimeout);
+          this.close('Authentication Timeout', ErrText.authenticationTimeout);
+        },
+        (timer) => {
+          this.#authTimer = timer;
+        },
+      );
     }
   }
 
@@ -340,8 +351,14 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
       socket.end();
       // A peer that never reads would hold the socket open forever; give it the write deadline.
       // The timer goes once the socket has closed, so it does not keep the connection in memory.
-      const linger = setTimeout(() => socket.destroy(), this.#host.options.writeDeadline);
-      linger.unref();
+      let linger: NodeJS.Timeout | undefined;
+      afterWait(
+        this.#host.options.writeDeadline,
+        () => socket.destroy(),
+        (timer) => {
+          linger = timer;
+        },
+      );
       socket.once('close', () => clearTimeout(linger));
     }
     this.#host.connectionClosed(this, reason);
@@ -576,12 +593,13 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /** Closes the connection when its credentials expire, as nats-server closes a JWT user's. */
   #expireAt(at: number): void {
-    const wait = timerDelay(at - Date.now());
-    this.#authTimer = setTimeout(() => {
-      if (Date.now() < at) this.#expireAt(at);
-      else this.close('Authentication Expired', ErrText.authenticationExpired);
-    }, wait);
-    this.#authTimer.unref();
+    afterWait(
+      at - Date.now(),
+      () => this.close('Authentication Expired', ErrText.authenticationExpired),
+      (timer) => {
+        this.#authTimer = timer;
+      },
+    );
   }
 
   /**

@@ -1,3 +1,5 @@
+import { afterWait } from './timer-delay.js';
+
 /** nats-server sends its first PING to a client after at most 2 s (firstClientPingInterval). */
 const FIRST_PING_MAX = 2_000;
 /** A round trip measured longer ago than this is measured again even on a busy connection. */
@@ -75,10 +77,15 @@ export class Keepalive {
     this.#timer = undefined;
   }
 
+  /** Unreferenced: keepalive alone must not keep an embedding process alive. */
   #schedule(delay: number): void {
-    this.#timer = setTimeout(() => this.#tick(), delay);
-    // Keepalive alone must not keep an embedding process alive.
-    this.#timer.unref();
+    afterWait(
+      delay,
+      () => this.#tick(),
+      (timer) => {
+        this.#timer = timer;
+      },
+    );
   }
 
   #tick(): void {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { FrameWriter } from '@slipstream/protocol';
 import { Backlog } from './backlog.js';
+import { afterWait } from './timer-delay.js';
 
 /**
  * Connections with frames waiting, flushed together once per event-loop turn. setImmediate runs
@@ -122,11 +123,13 @@ export class Outbound {
     this.#socketPendingAtMost = socket.writableLength;
     if (!accepted) {
       this.#blocked = true;
-      this.#deadline = setTimeout(
-        () => this.#fail('Slow Consumer (Write Deadline)'),
+      afterWait(
         this.#options.writeDeadline,
+        () => this.#fail('Slow Consumer (Write Deadline)'),
+        (timer) => {
+          this.#deadline = timer;
+        },
       );
-      this.#deadline.unref();
       socket.once('drain', this.#drained);
     }
   }

@@ -12,21 +12,22 @@ export function timerDelay(ms: number): number {
 /**
  * setTimeout for a wait of any length: `then` runs once `ms` have passed, never synchronously,
  * a wait beyond Node's limit being reached in steps. `armed` is given each step's timer, so the
- * caller can clear the one pending.
+ * caller can clear the one pending. Measured on the monotonic clock, as setTimeout and Go's
+ * timers are: a wall clock set back does not stretch a deadline.
  */
 export function afterWait(
   ms: number,
   then: () => void,
   armed: (timer: NodeJS.Timeout) => void,
 ): void {
-  const due = Date.now() + ms;
+  const due = performance.now() + ms;
   const arm = (wait: number) => {
     const timer = setTimeout(step, timerDelay(wait));
     timer.unref();
     armed(timer);
   };
   const step = () => {
-    const left = due - Date.now();
+    const left = due - performance.now();
     if (left <= 0) then();
     else arm(left);
   };

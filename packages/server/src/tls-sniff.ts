@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { afterWait } from './timer-delay.js';
 
 /** The first byte of every TLS handshake record (ContentType handshake). */
 const TLS_HANDSHAKE = 0x16;
@@ -27,8 +28,14 @@ export function firstBytes(socket: Socket, timeoutMs: number): Promise<FirstByte
       decide(chunk[0] === TLS_HANDSHAKE ? 'tls' : 'plain');
     };
     const onClose = () => decide('none');
-    const timer = setTimeout(() => decide('none'), timeoutMs);
-    timer.unref();
+    let timer: NodeJS.Timeout | undefined;
+    afterWait(
+      timeoutMs,
+      () => decide('none'),
+      (armed) => {
+        timer = armed;
+      },
+    );
     socket.on('data', onData);
     socket.once('close', onClose);
   });

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { listen } from './listen.js';
+import { afterWait } from './timer-delay.js';
 import { secureContextOptions } from './tls/secure-context.js';
 import type { ResolvedWebSocketOptions } from './websocket-options.js';
 
@@ -44,10 +45,12 @@ export async function startWebSocketListener(
   // The upgrade must be complete within the handshake timeout, from the first byte on.
   const deadlines = new WeakMap<Duplex, NodeJS.Timeout>();
   server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-    const deadline = setTimeout(() => socket.destroy(), options.handshakeTimeout);
-    deadline.unref();
-    deadlines.set(socket, deadline);
-    socket.once('close', () => clearTimeout(deadline));
+    afterWait(
+      options.handshakeTimeout,
+      () => socket.destroy(),
+      (deadline) => deadlines.set(socket, deadline),
+    );
+    socket.once('close', () => clearTimeout(deadlines.get(socket)));
   });
   server.on('request', (_request, response) => {
     response.writeHead(400).end('expected a WebSocket upgrade\n');
