@@ -163,6 +163,8 @@ export class CommitGroup {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.open = false;
     this.syncWanted = false;
+    // Nothing is left to commit after the running sync; the next write schedules its own commit.
+    this.commitAfterSync = false;
     const error = this.hooks.translate(cause);
     for (const waiter of this.takeWaiters()) waiter.reject(error);
     this.hooks.lostWrites();
