@@ -38,8 +38,8 @@ let streams = 0;
 
 /**
  * Figures of one round: syncP50Micros, syncP99Micros, syncMsgsPerSecond, asyncMsgsPerSecond,
- * serverCpuMicrosPerMsg (over the windowed publishes), diskBytesPerMsg and walBytesPerMsg (the
- * part of it in a SQLite store's WAL file).
+ * serverCpuMicrosPerMsg and clientCpuMicrosPerMsg (this process's, both over the windowed
+ * publishes), diskBytesPerMsg and walBytesPerMsg (the part of it in a SQLite store's WAL file).
  */
 export async function publishRound(
   server: JetStreamServer,
@@ -75,10 +75,12 @@ export async function publishRound(
     const syncSeconds = Number(process.hrtime.bigint() - syncStart) / 1e9;
 
     const cpuBefore = cpuSeconds(pid);
+    const clientCpuBefore = process.cpuUsage();
     const asyncStart = process.hrtime.bigint();
     await publishWindowed(publisher, subject, payload, shape.asyncMessages, shape.inFlight);
     const asyncSeconds = Number(process.hrtime.bigint() - asyncStart) / 1e9;
     const serverCpu = cpuSeconds(pid) - cpuBefore;
+    const clientCpu = process.cpuUsage(clientCpuBefore);
 
     await sleep(SETTLE_MS);
     const stored = UNRECORDED + shape.syncMessages + shape.asyncMessages;
@@ -89,6 +91,7 @@ export async function publishRound(
       syncMsgsPerSecond: shape.syncMessages / syncSeconds,
       asyncMsgsPerSecond: shape.asyncMessages / asyncSeconds,
       serverCpuMicrosPerMsg: (serverCpu / shape.asyncMessages) * 1e6,
+      clientCpuMicrosPerMsg: (clientCpu.user + clientCpu.system) / shape.asyncMessages,
       diskBytesPerMsg: disk.all / stored,
       walBytesPerMsg: disk.wal / stored,
     };

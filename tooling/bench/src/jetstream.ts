@@ -193,6 +193,8 @@ function addPairRows(table: RatioTable, pair: Pair, targets: Targets, result: Ro
     targets.asyncRate,
   );
   row('server CPU per stored msg', 'µs', 'lower', 'serverCpuMicrosPerMsg', targets.cpu);
+  // When the client's CPU per message differs between the sides, so does the rate it can drive.
+  row('client CPU per acked msg', 'µs', 'lower', 'clientCpuMicrosPerMsg');
   if (pair.storage !== 'file') return;
   row('disk per stored msg', 'B', 'lower', 'diskBytesPerMsg', targets.disk);
   const wal = result.ours?.walBytesPerMsg;

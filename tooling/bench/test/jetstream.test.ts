@@ -21,6 +21,7 @@ const perPair = (pair: string) => [
   `${pair}: publish with ack one at a time, p99`,
   `${pair}: async publish, ≤ 1,000 in flight`,
   `${pair}: server CPU per stored msg`,
+  `${pair}: client CPU per acked msg`,
   ...(pair === 'memory' ? [] : [`${pair}: disk per stored msg`]),
 ];
 
