@@ -430,6 +430,30 @@ describe('consumers, against nats-server 2.9.10 and ours', () => {
     ]);
   });
 
+  // nats-server 2.9.10 re-checks the deliveries out only on a new ack_wait (consumer.go
+  // updateConfig resets its pending timer then): a new backoff applies from their next deadline.
+  it('a new backoff step alone leaves the deadlines of the deliveries already out', async () => {
+    const transcript = await sideBySide(async (wire) => {
+      await stream(wire, { name: 'B', subjects: ['b.*'] }, ['b.a']);
+      const config = { durable_name: 'BD', ack_policy: 'explicit', max_deliver: 3 };
+      await consumer(wire, 'B', { ...config, backoff: [5e8, 30e9] });
+      const first = await pull(wire, 'B', 'BD', { batch: 2, expires: 3e9 }, 2, 3_500);
+      // The second step shortened, the first (ack_wait) kept: the redelivery out stays due 30 s on.
+      const updated = await consumer(wire, 'B', { ...config, backoff: [5e8, 5e8] });
+      const again = await pull(wire, 'B', 'BD', { batch: 1, expires: 1.5e9 }, 1, 2_500);
+      const ackWait = (updated as { config?: { ack_wait?: number } }).config?.ack_wait;
+      return { ackWait, replies: [...first, ...again].map(seen) };
+    });
+    expect(transcript).toMatchObject({
+      ackWait: 5e8,
+      replies: [
+        { reply: '$JS.ACK.B.BD.1.1.1.T.0' },
+        { reply: '$JS.ACK.B.BD.2.1.2.T.0' },
+        { status: 'NATS/1.0 408 Request Timeout' },
+      ],
+    });
+  });
+
   it("filters of a mirror's consumers are not held against its own (empty) subjects", async () => {
     const transcript = await sideBySide(async (wire) => {
       await stream(wire, { name: 'ORIGIN', subjects: ['origin.*'] }, []);

@@ -564,10 +564,13 @@ export class Consumer {
   }
 
   /**
-   * An update's new ack_wait or backoff moves the deadlines of what is out already, as
-   * nats-server measures each wait from the delivery (or the NAK delay's start) when it checks.
+   * An update's new ack_wait moves the deadlines of what is out already (under the new backoff
+   * too), as nats-server measures each wait from the delivery (or the NAK delay's start) when it
+   * checks, and checks at once on a new ack_wait (updateConfig). A new backoff alone applies
+   * from each delivery's next deadline on, as there: nothing is re-checked.
    */
   #moveDeadlines(before: ConsumerConfig): void {
+    if (before.ack_wait === this.#config.ack_wait) return;
     for (const [seq, pending] of this.#state.pending) {
       const deliveries = this.#state.deliveries(seq);
       const shift = ackWaitMs(this.#config, deliveries) - ackWaitMs(before, deliveries);
