@@ -4,8 +4,9 @@ import type { ApiRoute } from './route.js';
 
 export const accountInfo: ApiRoute<'accountInfo'> = {
   type: 'account_info_response',
-  handle: ({ account }) => {
+  handle: ({ js, account }) => {
     const { memory, storage } = account.usage();
+    const domain = js.options.domain;
     return {
       memory,
       storage,
@@ -21,6 +22,8 @@ export const accountInfo: ApiRoute<'accountInfo'> = {
         storage_max_stream_bytes: -1,
         max_bytes_required: false,
       },
+      // After the limits, as nats-server 2.9.10 writes it (JetStreamAccountStats).
+      ...(domain ? { domain } : {}),
       // nats-server counts a request after answering it.
       api: { total: account.api.total - 1, errors: account.api.errors },
     };

@@ -1,6 +1,7 @@
 /** STREAM.CREATE / UPDATE / INFO / DELETE / NAMES / LIST / PURGE. */
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
+import type { JetStream } from '../jetstream.js';
 import type { Stream } from '../stream.js';
 import { withServerApiLevel } from '../stream-api-level.js';
 import { checkStreamUpdate, wireStreamConfig } from '../stream-config.js';
@@ -29,6 +30,11 @@ interface AnswerParts {
   readonly apiLevel: boolean;
   /** The mirror's or sources' progress. */
   readonly origins: boolean;
+  /**
+   * The server's JetStream domain, named (after the state) by UPDATE, INFO and LIST answers
+   * (2.9.10 jetstream_api.go:1457, :1682, :1834) but not by CREATE's or a finished RESTORE's.
+   */
+  readonly domain?: string;
 }
 
 /**
@@ -46,12 +52,16 @@ export function answeredStreamInfo(
   return {
     ...streamInfo(stream, options),
     config: wireStreamConfig(config),
+    ...(parts.domain ? { domain: parts.domain } : {}),
     ...(parts.origins ? stream.origins() : {}),
     ts: wireTime(nowNanos()),
   };
 }
 
 const FULL: AnswerParts = { apiLevel: true, origins: true };
+
+/** FULL, with the domain of the JetStream answering. */
+const fullInDomain = (js: JetStream): AnswerParts => ({ ...FULL, domain: js.options.domain });
 
 function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
   const subject = context.request?.subject;
@@ -85,17 +95,17 @@ export const streamUpdate: ApiRoute<'streamUpdate'> = {
     }
     const stream = account.updateStream(params.stream!, requested);
     js.advisories.streamAction(stream.name, 'modify');
-    return answeredStreamInfo(stream, FULL);
+    return answeredStreamInfo(stream, fullInDomain(js));
   },
 };
 
 export const streamInfoRoute: ApiRoute<'streamInfo'> = {
   type: 'stream_info_response',
   errorFields: { total: 0, offset: 0, limit: 0 },
-  handle: ({ account, params, request }) => {
+  handle: ({ js, account, params, request }) => {
     const stream = account.stream(params.stream!);
     const filter = request?.subjects_filter;
-    const info = answeredStreamInfo(stream, FULL, {
+    const info = answeredStreamInfo(stream, fullInDomain(js), {
       subjectsFilter: filter,
       deleted: request?.deleted_details,
     });
@@ -140,7 +150,11 @@ export const streamList: ApiRoute<'streamList'> = {
     return {
       ...paging,
       streams: items.map((stream) =>
-        answeredStreamInfo(stream, { apiLevel: false, origins: true }),
+        answeredStreamInfo(stream, {
+          apiLevel: false,
+          origins: true,
+          domain: context.js.options.domain,
+        }),
       ),
     };
   },
