@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort } from '@slipstream/test-servers';
+import { freePort, requireSystemComponent } from '@slipstream/test-servers';
 import { afterEach, expect, it } from 'vitest';
 import { ConsumerWire, type WireMessage } from './jetstream-consumer-wire.js';
 
@@ -43,11 +43,15 @@ const launchOurs: Launch = async () => {
   return { proc, ready: (output) => Number(/port (\d+)/.exec(output)?.[1]) || undefined };
 };
 
-/** nats-server 2.9.10 on the same kind of store directory, for the comparison. */
+/**
+ * nats-server 2.9.10 on the same kind of store directory, for the comparison; found by
+ * requireSystemComponent, which skips the test where it is not installed.
+ */
 const launchReference: Launch = async () => {
+  const natsServer = requireSystemComponent('nats-server');
   const port = await freePort();
   const args = ['-js', '-sd', join(dir, 'nats'), '-a', '127.0.0.1', '-p', String(port)];
-  const proc = spawn('nats-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(natsServer, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return { proc, ready: (output) => (output.includes('Server is ready') ? port : undefined) };
 };
 
@@ -63,6 +67,8 @@ async function startChild(launch: Launch): Promise<number> {
     };
     proc.stdout!.on('data', read);
     proc.stderr!.on('data', read);
+    // A program that cannot be spawned reports here; unheard, it is an unhandled error.
+    proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       if (signal !== 'SIGKILL') reject(new Error(`server exited (${code}): ${output}`));
     });

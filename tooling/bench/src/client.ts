@@ -3,7 +3,6 @@
  * both talking to the same nats-server 2.9.10 in the same run; ratio ours / official.
  */
 import { connect } from '@nats-io/transport-node';
-import { startServerProcess } from '@slipstream/test-servers';
 import { importIfBuilt, sideOf } from './harness/optional.js';
 import {
   addThroughputRows,
@@ -24,6 +23,7 @@ import {
   subscriptionMemory,
   type Target,
 } from './nats-workloads.js';
+import { startReference } from './server-pair.js';
 
 /** The part of @slipstream/client's API this benchmark drives: nats.js v3 names. */
 interface ClientUnderTest {
@@ -41,12 +41,7 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
   );
   const loaded = await importIfBuilt<ClientUnderTest>('@slipstream/client', ['connect']);
   if ('skipped' in loaded) table.note(`slipstream side skipped: ${loaded.skipped}`);
-  const server = await startServerProcess('nats-server', (port) => [
-    '-p',
-    String(port),
-    '-a',
-    '127.0.0.1',
-  ]);
+  const server = await startReference();
   try {
     const sides = (workload: (target: Target) => Promise<Sample>): [Side, Side] => [
       {

@@ -10,6 +10,7 @@ import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  requireSystemComponent,
   type ServerProcess,
   slipstreamServerBin,
   startServerProcess,
@@ -35,10 +36,10 @@ export async function startJetStreamServer(
   }
   const root = await mkdtemp(join(tmpdir(), 'bench-js-'));
   const storeDir = join(root, 'store');
-  const command = await commandLine(kind, root, storeDir);
-  const pinned =
-    options.core === undefined ? command : ['taskset', '-c', String(options.core), ...command];
   try {
+    const command = await commandLine(kind, root, storeDir);
+    const pinned =
+      options.core === undefined ? command : ['taskset', '-c', String(options.core), ...command];
     const server = await startServerProcess(pinned[0], (port) => [
       ...pinned.slice(1),
       '-p',
@@ -70,7 +71,7 @@ async function commandLine(
 ): Promise<string[]> {
   switch (kind) {
     case 'nats-server':
-      return ['nats-server', '-js', '-sd', storeDir];
+      return [requireSystemComponent('nats-server'), '-js', '-sd', storeDir];
     case 'slipstream always':
       return [process.execPath, slipstreamServerBin, '-js', '-sd', storeDir];
     case 'slipstream lazy': {

@@ -6,7 +6,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { type ServerProcess, startServerProcess } from '@slipstream/test-servers';
+import {
+  requireSystemComponent,
+  type ServerProcess,
+  startServerProcess,
+} from '@slipstream/test-servers';
 import { alternateRounds, type RoundsResult, type Sample, type Side } from './harness/rounds.js';
 import type { BenchConnection, Target } from './nats-workloads.js';
 
@@ -56,8 +60,14 @@ export function serverRounds(
   );
 }
 
+/** nats-server 2.9.10 on a free port, found by requireSystemComponent. */
 export function startReference(): Promise<ServerProcess> {
-  return startServerProcess('nats-server', (port) => ['-p', String(port), '-a', '127.0.0.1']);
+  return startServerProcess(requireSystemComponent('nats-server'), (port) => [
+    '-p',
+    String(port),
+    '-a',
+    '127.0.0.1',
+  ]);
 }
 
 export async function startOurServer(): Promise<ServerProcess | { skipped: string }> {

@@ -1,5 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { runProcess, type ServerProcess, startServerProcess } from '@slipstream/test-servers';
+import {
+  requireSystemComponent,
+  runProcess,
+  type ServerProcess,
+  startServerProcess,
+} from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serverMain } from './support/server-process.js';
 
@@ -23,7 +28,10 @@ const servers = [
     name: 'slipstream-server',
     command: (port: number) => `"${process.execPath}" "${serverMain}" -a 127.0.0.1 -p ${port}`,
   },
-  { name: 'nats-server 2.9.10', command: (port: number) => `nats-server -a 127.0.0.1 -p ${port}` },
+  {
+    name: 'nats-server 2.9.10',
+    command: (port: number) => `"${requireSystemComponent('nats-server')}" -a 127.0.0.1 -p ${port}`,
+  },
 ];
 
 interface BurstResult {

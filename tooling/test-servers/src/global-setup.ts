@@ -9,7 +9,9 @@ export default function noticeMissingSystemComponents(): (() => void) | undefine
   const missing = missingSystemComponents();
   if (missing.length === 0) return undefined;
   const [names, verb, them] =
-    missing.length === 1 ? [missing[0], 'is', 'it'] : [missing.join(' and '), 'are', 'them'];
+    missing.length === 1
+      ? [missing[0], 'is', 'it']
+      : [`${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`, 'are', 'them'];
   const outcome = underCi() ? 'FAILED (under CI every test must run)' : 'were skipped';
   const line = `${names} ${verb} not installed, so the tests that need ${them} ${outcome}; to run them: ${installCommand}`;
   return () => console.warn(`\n${line}\n`);

@@ -32,6 +32,7 @@ export {
 export { slipstreamServerBin, startSlipstreamServer } from './slipstream-server.js';
 export {
   findSystemComponent,
+  hideVariable,
   installCommand,
   MissingSystemComponentError,
   missingSystemComponents,

@@ -22,12 +22,12 @@ export interface ServerProcess extends RunningProcess {
 // A long benchmark must not grow the log without bound; the start holds what explains a failure.
 const outputLimit = 1024 * 1024;
 
-/** Spawns `command` with `/usr/sbin` on PATH (where Debian puts nats-server), collecting its output. */
+/**
+ * Spawns `command`, collecting its output. A system program (nats-server, strace) is given by the
+ * path requireSystemComponent found, so that a missing one skips the test rather than failing it.
+ */
 export function runProcess(command: string, args: readonly string[]): RunningProcess {
-  const child = spawn(command, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` },
-  });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (data: unknown) => {
     if (output.length < outputLimit) output += data;

@@ -22,6 +22,12 @@ const commandNames: Record<SystemComponent, readonly string[]> = {
 const extraDirs = ['/usr/sbin', '/usr/local/sbin'];
 
 /**
+ * Names the components (comma-separated) that the finder reports as not installed, whatever the
+ * machine has: tests of the skipping machinery use it to see a machine without them.
+ */
+export const hideVariable = 'HIDE_SYSTEM_COMPONENTS';
+
+/**
  * Thrown outside CI when a test needs a component that is not installed. The shared vitest
  * runner (@slipstream/vitest-config) reports a test or suite that threw it as skipped, with
  * this message as the reason; the error is recognised by its name.
@@ -32,6 +38,7 @@ export class MissingSystemComponentError extends Error {
 
 /** The absolute path of the component's executable, or undefined if it is not installed. */
 export function findSystemComponent(component: SystemComponent): string | undefined {
+  if (hiddenComponents().includes(component)) return undefined;
   const override = process.env[overrides[component]];
   if (override) return isAbsolute(override) ? executable(override) : onPath(override);
   for (const name of commandNames[component]) {
@@ -59,9 +66,11 @@ export function underCi(): boolean {
 export function requireSystemComponent(component: SystemComponent): string {
   const found = findSystemComponent(component);
   if (found) return found;
-  const where = process.env[overrides[component]]
-    ? `${overrides[component]}=${process.env[overrides[component]]} is not executable`
-    : `no ${commandNames[component].join(' or ')} on PATH`;
+  const where = hiddenComponents().includes(component)
+    ? `hidden by ${hideVariable}`
+    : process.env[overrides[component]]
+      ? `${overrides[component]}=${process.env[overrides[component]]} is not executable`
+      : `no ${commandNames[component].join(' or ')} on PATH`;
   if (underCi()) {
     throw new Error(
       `${component} is not installed (${where}), and under CI every test must run: ${installCommand}`,
@@ -70,6 +79,20 @@ export function requireSystemComponent(component: SystemComponent): string {
   throw new MissingSystemComponentError(
     `${component} is not installed (${where}); install it with: ${installCommand}`,
   );
+}
+
+/** The components HIDE_SYSTEM_COMPONENTS names; a name that is no component is an error. */
+function hiddenComponents(): SystemComponent[] {
+  const names = (process.env[hideVariable] ?? '').split(',').map((name) => name.trim());
+  const hidden = names.filter((name) => name !== '');
+  for (const name of hidden) {
+    if (!Object.hasOwn(overrides, name)) {
+      throw new Error(
+        `${hideVariable}=${process.env[hideVariable]}: ${name} is not one of ${Object.keys(overrides).join(', ')}`,
+      );
+    }
+  }
+  return hidden as SystemComponent[];
 }
 
 function onPath(name: string): string | undefined {

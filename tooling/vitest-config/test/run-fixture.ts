@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { hideVariable } from '@slipstream/test-servers';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const vitestCli = join(
@@ -20,9 +21,18 @@ export interface FixtureRun {
   remove(): Promise<void>;
 }
 
+// Where @slipstream/test-servers looks for system components: each test run says it in `env`.
+const componentVariables = new Set([
+  hideVariable,
+  'NATS_SERVER_BIN',
+  'CHROMIUM_PATH',
+  'STRACE_BIN',
+]);
+
 /**
  * Runs vitest on one file of fixtures/ in a child process, as `pnpm test` would, with `env`
- * added to an environment that has no CI variable and none of the vitest running this test.
+ * added to an environment that has no CI variable, none of the vitest running this test and none
+ * of the variables that tell where system components are.
  */
 export async function runFixture(
   file: string,
@@ -31,7 +41,9 @@ export async function runFixture(
   const dir = await mkdtemp(join(tmpdir(), 'vitest-fixture-'));
   const reportPath = join(dir, 'report.json');
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => key !== 'CI' && !/^(VITEST|TEST$)/.test(key)),
+    Object.entries(process.env).filter(
+      ([key]) => key !== 'CI' && !/^(VITEST|TEST$)/.test(key) && !componentVariables.has(key),
+    ),
   );
   const child = spawn(
     process.execPath,
