@@ -159,13 +159,13 @@ export class Consumer {
     this.#subscriptions.push(
       client.subscribe(`${this.#ackPrefix}*.*.*.*.*`, (m) => this.#onAck(m)),
     );
-    if (this.#pull) {
-      this.#subscriptions.push(
-        client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) =>
-          this.#pullRequest(m.reply, m.payload),
-        ),
-      );
-    } else {
+    // A push consumer listens too, to tell a pull request it is push based (as nats-server).
+    this.#subscriptions.push(
+      client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) =>
+        this.#pullRequest(m.reply, m.payload),
+      ),
+    );
+    if (!this.#pull) {
       if (this.#config.flow_control) {
         const prefix = `$JS.FC.${stream}.${this.name}.`;
         this.#flow = new FlowControl(prefix);

@@ -8,9 +8,9 @@ import type { ConsumerConfig } from '@slipstream/jsapi';
 import type { InternalClient } from '../internal-client.js';
 import { timerDelay } from '../timer-delay.js';
 import type { ConsumerLoad, PriorityGroups } from './priority-groups.js';
+import { parsePullBody } from './pull-body.js';
 import { statusHeaders } from './status-message.js';
 import {
-  parsePullBody,
   pendingHeaders,
   pullLimitsExceeded,
   type StatusReply,
@@ -55,7 +55,7 @@ export class PullRequests {
   #queue(reply: string, body: Uint8Array): StatusReply | undefined {
     const waiting = this.queue;
     const now = Date.now();
-    const parsed = parsePullBody(Buffer.from(body).toString(), now);
+    const parsed = parsePullBody(body, now);
     if (!parsed.ok) return parsed.status;
     const limited = pullLimitsExceeded(this.consumer.config(), parsed, now);
     if (limited) return limited;

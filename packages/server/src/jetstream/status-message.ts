@@ -1,4 +1,5 @@
 /** The header-only messages a consumer sends: `NATS/1.0 <code> <description>` plus headers. */
+import { encodeSubject } from '@slipstream/protocol';
 
 const CRLF = '\r\n';
 
@@ -9,7 +10,10 @@ export function statusHeaders(
 ): Buffer {
   let block = `NATS/1.0 ${code} ${description}${CRLF}`;
   for (const [name, value] of headers) block += `${name}: ${value}${CRLF}`;
-  return Buffer.from(`${block}${CRLF}`, 'latin1');
+  // Subjects' bytes as received (an invalid byte is kept as it came), the rest UTF-8, as the
+  // character a 400 description quotes from a bad request (pull-body.ts).
+  const bytes = encodeSubject(`${block}${CRLF}`);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** An idle heartbeat: the last delivered consumer and stream sequences, and a stalled flow. */

@@ -1,8 +1,8 @@
 /**
- * Pull requests waiting on a consumer (nats-server's waitQueue): how a MSG.NEXT body is read,
- * the limits a consumer puts on it, and the status replies that end a request: 404 No
- * Messages, 408 Request Timeout, 409 Message Size Exceeds MaxBytes (with the request's
- * remaining batch and bytes in Nats-Pending-Messages / Nats-Pending-Bytes), and the rest.
+ * Pull requests waiting on a consumer (nats-server's waitQueue): the limits a consumer puts on
+ * a request, and the status replies that end one: 404 No Messages, 408 Request Timeout, 409
+ * Message Size Exceeds MaxBytes (with the request's remaining batch and bytes in
+ * Nats-Pending-Messages / Nats-Pending-Bytes), and the rest.
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import { formatGoDuration } from './go-duration.js';
@@ -33,72 +33,7 @@ export interface StatusReply {
   headers?: [string, string | number][];
 }
 
-export type ParsedPull =
-  | {
-      ok: true;
-      batch: number;
-      expires: number;
-      maxBytes: number;
-      noWait: boolean;
-      heartbeat: number;
-      priority: PullPriority | undefined;
-    }
-  | { ok: false; status: StatusReply };
-
 const NANOS_PER_MS = 1_000_000;
-
-/**
- * Reads a MSG.NEXT (or +NXT) body as nats-server's nextReqFromMsg: empty is one message, a
- * number is a batch size, `{...}` is a request; anything else is one message.
- */
-export function parsePullBody(body: string, now: number): ParsedPull {
-  const text = body.trim();
-  if (text.startsWith('{')) {
-    let request: Record<string, unknown>;
-    try {
-      request = JSON.parse(text);
-    } catch (error) {
-      return badRequest((error as Error).message);
-    }
-    const expiresNanos = numberOr0(request.expires);
-    const heartbeatNanos = numberOr0(request.idle_heartbeat);
-    if (heartbeatNanos > 0 && heartbeatNanos * 2 > expiresNanos) {
-      return badRequest('heartbeat value too large');
-    }
-    return {
-      ok: true,
-      batch: numberOr0(request.batch),
-      expires: expiresNanos > 0 ? now + expiresNanos / NANOS_PER_MS : 0,
-      maxBytes: numberOr0(request.max_bytes),
-      noWait: request.no_wait === true,
-      heartbeat: heartbeatNanos / NANOS_PER_MS,
-      priority: {
-        group: typeof request.group === 'string' ? request.group : '',
-        minPending: numberOr0(request.min_pending),
-        minAckPending: numberOr0(request.min_ack_pending),
-        id: typeof request.id === 'string' ? request.id : '',
-      },
-    };
-  }
-  const batch = /^[+-]?\d+$/.test(text) ? Number(text) : 1;
-  return {
-    ok: true,
-    batch,
-    expires: 0,
-    maxBytes: 0,
-    noWait: false,
-    heartbeat: 0,
-    priority: undefined,
-  };
-}
-
-function numberOr0(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function badRequest(reason: string): ParsedPull {
-  return { ok: false, status: { code: 400, description: `Bad Request - ${reason}` } };
-}
 
 /** The consumer's max_batch / max_expires / max_bytes, checked as processNextMsgRequest does. */
 export function pullLimitsExceeded(
