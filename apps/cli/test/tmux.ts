@@ -1,33 +1,27 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { MissingSystemComponentError, underCi } from '@slipstream/test-servers';
+import { requireSystemComponent } from '@slipstream/test-servers';
 import { expect, vi } from 'vitest';
 
 const exec = promisify(execFile);
 
 /**
- * tmux (the Debian package) runs slip in a real terminal, as a person would. Missing, the test
- * is skipped on a developer's machine and fails under CI, like the system components of
- * @slipstream/test-servers (whose list does not have tmux).
+ * A 200x50 terminal running bash in a tmux server of its own (its own socket): slip in a real
+ * terminal, as a person would. Without tmux (the Debian package) the test is skipped on a
+ * developer's machine and fails under CI, as requireSystemComponent does.
  */
-async function requireTmux(): Promise<void> {
-  try {
-    await exec('tmux', ['-V']);
-  } catch {
-    const message = 'tmux is not installed; install it with: apt-get install tmux';
-    throw underCi() ? new Error(message) : new MissingSystemComponentError(message);
-  }
-}
-
-/** A 200x50 terminal running bash in a tmux server of its own (its own socket). */
 export class Terminal {
   readonly #socket = `slip-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  readonly #tmux: string;
+
+  private constructor(tmux: string) {
+    this.#tmux = tmux;
+  }
 
   static async open(env: NodeJS.ProcessEnv): Promise<Terminal> {
-    await requireTmux();
-    const terminal = new Terminal();
+    const terminal = new Terminal(requireSystemComponent('tmux'));
     await exec(
-      'tmux',
+      terminal.#tmux,
       [
         '-L',
         terminal.#socket,
@@ -50,16 +44,16 @@ export class Terminal {
 
   /** Types `keys` (tmux key names such as Enter, Down, BSpace, or literal text with `literal`). */
   async keys(...keys: string[]): Promise<void> {
-    await exec('tmux', ['-L', this.#socket, 'send-keys', ...keys]);
+    await exec(this.#tmux, ['-L', this.#socket, 'send-keys', ...keys]);
   }
 
   async type(text: string): Promise<void> {
-    await exec('tmux', ['-L', this.#socket, 'send-keys', '-l', text]);
+    await exec(this.#tmux, ['-L', this.#socket, 'send-keys', '-l', text]);
   }
 
   /** What the terminal shows now; with `escapes`, the colour codes too. */
   async screen(escapes = false): Promise<string> {
-    const { stdout } = await exec('tmux', [
+    const { stdout } = await exec(this.#tmux, [
       '-L',
       this.#socket,
       'capture-pane',
@@ -85,6 +79,6 @@ export class Terminal {
   }
 
   async close(): Promise<void> {
-    await exec('tmux', ['-L', this.#socket, 'kill-server']).catch(() => {});
+    await exec(this.#tmux, ['-L', this.#socket, 'kill-server']).catch(() => {});
   }
 }

@@ -2,21 +2,23 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 /** Programs some tests need that a package manager cannot install: they come from the OS. */
-export type SystemComponent = 'nats-server' | 'chromium' | 'strace';
+export type SystemComponent = 'nats-server' | 'chromium' | 'strace' | 'tmux';
 
 /** How a newcomer gets every system component at once (Debian and Ubuntu package names). */
-export const installCommand = 'apt-get install nats-server chromium strace';
+export const installCommand = 'apt-get install nats-server chromium strace tmux';
 
 // Where each component may be: an environment override, then its names looked up on PATH.
 const overrides: Record<SystemComponent, string> = {
   'nats-server': 'NATS_SERVER_BIN',
   chromium: 'CHROMIUM_PATH',
   strace: 'STRACE_BIN',
+  tmux: 'TMUX_BIN',
 };
 const commandNames: Record<SystemComponent, readonly string[]> = {
   'nats-server': ['nats-server'],
   chromium: ['chromium', 'chromium-browser'],
   strace: ['strace'],
+  tmux: ['tmux'],
 };
 // Debian puts nats-server in /usr/sbin, which a normal user's PATH lacks.
 const extraDirs = ['/usr/sbin', '/usr/local/sbin'];

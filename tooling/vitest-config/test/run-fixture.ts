@@ -27,6 +27,7 @@ const componentVariables = new Set([
   'NATS_SERVER_BIN',
   'CHROMIUM_PATH',
   'STRACE_BIN',
+  'TMUX_BIN',
 ]);
 
 /**

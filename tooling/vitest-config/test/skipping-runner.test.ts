@@ -15,15 +15,16 @@ const run = async (...args: Parameters<typeof runFixture>) => {
 
 // The runner is tested on a machine made to lack every system component, and on one made to have
 // them all, whatever this machine has installed.
-const noneInstalled = { [hideVariable]: 'nats-server,chromium,strace' };
+const noneInstalled = { [hideVariable]: 'nats-server,chromium,strace,tmux' };
 const allInstalled = {
   // runs as nats-server would for startNatsServer
   NATS_SERVER_BIN: join(import.meta.dirname, 'fixtures/bin/stand-in-nats-server.mjs'),
   // never run by the fixture: the end-of-run notice only asks whether they are executable
   CHROMIUM_PATH: process.execPath,
   STRACE_BIN: process.execPath,
+  TMUX_BIN: process.execPath,
 };
-const installCommand = 'apt-get install nats-server chromium strace';
+const installCommand = 'apt-get install nats-server chromium strace tmux';
 
 describe('a test that needs a system component that is not installed', () => {
   it('is skipped, and the run passes and ends with one line naming what to install', async () => {
@@ -32,7 +33,7 @@ describe('a test that needs a system component that is not installed', () => {
     expect(result.report).toMatchObject({ success: true, numPassedTests: 1, numPendingTests: 2 });
     const notices = result.output.split('\n').filter((line) => line.includes('apt-get install'));
     expect(notices).toEqual([
-      `nats-server, chromium and strace are not installed, so the tests that need them were skipped; to run them: ${installCommand}`,
+      `nats-server, chromium, strace and tmux are not installed, so the tests that need them were skipped; to run them: ${installCommand}`,
     ]);
   });
 

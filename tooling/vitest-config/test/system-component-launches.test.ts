@@ -1,4 +1,4 @@
-// Every test and benchmark runs nats-server, Chromium and strace from the path that
+// Every test and benchmark runs nats-server, Chromium, strace and tmux from the path that
 // @slipstream/test-servers' requireSystemComponent finds (or startNatsServer, which asks it): then
 // a machine without one skips those tests, and one with nats-server in /usr/sbin, off an
 // ordinary user's PATH, runs them. A program started by name instead fails on both machines.
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoFiles, repoRoot } from './repo-files.js';
 
-const programs = '(?:nats-server|chromium(?:-browser)?|strace)';
+const programs = '(?:nats-server|chromium(?:-browser)?|strace|tmux)';
 const quote = `['"\`]`;
 /** The ways of naming a system program as the command to run. */
 const launches = [
