@@ -249,6 +249,11 @@ describe('config file validation', () => {
       'account limits key "max_payload"',
     ],
     [
+      'an account JetStream key',
+      'accounts { A: { jetstream: { max_bytes_required: true } } }',
+      'account jetstream key "max_bytes_required"',
+    ],
+    [
       'a latency key',
       'accounts { A: { exports: [{service: x, latency: { subject: lat, results: 1 }}] } }',
       'latency key "results"',
