@@ -25,6 +25,7 @@ import type { Subscriber } from './subscriber.js';
 import { Subscription } from './subscription.js';
 import { afterWait } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
+import { readTlsSession, type TlsSession } from './tls/tls-session.js';
 import type { ViolationLog } from './violation-log.js';
 
 /** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
@@ -138,6 +139,11 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   #mapCertificate = false;
   /** A TLS connection whose handshake is not over yet. */
   #handshaking = false;
+  /**
+   * What the TLS handshake settled, read once when it finished: the socket's SSL may already be
+   * freed when it errors or closes, and reading it then crashes the process (see readTlsSession).
+   */
+  #tlsSession: TlsSession | undefined;
   /** What arrives while a bcrypt check is in progress, handled in order once it is over. */
   #held: (() => void)[] | undefined;
   /** The authenticated user's permissions; undefined = everything allowed. */
@@ -196,7 +202,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     socket.on('end', () => this.close('Client Closed'));
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (options.debug) host.logger.debug(`${this.label} - Socket error: ${error.message}`);
-      if (socket instanceof TLSSocket && !socket.getProtocol()) this.close('TLS Handshake Failure');
+      if (this.#handshaking) this.close('TLS Handshake Failure');
       else this.close(error.code === 'EPIPE' ? 'Write Error' : 'Read Error');
     });
     socket.on('close', () => this.close('Client Closed'));
@@ -241,7 +247,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
     socket.once('secure', () => {
       this.#handshaking = false;
       clearTimeout(handshake);
-      const refusal = handshakeRefusal(socket, tls);
+      this.#tlsSession = readTlsSession(socket, { verify: tls.verify });
+      const refusal = handshakeRefusal(this.#tlsSession, tls);
       if (refusal !== undefined) {
         if (options.debug) this.#host.logger.debug(`${this.label} - ${refusal}`);
         this.close('TLS Handshake Failure');
@@ -271,12 +278,8 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
 
   /** The negotiated TLS version (`1.3`) and cipher suite, for a TLS connection. */
   get tls(): { version: string; cipherSuite: string } | undefined {
-    const socket = this.#socket;
-    if (!(socket instanceof TLSSocket) || !socket.encrypted) return undefined;
-    const version = socket.getProtocol();
-    const cipher = socket.getCipher();
-    if (!version || !cipher) return undefined;
-    return { version: version.replace(/^TLSv/, ''), cipherSuite: cipher.standardName };
+    const session = this.#tlsSession;
+    return session && { version: session.version, cipherSuite: session.cipherSuite };
   }
 
   get closed(): boolean {
@@ -508,8 +511,7 @@ export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
   /** verify_and_map: the client certificate that names the user (null for a plain client). */
   #certificateToMap(): X509Certificate | null | undefined {
     if (!this.#mapCertificate) return undefined;
-    const socket = this.#socket;
-    return socket instanceof TLSSocket ? (socket.getPeerX509Certificate() ?? null) : null;
+    return this.#tlsSession?.peerCertificate ?? null;
   }
 
   #authenticatedConnect(connect: ConnectFields, identity: Identity | undefined): void {

@@ -11,14 +11,16 @@ export type FirstBytes = 'tls' | 'plain' | 'none';
  * Waits up to `timeoutMs` for a client's first bytes and tells what they start: a TLS handshake
  * (allow_non_tls, handshake_first's fallback) or plain protocol; 'none' when the client sent
  * nothing in time or went away. The bytes read are put back, and the socket is left paused for
- * whoever reads it next.
+ * whoever reads it next. Nothing else listens to the socket meanwhile, so its errors are heard
+ * here: a peer's reset while we wait would otherwise be an unhandled 'error' that ends the process.
  */
 export function firstBytes(socket: Socket, timeoutMs: number): Promise<FirstBytes> {
   return new Promise((resolve) => {
     const decide = (kind: FirstBytes) => {
       clearTimeout(timer);
       socket.off('data', onData);
-      socket.off('close', onClose);
+      socket.off('close', onGone);
+      socket.off('error', onGone);
       socket.pause();
       resolve(kind);
     };
@@ -27,7 +29,7 @@ export function firstBytes(socket: Socket, timeoutMs: number): Promise<FirstByte
       socket.unshift(chunk);
       decide(chunk[0] === TLS_HANDSHAKE ? 'tls' : 'plain');
     };
-    const onClose = () => decide('none');
+    const onGone = () => decide('none');
     let timer: NodeJS.Timeout | undefined;
     afterWait(
       timeoutMs,
@@ -37,6 +39,7 @@ export function firstBytes(socket: Socket, timeoutMs: number): Promise<FirstByte
       },
     );
     socket.on('data', onData);
-    socket.once('close', onClose);
+    socket.once('close', onGone);
+    socket.once('error', onGone);
   });
 }
