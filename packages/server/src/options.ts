@@ -180,6 +180,14 @@ export interface JetStreamOptions {
    * milliseconds: sync that often instead (nats-server's lazy trade-off for an OS crash).
    */
   syncInterval?: 'always' | number;
+  /**
+   * Milliseconds an upload the `$OBJ` object store API assembles may wait for its next chunk
+   * (and a reader of a get for its flow control answer); then its chunks are purged. Default
+   * 30 s.
+   */
+  objectUploadTimeout?: number;
+  /** Uploads the `$OBJ` API holds pending per account; more are refused. Default 64. */
+  maxPendingObjectUploads?: number;
 }
 
 /** Options with every default applied. */
@@ -223,6 +231,8 @@ export interface ResolvedJetStreamOptions {
   maxFile: number;
   domain: string | undefined;
   syncInterval: 'always' | number;
+  /** The `$OBJ` object store API's limits; its largest chunk is the server's max payload. */
+  objects: { uploadTimeout: number; maxPendingUploads: number; maxChunk: number };
 }
 
 /** The system account nats-server creates when none is configured. */
@@ -316,7 +326,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     websocket: resolveWebSocket(options.websocket, host),
     debug: options.debug ?? false,
     trace: options.trace ?? false,
-    jetstream: resolveJetStream(options.jetstream),
+    jetstream: resolveJetStream(options.jetstream, maxPayload),
   };
 }
 
@@ -377,6 +387,7 @@ function resolveTls(tls: TlsOptions | undefined): ResolvedTlsOptions | undefined
 
 function resolveJetStream(
   given: boolean | JetStreamOptions | undefined,
+  maxPayload: number,
 ): ResolvedJetStreamOptions | undefined {
   if (!given) return undefined;
   const options = given === true ? {} : given;
@@ -398,11 +409,23 @@ function resolveJetStream(
   if (domain !== undefined && !/^[^\s.*>]+$/.test(domain)) {
     throw new ServerError('INVALID_OPTION', `jetstream domain must be one token, got '${domain}'`);
   }
+  const positive = (key: 'objectUploadTimeout' | 'maxPendingObjectUploads', fallback: number) => {
+    const value = options[key] ?? fallback;
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new ServerError('INVALID_OPTION', `jetstream ${key} must be a positive integer`);
+    }
+    return value;
+  };
   return {
     storeDir: options.storeDir || undefined,
     maxMemory: limit('maxMemory'),
     maxFile: limit('maxFile'),
     domain,
     syncInterval: sync,
+    objects: {
+      uploadTimeout: positive('objectUploadTimeout', 30_000),
+      maxPendingUploads: positive('maxPendingObjectUploads', 64),
+      maxChunk: maxPayload,
+    },
   };
 }

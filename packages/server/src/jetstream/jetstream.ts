@@ -11,11 +11,14 @@ import type { ResolvedJetStreamOptions } from '../options.js';
 import { Advisories } from './advisories.js';
 import { ApiDispatcher } from './api/dispatch.js';
 import { JsAccount, type JsAccountLimits } from './js-account.js';
+import { ObjectApi } from './objects/object-api.js';
 
 export class JetStream {
   readonly advisories: Advisories;
   readonly #account: JsAccount;
   readonly #dispatcher: ApiDispatcher;
+  /** The `$OBJ` object store API of the account. */
+  readonly objects: ObjectApi;
 
   constructor(
     readonly options: ResolvedJetStreamOptions,
@@ -39,17 +42,20 @@ export class JetStream {
         logger,
         domain: options.domain,
         resourcesExhausted: serverExhausted,
+        claims: (stream, message) => this.objects.claims(stream, message),
       },
       logger,
       limits,
     );
     this.#dispatcher = new ApiDispatcher(this);
+    this.objects = new ObjectApi(client, this.#account, logger, options.objects);
   }
 
   /** Restores what the store directory holds for the account, then starts answering the API. */
   start(): void {
     this.#account.recover();
     this.#dispatcher.start();
+    this.objects.start();
   }
 
   /** The account this JetStream serves. */
@@ -59,6 +65,7 @@ export class JetStream {
 
   async close(): Promise<void> {
     this.#dispatcher.stop();
+    this.objects.stop();
     await this.#account.close();
   }
 }

@@ -59,6 +59,11 @@ export interface StreamHost {
   resourcesExhausted(storage: 'memory' | 'file', bytes: number): JsErrorEntry | undefined;
   /** Another stream of the same account (a mirror's or source's origin). */
   stream(name: string): Stream | undefined;
+  /**
+   * Whether a message on the stream's subjects is someone else's to store (the `$OBJ` API's
+   * client uploads to a document-layout bucket); the stream then neither stores nor acks it.
+   */
+  claims?(stream: Stream, message: InternalMessage): boolean;
 }
 
 const MAX_HEADER_BYTES = 65_535;
@@ -414,6 +419,7 @@ export class Stream implements FeedTarget {
 
   /** Called from inside the router's fan-out: stores synchronously, answers later. */
   #capture(message: InternalMessage): void {
+    if (this.#host.claims?.(this, message)) return;
     this.#traced = activeTrace()?.jetStream(this.name);
     // As nats-server, a stored copy of a traced message starts no trace of its own.
     const traceHeadersOff = this.#traced !== undefined && !this.#traced.only;
