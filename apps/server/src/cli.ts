@@ -187,6 +187,8 @@ function toJetStreamOptions(js: Settings['jetstream']): JetStreamOptions | undef
     maxFile: js.maxFile,
     domain: js.domain,
     syncInterval: js.syncInterval,
+    objectUploadTimeout: js.objectUploadTimeout,
+    maxPendingObjectUploads: js.maxPendingObjectUploads,
   };
 }
 

@@ -77,6 +77,9 @@ const jetstreamBlock = z.looseObject({
   max_file_store: size.optional(),
   domain: z.string().optional(),
   sync_interval: z.union([z.literal('always'), duration]).optional(),
+  // Ours: the $OBJ object store API's limits.
+  object_upload_timeout: duration.optional(),
+  max_pending_object_uploads: z.number().int().positive().optional(),
 });
 const jetstream = z.union([
   z.boolean().transform((enabled) => ({ enabled })),
@@ -352,6 +355,8 @@ function toSettings(c: ConfigShape): Settings {
       maxFile: js.max_file ?? js.max_file_store,
       domain: js.domain,
       syncInterval: js.sync_interval,
+      objectUploadTimeout: js.object_upload_timeout,
+      maxPendingObjectUploads: js.max_pending_object_uploads,
     });
   }
   if (c.tls) settings.tls = tlsSettings(c.tls);

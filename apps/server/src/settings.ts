@@ -46,6 +46,9 @@ export interface Settings
     domain?: string;
     /** 'always' or milliseconds. */
     syncInterval?: 'always' | number;
+    /** Milliseconds; the `$OBJ` API's wait for an upload's next chunk. */
+    objectUploadTimeout?: number;
+    maxPendingObjectUploads?: number;
   };
   /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
   websocket?: {

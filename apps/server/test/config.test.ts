@@ -80,6 +80,10 @@ describe('config file validation', () => {
       syncInterval: 'always',
     });
     expect(load('jetstream: enabled').settings.jetstream).toEqual({ enabled: true });
+    expect(
+      load('jetstream { object_upload_timeout: "5s", max_pending_object_uploads: 8 }').settings
+        .jetstream,
+    ).toEqual({ enabled: true, objectUploadTimeout: 5_000, maxPendingObjectUploads: 8 });
     expect(load('jetstream: false')).toEqual({
       settings: { jetstream: { enabled: false } },
       warnings: [],
