@@ -257,9 +257,12 @@ export class StreamConsumers implements ConsumerOwner {
     this.#byName.clear();
   }
 
-  /** Stops every consumer as deleted (the stream is deleted). */
+  /**
+   * Stops every consumer as deleted (the stream is deleted), each announced by its
+   * CONSUMER.DELETED advisory before the stream's own, as nats-server 2.9.10's stream stop does.
+   */
   deleteAll(): void {
-    for (const consumer of this.#byName.values()) consumer.stop(true);
+    for (const consumer of this.#byName.values()) this.#stopDeleted(consumer);
     this.#byName.clear();
   }
 
@@ -271,11 +274,16 @@ export class StreamConsumers implements ConsumerOwner {
   }
 
   #remove(consumer: Consumer): void {
-    consumer.stop(true);
-    consumer.events.deleted();
+    this.#stopDeleted(consumer);
     this.#byName.delete(consumer.name);
     consumer.store?.remove(consumer.name);
     if (this.#stream.config.retention === 'interest') this.#dropUnwanted(consumer.ackFloor + 1);
+  }
+
+  /** Announces a consumer deleted, then stops it (its waiting pull requests get their 409). */
+  #stopDeleted(consumer: Consumer): void {
+    consumer.events.deleted();
+    consumer.stop(true);
   }
 
   /** Interest retention: messages from `from` on that no remaining consumer needs go. */
