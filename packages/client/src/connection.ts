@@ -1,12 +1,9 @@
 import {
   ClientSideParser,
   type ConnectInfo,
-  createInbox,
   encodeUtf8,
   FrameWriter,
   isValidPublishSubject,
-  isValidQueueName,
-  isValidSubscribeSubject,
   type MsgHdrsImpl,
   type ProtocolError,
   parseServerInfo,
@@ -24,7 +21,6 @@ import {
   InvalidSubjectError,
   MaxPayloadExceededError,
   NatsError,
-  NoRespondersError,
   OutboundBufferFullError,
   PermissionViolationError,
   ProtocolViolationError,
@@ -34,13 +30,13 @@ import {
   TimeoutError,
   UserAuthenticationExpiredError,
 } from './errors.js';
-import type { MsgImpl } from './msg.js';
-import { QueuedIterator } from './queued-iterator.js';
-import { type ReplyHandler, type ReplyInbox, requestMany, sharedInbox } from './request-many.js';
-import { RequestMux } from './request-mux.js';
+import { type ResolvedOptions, resolveOptions } from './options.js';
+import { Requester } from './requester.js';
 import { errorFromServer } from './server-error.js';
 import { type ServerEntry, ServerPool } from './servers.js';
-import { SubscriptionImpl } from './subscription.js';
+import { StatusEvents } from './status-events.js';
+import type { SubscriptionImpl } from './subscription.js';
+import { Subscriptions } from './subscriptions.js';
 import type {
   ConnectionOptions,
   Msg,
@@ -68,9 +64,6 @@ enum State {
 
 /** Publishes are written once per event-loop turn, or as soon as this many bytes are pending. */
 const WRITE_THRESHOLD = 64 * 1024;
-/** Status events an unread status() iterator keeps; older ones are dropped. */
-const STATUS_BACKLOG = 1024;
-const DEFAULT_REQUEST_TIMEOUT = 1000;
 /** Server messages can carry a little more than max_payload (JetStream adds headers). */
 const PAYLOAD_SLACK = 64 * 1024;
 /** Server control lines (MSG subject + reply) are not bound by the client-side 4096 limit. */
@@ -83,75 +76,6 @@ interface Handshake {
   settled: boolean;
   resolve(): void;
   reject(error: Error): void;
-}
-
-export type ResolvedOptions = Required<
-  Pick<
-    ConnectionOptions,
-    | 'verbose'
-    | 'pedantic'
-    | 'noEcho'
-    | 'headers'
-    | 'noResponders'
-    | 'timeout'
-    | 'inboxPrefix'
-    | 'pingInterval'
-    | 'maxPingOut'
-    | 'reconnect'
-    | 'maxReconnectAttempts'
-    | 'reconnectTimeWait'
-    | 'reconnectJitter'
-    | 'reconnectJitterTLS'
-    | 'reconnectBufSize'
-    | 'outboundBufSize'
-    | 'waitOnFirstConnect'
-    | 'ignoreClusterUpdates'
-    | 'noRandomize'
-    | 'ignoreAuthErrorAbort'
-    | 'debug'
-  >
-> &
-  ConnectionOptions & { transport: Transport };
-
-function resolveOptions(options: ConnectionOptions & { transport: Transport }): ResolvedOptions {
-  const resolved: ResolvedOptions = {
-    verbose: false,
-    pedantic: false,
-    noEcho: false,
-    headers: true,
-    noResponders: true,
-    timeout: 20_000,
-    inboxPrefix: '_INBOX',
-    pingInterval: 120_000,
-    maxPingOut: 2,
-    reconnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 2000,
-    reconnectJitter: 100,
-    reconnectJitterTLS: 1000,
-    reconnectBufSize: 8 * 1024 * 1024,
-    outboundBufSize: 64 * 1024 * 1024,
-    waitOnFirstConnect: false,
-    ignoreClusterUpdates: false,
-    noRandomize: false,
-    ignoreAuthErrorAbort: false,
-    debug: false,
-    transport: options.transport,
-  };
-  for (const [key, value] of Object.entries(options)) {
-    if (value !== undefined) (resolved as unknown as Record<string, unknown>)[key] = value;
-  }
-  if (!resolved.headers) {
-    // No responders arrive as a header status: without headers it is off unless asked for.
-    if (options.noResponders) throw new InvalidArgumentError('noResponders requires headers');
-    resolved.noResponders = false;
-  }
-  if (!isValidPublishSubject(resolved.inboxPrefix)) {
-    throw new InvalidArgumentError(
-      `inboxPrefix must be a valid subject: '${resolved.inboxPrefix}'`,
-    );
-  }
-  return resolved;
 }
 
 const nextTurn: (fn: () => void) => void =
@@ -188,9 +112,8 @@ export class NatsConnectionImpl implements NatsConnection {
   #maxPayload = 1024 * 1024;
   #headersOn: boolean;
 
-  readonly #subs = new Map<string, SubscriptionImpl>();
-  #nextSid = 1;
-  #mux: RequestMux | undefined;
+  readonly #subs: Subscriptions;
+  readonly #requester: Requester;
 
   /** One entry per PING on the current socket, in order; null for keep-alive pings. */
   #pongs: Array<PongWaiter | null> = [];
@@ -201,7 +124,7 @@ export class NatsConnectionImpl implements NatsConnection {
   #wakeSleeper: (() => void) | undefined;
 
   readonly #stats: Stats = { inBytes: 0, outBytes: 0, inMsgs: 0, outMsgs: 0, reconnects: 0 };
-  readonly #statusListeners = new Set<QueuedIterator<Status>>();
+  readonly #status: StatusEvents;
   readonly #closed: Promise<Error | undefined>;
   #resolveClosed!: (value: Error | undefined) => void;
 
@@ -210,6 +133,15 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#transport = this.#options.transport;
     this.#headersOn = this.#options.headers;
     this.#writerLimit = this.#options.reconnectBufSize;
+    this.#status = new StatusEvents(this.#options.debug);
+    this.#subs = new Subscriptions(this.#subscriptionHost);
+    this.#requester = new Requester({
+      inboxPrefix: this.#options.inboxPrefix,
+      requestManyWait: this.#options.timeout,
+      publish: (subject, payload, options) => this.publish(subject, payload, options),
+      subscribe: (subject, options) => this.#subscribe(subject, options),
+      isClosed: () => this.isClosed(),
+    });
     const servers = this.#options.servers ?? `127.0.0.1:${this.#options.port ?? 4222}`;
     this.#pool = new ServerPool(
       Array.isArray(servers) ? servers : [servers],
@@ -295,26 +227,10 @@ export class NatsConnectionImpl implements NatsConnection {
   }
 
   #subscribe(subject: string, options: SubscriptionOptions): SubscriptionImpl {
-    if (typeof subject !== 'string' || !isValidSubscribeSubject(subject)) {
-      throw new InvalidSubjectError(subject);
-    }
-    for (const key of ['max', 'timeout', 'maxPendingMsgs', 'maxPendingBytes'] as const) {
-      const value = options[key];
-      if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-        throw new InvalidArgumentError(`subscription option ${key} must be a positive integer`);
-      }
-    }
-    if (options.queue === '') {
-      // nats.js reads an empty queue as none (its services library relies on that).
-      options = { ...options, queue: undefined };
-    } else if (options.queue !== undefined && !isValidQueueName(options.queue)) {
-      throw new InvalidArgumentError(`invalid queue name: '${options.queue}'`);
-    }
-    const sub = new SubscriptionImpl(this.#subscriptionHost, this.#nextSid++, subject, options);
-    this.#subs.set(sub.sidKey, sub);
+    const sub = this.#subs.add(subject, options);
     if (this.#state === State.Connected) {
-      this.#writer.sub(subject, sub.sid, options.queue);
-      if (options.max !== undefined && options.max > 0) this.#writer.unsub(sub.sid, options.max);
+      this.#writer.sub(subject, sub.sid, sub.queue);
+      if (sub.max !== undefined && sub.max > 0) this.#writer.unsub(sub.sid, sub.max);
       this.#scheduleWrite();
     }
     return sub;
@@ -329,19 +245,17 @@ export class NatsConnectionImpl implements NatsConnection {
       this.#writer.unsub(sid, max);
       this.#scheduleWrite();
     },
-    forget: (sub: SubscriptionImpl) => {
-      this.#subs.delete(sub.sidKey);
-    },
+    forget: (sub: SubscriptionImpl) => this.#subs.forget(sub),
     flush: () => this.flush(),
     isClosed: () => this.isClosed(),
     callbackFailed: (error: unknown) => {
-      this.#emit({
+      this.#status.emit({
         type: 'error',
         error: error instanceof Error ? error : new Error(String(error)),
       });
     },
     slowConsumer: (sub: SubscriptionImpl, error: SlowConsumerError) => {
-      this.#emit({ type: 'slowConsumer', sub, pending: sub.getPending(), error });
+      this.#status.emit({ type: 'slowConsumer', sub, pending: sub.getPending(), error });
     },
   };
 
@@ -354,62 +268,7 @@ export class NatsConnectionImpl implements NatsConnection {
     } catch (error) {
       return Promise.reject(error);
     }
-    const timeout = options.timeout ?? DEFAULT_REQUEST_TIMEOUT;
-    if (!(timeout > 0)) return Promise.reject(new InvalidArgumentError('timeout must be > 0'));
-    if (options.reply && !options.noMux) {
-      // The shared inbox picks the reply subject; a reply of one's own needs noMux (as nats.js).
-      return Promise.reject(new InvalidArgumentError('reply is only allowed with noMux'));
-    }
-    if (options.noMux) return this.#requestNoMux(subject, payload, timeout, options);
-    const mux = this.#requestMux();
-    return new Promise<Msg>((resolve, reject) => {
-      const { token, reply } = mux.add({
-        subject,
-        deliver: (msg) => {
-          clearTimeout(timer);
-          mux.remove(token);
-          if (msg.isNoResponders) reject(new NoRespondersError(subject));
-          else resolve(msg);
-        },
-        fail: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      const timer = setTimeout(() => {
-        mux.remove(token);
-        reject(new TimeoutError());
-      }, timeout);
-      try {
-        this.publish(subject, payload, { reply, headers: options.headers });
-      } catch (error) {
-        clearTimeout(timer);
-        mux.remove(token);
-        reject(error);
-      }
-    });
-  }
-
-  async #requestNoMux(
-    subject: string,
-    payload: Payload | undefined,
-    timeout: number,
-    options: Partial<RequestOptions>,
-  ) {
-    const reply = options.reply || createInbox(this.#options.inboxPrefix);
-    const sub = this.#subscribe(reply, { max: 1, timeout });
-    sub.requestSubject = subject;
-    try {
-      this.publish(subject, payload, { reply, headers: options.headers });
-    } catch (error) {
-      sub.unsubscribe();
-      throw error;
-    }
-    for await (const msg of sub) {
-      if ((msg as MsgImpl).isNoResponders) throw new NoRespondersError(subject);
-      return msg;
-    }
-    throw new ClosedConnectionError();
+    return this.#requester.request(subject, payload, options);
   }
 
   requestMany(
@@ -420,62 +279,10 @@ export class NatsConnectionImpl implements NatsConnection {
     try {
       this.#assertOpen();
       if (this.#draining) throw new DrainingConnectionError();
-      const iterator = requestMany(
-        options.noMux
-          ? (handler) => this.#ownInbox(subject, handler)
-          : sharedInbox(this.#requestMux()),
-        subject,
-        options,
-        this.#options.timeout,
-        (reply) => this.publish(subject, payload, { reply, headers: options.headers }),
-      );
-      return Promise.resolve(iterator);
+      return Promise.resolve(this.#requester.requestMany(subject, payload, options));
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  /** The inbox of one requestMany with `noMux`: a subscription of its own, as in nats.js. */
-  #ownInbox(subject: string, handler: ReplyHandler): ReplyInbox {
-    const reply = createInbox(this.#options.inboxPrefix);
-    const sub = this.#subscribe(reply, {
-      // Errors also end the subscription: `closed` below reports them.
-      callback: (error, msg) => {
-        if (!error) handler.deliver(msg as MsgImpl);
-      },
-    });
-    sub.requestSubject = subject;
-    // Drained with the connection, the request ends quietly; closed with it, it fails as a
-    // request on the shared inbox does.
-    void sub.closed.then((error) =>
-      handler.end(
-        error ?? (this.#state === State.Closed ? new ClosedConnectionError() : undefined),
-      ),
-    );
-    return {
-      reply,
-      close: () => {
-        if (!sub.isClosed()) sub.unsubscribe();
-      },
-    };
-  }
-
-  #requestMux(): RequestMux {
-    if (this.#mux) return this.#mux;
-    const mux = new RequestMux(this.#options.inboxPrefix);
-    this.#subscribe(mux.subject, {
-      callback: (error, msg) => {
-        if (error) {
-          // The inbox subscription is gone (e.g. denied): the next request starts a new one.
-          if (this.#mux === mux) this.#mux = undefined;
-          mux.failAll(error);
-        } else {
-          mux.dispatch(msg as MsgImpl);
-        }
-      },
-    });
-    this.#mux = mux;
-    return mux;
   }
 
   // ---- flush, rtt, stats, status ----------------------------------------------------------
@@ -505,22 +312,7 @@ export class NatsConnectionImpl implements NatsConnection {
   }
 
   status(): AsyncIterable<Status> {
-    const listener = new QueuedIterator<Status>();
-    if (this.#state === State.Closed) {
-      listener.stop();
-      return listener;
-    }
-    listener.onFinished = () => this.#statusListeners.delete(listener);
-    this.#statusListeners.add(listener);
-    return listener;
-  }
-
-  #emit(status: Status): void {
-    if (this.#options.debug) console.debug('[nats] status', status.type);
-    for (const listener of this.#statusListeners) {
-      if (listener.length >= STATUS_BACKLOG) listener.dropOldest();
-      listener.push(status);
-    }
+    return this.#status.listen(this.#state === State.Closed);
   }
 
   getServer(): string {
@@ -545,8 +337,7 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#assertOpen();
     if (this.#draining) throw new DrainingConnectionError();
     this.#draining = true;
-    const subs = [...this.#subs.values()];
-    await Promise.allSettled(subs.map((sub) => sub.drain()));
+    await Promise.allSettled(this.#subs.all().map((sub) => sub.drain()));
     // Replies sent while handling the last messages went out above; from here on nothing may be
     // published, so the flush below covers everything the connection will ever send.
     this.#noMorePublishing = true;
@@ -562,7 +353,7 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#assertOpen();
     if (this.#draining) throw new DrainingConnectionError();
     if (this.#state !== State.Connected) return;
-    this.#emit({ type: 'forceReconnect' });
+    this.#status.emit({ type: 'forceReconnect' });
     await this.#conn?.close();
   }
 
@@ -587,11 +378,10 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#pongs = [];
     this.#deferredPongs = [];
     for (const waiter of waiters) waiter?.(closedError);
-    this.#mux?.failAll(closedError);
-    for (const sub of [...this.#subs.values()]) sub.fail(undefined);
-    this.#emit(error ? { type: 'close', error } : { type: 'close' });
-    for (const listener of this.#statusListeners) listener.stop();
-    this.#statusListeners.clear();
+    this.#requester.failAll(closedError);
+    for (const sub of this.#subs.all()) sub.fail(undefined);
+    this.#status.emit(error ? { type: 'close', error } : { type: 'close' });
+    this.#status.end();
     this.#resolveClosed(error);
   }
 
@@ -705,11 +495,7 @@ export class NatsConnectionImpl implements NatsConnection {
     entry.encrypted = conn.encrypted;
     // Subscriptions first, then what was published while disconnected, then deferred flushes.
     const resubscribe = new FrameWriter(1024);
-    for (const sub of this.#subs.values()) {
-      resubscribe.sub(sub.subject, sub.sid, sub.queue);
-      const remaining = sub.remaining();
-      if (remaining !== undefined) resubscribe.unsub(sub.sid, remaining);
-    }
+    this.#subs.resubscribe(resubscribe);
     if (resubscribe.length > 0) conn.send(resubscribe.take());
     for (const waiter of this.#deferredPongs) {
       this.#pongs.push(waiter);
@@ -844,10 +630,11 @@ export class NatsConnectionImpl implements NatsConnection {
       const urls = this.#transport.name === 'websocket' ? info.ws_connect_urls : info.connect_urls;
       if (urls && urls.length > 0) {
         const { added, deleted } = this.#pool.update(urls, this.#server);
-        if (added.length > 0 || deleted.length > 0) this.#emit({ type: 'update', added, deleted });
+        if (added.length > 0 || deleted.length > 0)
+          this.#status.emit({ type: 'update', added, deleted });
       }
     }
-    if (info.ldm && !handshake) this.#emit({ type: 'ldm', server: this.getServer() });
+    if (info.ldm && !handshake) this.#status.emit({ type: 'ldm', server: this.getServer() });
   }
 
   #onServerError(text: string): void {
@@ -857,25 +644,11 @@ export class NatsConnectionImpl implements NatsConnection {
       return;
     }
     if (error instanceof PermissionViolationError) {
-      if (error.operation === 'subscription') {
-        for (const sub of this.#subs.values()) {
-          if (
-            sub.subject === error.subject &&
-            (error.queue === undefined || sub.queue === error.queue)
-          )
-            sub.fail(error);
-        }
-      } else if (!this.#mux?.failSubject(error.subject, error)) {
-        // A refused request fails now rather than at its timeout, as in nats.js.
-        for (const sub of this.#subs.values()) {
-          if (sub.requestSubject === error.subject) {
-            sub.fail(error);
-            break;
-          }
-        }
-      }
+      if (error.operation === 'subscription') this.#subs.failRefused(error);
+      // A refused request fails now rather than at its timeout, as in nats.js.
+      else if (!this.#requester.failSubject(error.subject, error)) this.#subs.failRequest(error);
     }
-    this.#emit({ type: 'error', error });
+    this.#status.emit({ type: 'error', error });
   }
 
   // ---- writing ----------------------------------------------------------------------------
@@ -935,12 +708,12 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#pingTimer = setInterval(() => {
       if (this.#state !== State.Connected) return;
       if (this.#pingsOut >= this.#options.maxPingOut) {
-        this.#emit({ type: 'staleConnection' });
+        this.#status.emit({ type: 'staleConnection' });
         void this.#conn?.close(new StaleConnectionError());
         return;
       }
       this.#pingsOut++;
-      this.#emit({ type: 'ping', pendingPings: this.#pingsOut });
+      this.#status.emit({ type: 'ping', pendingPings: this.#pingsOut });
       this.#pongs.push(null);
       this.#writer.ping();
       this.#writeNow();
@@ -971,7 +744,7 @@ export class NatsConnectionImpl implements NatsConnection {
     for (const waiter of this.#pongs) if (waiter) this.#deferredPongs.push(waiter);
     this.#pongs = [];
     const server = this.getServer();
-    this.#emit({ type: 'disconnect', server });
+    this.#status.emit({ type: 'disconnect', server });
     if (!this.#options.reconnect || this.#draining) {
       void this.#close(error ?? new ConnectionError(`disconnected from ${server}`));
       return;
@@ -1000,7 +773,8 @@ export class NatsConnectionImpl implements NatsConnection {
       // isClosed(), not a field test: TypeScript would keep the loop-top narrowing across the await.
       if (this.isClosed()) return;
       attempt++;
-      if (!onConnected) this.#emit({ type: 'reconnecting', server: entry.hostport, attempt });
+      if (!onConnected)
+        this.#status.emit({ type: 'reconnecting', server: entry.hostport, attempt });
       try {
         await this.#attempt(entry);
       } catch (error) {
@@ -1019,7 +793,7 @@ export class NatsConnectionImpl implements NatsConnection {
         onConnected();
       } else {
         this.#stats.reconnects++;
-        this.#emit({ type: 'reconnect', server: entry.hostport });
+        this.#status.emit({ type: 'reconnect', server: entry.hostport });
       }
       return;
     }
