@@ -10,12 +10,12 @@ import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost, type TrafficStats } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
 import { InternalClient } from './internal-client.js';
-import { answerJetStreamDisabled } from './jetstream/disabled-api.js';
-import { JetStreamServer } from './jetstream/jetstream-server.js';
+import type { JetStreamServer } from './jetstream/jetstream-server.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
-import { type MonitoredServer, type MonitoringServer, startMonitoring } from './monitoring/http.js';
+import type { MonitoringServer } from './monitoring/http.js';
+import type { MonitoredServer } from './monitoring/monitored-server.js';
 import { SystemAccount } from './monitoring/system-account.js';
 import { MsgTracer } from './msg-trace.js';
 import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
@@ -25,7 +25,7 @@ import { secureContextFor, secureContextOptions } from './tls/secure-context.js'
 import { type FirstBytes, firstBytes } from './tls-sniff.js';
 import { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 import { ViolationLog } from './violation-log.js';
-import { startWebSocketListener, type WebSocketListener } from './websocket-listener.js';
+import type { WebSocketListener } from './websocket-listener.js';
 
 /** nats-server keeps this many closed connections for /connz?state=closed (DEFAULT_MAX_CLOSED_CLIENTS). */
 const MAX_CLOSED_CONNECTIONS = 10_000;
@@ -102,6 +102,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #websocket: WebSocketListener | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStreamServer | undefined;
+  /** JetStream's code, which listen() loads only when the options enable JetStream. */
+  #jetStreamCode: typeof import('./jetstream-code.js') | undefined;
   /** The system account's events and requests, once the server listens. */
   #system: SystemAccount | undefined;
   /** The accounts answering every `$JS.API` request with 10039 (JetStream runs, not for them). */
@@ -180,8 +182,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     };
   }
 
+  // JetStream, monitoring and WebSocket code is imported here, and only when the options use it:
+  // loading it (zod schemas, SQLite, ws) took most of the time from spawn to the first INFO.
   async listen(): Promise<void> {
     const { host, port } = this.options;
+    // Before the port opens, so that JetStream answers the first client's $JS.API requests.
+    if (this.options.jetstream) this.#jetStreamCode = await import('./jetstream-code.js');
     let boundPort: number;
     try {
       boundPort = await listen(this.#listener, host, port);
@@ -210,6 +216,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     } as ServerInfo;
     if (this.options.httpPort !== undefined) {
       try {
+        const { startMonitoring } = await import('./monitoring/http.js');
         this.#monitoring = await startMonitoring(
           this,
           this.options.httpHost,
@@ -224,6 +231,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const ws = this.options.websocket;
     if (ws) {
       try {
+        const { startWebSocketListener } = await import('./websocket-listener.js');
         this.#websocket = await startWebSocketListener(ws, (socket) =>
           this.#accept(socket, { webSocket: true }),
         );
@@ -243,13 +251,14 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   #startJetStream(): void {
     const options = this.options.jetstream;
-    if (!options) return;
+    const code = this.#jetStreamCode;
+    if (!options || !code) return;
     const enabled = [...this.accounts.jetStream].map(([name, limits]) => ({
       name,
       limits,
       client: this.internalClient(this.accounts.get(name)),
     }));
-    this.jetstream = new JetStreamServer(options, this.logger, this.identity().name, enabled);
+    this.jetstream = new code.JetStreamServer(options, this.logger, this.identity().name, enabled);
     this.jetstream.start();
     for (const account of this.accounts.values()) {
       if (!this.accounts.jetStream.has(account.name)) this.#answerJetStreamDisabled(account);
@@ -258,7 +267,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   #answerJetStreamDisabled(account: Account): void {
     this.#withoutJetStream.add(account);
-    answerJetStreamDisabled(this.internalClient(account));
+    this.#jetStreamCode?.answerJetStreamDisabled(this.internalClient(account));
   }
 
   /**

@@ -5,7 +5,7 @@ import {
 } from '@slipstream/protocol';
 import { isPublicKey } from '../auth/nkey.js';
 import { ServerError } from '../errors.js';
-import { type JsAccountLimits, UNLIMITED } from '../jetstream/js-account.js';
+import { type JsAccountLimits, UNLIMITED } from '../jetstream/account-limits.js';
 import { SYSTEM_ACCOUNT } from '../options.js';
 import { Account, GLOBAL_ACCOUNT } from './account.js';
 import type {

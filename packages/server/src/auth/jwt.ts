@@ -1,4 +1,4 @@
-import { fromPublic } from '@nats-io/nkeys';
+import { fromPublic } from './nkey.js';
 
 /** The subjects of one direction of a JWT's permissions (nats-io/jwt v2 `Permission`). */
 export interface JwtSubjects {

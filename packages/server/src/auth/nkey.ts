@@ -1,5 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { fromPublic } from '@nats-io/nkeys';
+import { createRequire } from 'node:module';
+
+type Nkeys = typeof import('@nats-io/nkeys');
+let nkeys: Nkeys | undefined;
+
+/**
+ * A public nkey's key pair (it throws for anything else). @nats-io/nkeys and the tweetnacl it
+ * loads are required on the first key read, not at the start: most servers have no nkey or JWT
+ * to check, and loading them was a noticeable part of the time to the first INFO.
+ */
+export function fromPublic(key: string): ReturnType<Nkeys['fromPublic']> {
+  nkeys ??= createRequire(import.meta.url)('@nats-io/nkeys') as Nkeys;
+  return nkeys.fromPublic(key);
+}
 
 /** Random bytes in a nonce; nats-server sends 11, as 15 base64url characters. */
 const NONCE_BYTES = 11;

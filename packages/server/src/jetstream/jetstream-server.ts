@@ -7,8 +7,11 @@ import { type JsErrorEntry, jsErrors } from '@slipstream/jsapi';
 import type { InternalClient } from '../internal-client.js';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
+import type { JsAccountLimits } from './account-limits.js';
+import { streamInfo } from './api/stream-routes.js';
 import { JetStream } from './jetstream.js';
-import type { JsAccount, JsAccountLimits } from './js-account.js';
+import type { JsAccount } from './js-account.js';
+import type { Stream } from './stream.js';
 
 /** An account JetStream is enabled for: a client in its subject space and its limits. */
 export interface JetStreamAccountSetup {
@@ -68,6 +71,14 @@ export class JetStreamServer {
 
   async close(): Promise<void> {
     await Promise.all(this.#services.map((js) => js.close()));
+  }
+
+  /**
+   * A stream's config, created time and state as its API info gives them (what /jsz shows),
+   * reached through the server so that monitoring need not load JetStream's code itself.
+   */
+  streamInfo(stream: Stream): ReturnType<typeof streamInfo> {
+    return streamInfo(stream);
   }
 
   /** The server's budget for a storage type is spent (nats-server's limitsExceeded). */

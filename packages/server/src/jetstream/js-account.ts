@@ -9,6 +9,7 @@ import { ApiError, type JsErrorEntry, jsErrors, type StreamConfig } from '@slips
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
+import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
 import { clearStaging } from './snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
@@ -32,20 +33,8 @@ import {
 } from './stream-files.js';
 import { nowNanos } from './wire-time.js';
 
-/** An account's JetStream limits (nats-server's account `jetstream {}` block); -1: none. */
-export interface JsAccountLimits {
-  readonly maxMemory: number;
-  readonly maxFile: number;
-  readonly maxStreams: number;
-  readonly maxConsumers: number;
-}
-
-export const UNLIMITED: JsAccountLimits = {
-  maxMemory: -1,
-  maxFile: -1,
-  maxStreams: -1,
-  maxConsumers: -1,
-};
+// The limits live apart, so that the accounts can read them without loading JetStream.
+export type { JsAccountLimits } from './account-limits.js';
 
 export interface ApiCounters {
   total: number;

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { streamInfo } from '../jetstream/api/stream-routes.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { JsAccount } from '../jetstream/js-account.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
@@ -179,7 +178,7 @@ function accountDetail(
     ...(streams.length > 0
       ? {
           stream_detail: streams.map((stream) => {
-            const { config, created, state } = streamInfo(stream);
+            const { config, created, state } = js.streamInfo(stream);
             const consumers = options.withConsumers ? stream.consumers.sorted() : [];
             return {
               name: stream.name,

@@ -1,0 +1,72 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { freePort, slipstreamServerBin, startServerProcess } from '@slipstream/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectPrinted } from './server-process.js';
+
+// Issue #20: the binary loaded JetStream (the API's zod schemas, SQLite), ws, the monitoring pages
+// and nkeys whatever its configuration, which made most of its 0.6-1.5 s to the first INFO.
+// first-info.e2e.test.ts times the start; this says which code a start loads, without a clock.
+
+/** Code that only some configurations use, by the module URLs that show it was loaded. */
+const optionalParts: Record<string, RegExp> = {
+  jetstream: /\/jsapi\/dist\/|\/zod\/|better-sqlite3|\/jetstream-code\.js$/,
+  monitoring: /\/monitoring\/http\.js$/,
+  websocket: /\/ws\/|\/websocket-listener\.js$/,
+  nkeys: /@nats-io\/nkeys|@nats-io\+nkeys/,
+};
+
+const recorder = pathToFileURL(join(import.meta.dirname, 'fixtures', 'record-modules.mjs'));
+
+describe('slipstream-server start', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-start-modules-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const configurations = [
+    { name: 'no options', flags: async () => [], parts: [] },
+    { name: '--user --pass', flags: async () => ['--user', 'u', '--pass', 'p'], parts: [] },
+    { name: '-js', flags: async () => ['-js', '-sd', join(dir, 'js')], parts: ['jetstream'] },
+    { name: '-m', flags: async () => ['-m', String(await freePort())], parts: ['monitoring'] },
+  ];
+
+  it.each(configurations)(
+    'with $name loads only the optional code it uses: $parts',
+    async ({ name, flags, parts }) => {
+      const loaded = await modulesLoadedWhenReady(join(dir, `${name}.log`), await flags());
+      expect(loaded).toContain(pathToFileURL(slipstreamServerBin).href);
+      const partsLoaded = Object.keys(optionalParts).filter((part) =>
+        loaded.some((url) => optionalParts[part]!.test(url)),
+      );
+      expect(partsLoaded).toEqual(parts);
+    },
+  );
+});
+
+/** The URLs of the ES modules the server had loaded when it printed that it is ready. */
+async function modulesLoadedWhenReady(log: string, flags: readonly string[]): Promise<string[]> {
+  const recording = new URL(recorder);
+  recording.searchParams.set('log', log);
+  const server = await startServerProcess(process.execPath, (port) => [
+    '--import',
+    recording.href,
+    slipstreamServerBin,
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    ...flags,
+  ]);
+  try {
+    await expectPrinted(server, 'Server is ready');
+    return (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  } finally {
+    await server.stop();
+  }
+}
