@@ -1,5 +1,10 @@
 import { connect } from 'node:net';
-import { freePort, runProcess, slipstreamServerBin } from '@slipstream/test-servers';
+import {
+  freePort,
+  requireSystemComponent,
+  runProcess,
+  slipstreamServerBin,
+} from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
 
 // Issue #20: harnesses start a server, wait a little and connect (nats.c's suite gives two
@@ -11,20 +16,21 @@ import { describe, expect, it } from 'vitest';
 /** What a harness that sleeps 500 ms before connecting needs. */
 const LIMIT_MS = 500;
 /**
- * A start on a shared, busy machine can be slow for reasons of the machine's: the best of three
- * tries is what the binary can do, so the tries stop at the first one under the limit.
+ * A start on a shared, busy machine can be slow for reasons of the machine's (CI runs two test
+ * files at once on two cores): the best of five tries is what the binary can do, so the tries
+ * stop at the first one under the limit.
  */
-const TRIES = 3;
+const TRIES = 5;
 
 const servers = [
   {
     name: 'slipstream-server',
-    command: process.execPath,
+    command: () => process.execPath,
     args: (port: number) => [slipstreamServerBin, '-a', '127.0.0.1', '-p', String(port)],
   },
   {
     name: 'nats-server',
-    command: 'nats-server',
+    command: () => requireSystemComponent('nats-server'),
     args: (port: number) => ['-a', '127.0.0.1', '-p', String(port)],
   },
 ];
@@ -38,7 +44,7 @@ describe.each(servers)('$name: spawn to first INFO', ({ command, args }) => {
   it.each(configurations)('is under 500 ms with $name', async ({ flags }) => {
     const tries: number[] = [];
     while (tries.length < TRIES && !tries.some((ms) => ms < LIMIT_MS)) {
-      tries.push(await msToFirstInfo(command, (port) => [...args(port), ...flags]));
+      tries.push(await msToFirstInfo(command(), (port) => [...args(port), ...flags]));
     }
     expect(Math.min(...tries), `tries: ${tries.map(Math.round).join(', ')} ms`).toBeLessThan(
       LIMIT_MS,

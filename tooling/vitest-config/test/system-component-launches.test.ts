@@ -19,6 +19,10 @@ const launches = [
   new RegExp(`${quote}(?:[^'"\`\\s]*/)?${programs} -`),
   // an argument vector starting with it
   new RegExp(`\\[\\s*${quote}(?:[^'"\`]*/)?${programs}${quote}\\s*,\\s*${quote}-`),
+  // a property that names the program to run
+  new RegExp(
+    `\\b(?:command|bin|executable|exe|cmd|program)\\s*:\\s*${quote}(?:[^'"\`]*/)?${programs}${quote}`,
+  ),
   // the place a package manager puts it
   new RegExp(`/usr/(?:local/)?s?bin/${programs}\\b`),
 ];
@@ -40,6 +44,7 @@ describe('system programs are started only from the path requireSystemComponent 
       "const tracer = runProcess('strace', ['-f', '-p', pid]);",
       "browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });",
       "execFileSync('/usr/sbin/nats-server', ['--version']);",
+      "{ name: 'nats-server', command: 'nats-server', args: (port) => ['-p', String(port)] },",
     ];
     expect(byName.filter((line) => !launchesByName(line))).toEqual([]);
     const throughTheFinder = [
