@@ -2,8 +2,7 @@ import { subjectMatches } from '@slipstream/protocol';
 import { activeTrace, untraced } from './msg-trace.js';
 import type { OutgoingMessage } from './outgoing-message.js';
 import type { Router } from './router.js';
-import type { Subscriber } from './subscriber.js';
-import { Subscription } from './subscription.js';
+import { type Subscriber, Subscription } from './subscription.js';
 
 /**
  * A message as an internal subscriber sees it. It runs inside Router.publish and the payload and

@@ -8,13 +8,13 @@
  * why not). Routing is synchronous, so the trace being followed is module state for the
  * duration of one publish; whatever an internal client publishes meanwhile is not traced.
  */
-import type { Account } from './accounts/account.js';
+import { type DeliveryRefusal, type DeliveryTrace, followDeliveries } from './delivery-trace.js';
 import { rfc3339 } from './monitoring/format.js';
 import { eventBody } from './msg-trace-event.js';
 import { type TraceRequest, traceRequest, withTraceHeadersDisabled } from './msg-trace-request.js';
+import type { Router } from './router.js';
 import type { ServerIdentity } from './server-identity.js';
-import type { Subscriber } from './subscriber.js';
-import type { Subscription } from './subscription.js';
+import type { Subscriber, Subscription } from './subscription.js';
 
 /** nats-server's connection kind of a client, as trace events number it. */
 const CLIENT_KIND = 0;
@@ -24,15 +24,29 @@ const REFUSALS = {
   echo: 'Not delivered because of no echo',
   deny: 'Not delivered because subscription denies this subject',
   closed: 'Not delivered because subscription is closed',
-} as const;
-export type DeliveryRefusal = keyof typeof REFUSALS;
+} as const satisfies Record<DeliveryRefusal, string>;
 
-/** The publisher of a traced message. */
-export interface TracedPublisher {
+/**
+ * The account of a traced publisher (an Account): its name, its `msg_trace` setting, and the
+ * subject space the trace's event is published in.
+ */
+export interface TracedAccount {
+  readonly name: string;
+  readonly msgTrace: { readonly dest: string; readonly sampling: number } | undefined;
+  readonly router: Router;
+}
+
+/** A client connection as a trace event names it. */
+interface TracedClient {
   readonly cid: number;
   /** The client's CONNECT name; empty for none. */
   readonly name: string;
-  readonly account: Account;
+  readonly account: { readonly name: string };
+}
+
+/** The publisher of a traced message. */
+export interface TracedPublisher extends TracedClient {
+  readonly account: TracedAccount;
 }
 
 type TraceEvent = { type: string; ts: string } & Record<string, unknown>;
@@ -44,14 +58,21 @@ export function activeTrace(): MsgTrace | undefined {
   return active;
 }
 
+/** Makes `trace` the one followed, the router's deliveries included; returns the one before. */
+function follow(trace: MsgTrace | undefined): MsgTrace | undefined {
+  const previous = active;
+  active = trace;
+  followDeliveries(trace);
+  return previous;
+}
+
 /** Runs `work` with no trace followed: what it publishes is none of the traced message's doing. */
 export function untraced<T>(work: () => T): T {
-  const previous = active;
-  active = undefined;
+  const previous = follow(undefined);
   try {
     return work();
   } finally {
-    active = previous;
+    follow(previous);
   }
 }
 
@@ -103,7 +124,12 @@ export class MsgTracer {
   }
 
   /** Publishes the event of a finished trace, in the publisher's account. */
-  send(account: Account, dest: string, body: object, acceptEncoding: string | undefined): void {
+  send(
+    account: TracedAccount,
+    dest: string,
+    body: object,
+    acceptEncoding: string | undefined,
+  ): void {
     const server = { ...this.server(), seq: ++this.#seq, time: rfc3339(Date.now()) };
     const { headers, payload } = eventBody(server, body, acceptEncoding);
     account.router.publish(EVENT_PUBLISHER, dest, undefined, headers, payload);
@@ -129,11 +155,11 @@ export interface JetStreamTrace {
 }
 
 /** One traced publish. */
-export class MsgTrace implements TracedPublish {
+export class MsgTrace implements TracedPublish, DeliveryTrace {
   /** `Nats-Trace-Only`: followed, not delivered to any client. */
   readonly only: boolean;
   readonly #tracer: MsgTracer;
-  readonly #account: Account;
+  readonly #account: TracedAccount;
   readonly #dest: string | undefined;
   readonly #request: TraceRequest;
   readonly #size: number;
@@ -166,12 +192,11 @@ export class MsgTrace implements TracedPublish {
   }
 
   run(route: (headers: Uint8Array) => void): void {
-    const previous = active;
-    active = this;
+    const previous = follow(this);
     try {
       route(this.#request.headers);
     } finally {
-      active = previous;
+      follow(previous);
     }
     this.#send();
   }
@@ -265,7 +290,7 @@ export class MsgTrace implements TracedPublish {
 
   #egress(
     sub: Subscription,
-    client: TracedPublisher,
+    client: TracedClient,
     crossing: StreamExport | undefined,
     error?: string,
   ): void {
@@ -299,6 +324,6 @@ function event(type: string, fields: Record<string, unknown>): TraceEvent {
 }
 
 /** The subscriber as a client connection, which egress events are about; undefined for an internal one. */
-function clientOf(subscriber: Subscriber): TracedPublisher | undefined {
-  return subscriber.account && (subscriber as TracedPublisher);
+function clientOf(subscriber: Subscriber): TracedClient | undefined {
+  return subscriber.account && (subscriber as TracedClient);
 }

@@ -1,6 +1,5 @@
 import type { FrameWriter } from '@slipstream/protocol';
 import { encodeSubject } from '@slipstream/protocol';
-import type { Subscription } from './subscription.js';
 
 const CRLF = Buffer.from('\r\n');
 /** Distinct subjects whose encoded heads are kept; past this the cache starts over. */
@@ -53,6 +52,19 @@ export class FramePartsCache {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * What a message needs of the subscription it is written for (a Subscription): its sid, and for
+ * a literal subject its own cached line starts.
+ */
+export interface MessageTarget {
+  readonly literal: boolean;
+  readonly subject: string;
+  readonly sid: string;
+  sidBytes(): Uint8Array;
+  msgStart(): Uint8Array;
+  hmsgStart(): Uint8Array;
+}
 
 /**
  * One publish as every receiver gets it: the line start (`MSG <subject> <sid>`), then the rest
@@ -111,7 +123,7 @@ export class OutgoingMessage {
    * Appends this message as `sub` receives it to `writer` (MSG, or HMSG when the receiving
    * connection negotiated `headers`); returns the bytes delivered.
    */
-  writeTo(sub: Subscription, writer: FrameWriter, headersOn: boolean): number {
+  writeTo(sub: MessageTarget, writer: FrameWriter, headersOn: boolean): number {
     const headers = this.headers;
     const payload = this.payload;
     const withHeaders = headers !== undefined && headersOn;

@@ -1,8 +1,7 @@
-import { activeTrace, type DeliveryRefusal } from './msg-trace.js';
+import { type DeliveryRefusal, deliveryTrace } from './delivery-trace.js';
 import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
 import { Sublist } from './sublist.js';
-import type { Subscriber } from './subscriber.js';
-import type { Subscription } from './subscription.js';
+import type { Subscriber, Subscription } from './subscription.js';
 
 /** The status block nats-server sends for a request nobody listens to: `NATS/1.0 503` and a blank line. */
 const NO_RESPONDERS = Buffer.from('NATS/1.0 503\r\n\r\n');
@@ -167,7 +166,7 @@ export class Router {
           : sub.closed
             ? 'closed'
             : undefined;
-    const trace = activeTrace();
+    const trace = deliveryTrace();
     if (trace) return trace.deliver(sub, refusal, () => this.#send(sub, message, subject, from));
     return refusal === undefined && this.#send(sub, message, subject, from);
   }

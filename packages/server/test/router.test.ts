@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Router } from '../src/router.js';
-import type { Subscriber } from '../src/subscriber.js';
-import { Subscription } from '../src/subscription.js';
+import { type Subscriber, Subscription } from '../src/subscription.js';
 
 /** A subscriber that counts what it is given (the router calls nothing else of it here). */
 function counter(): { subscriber: Subscriber; received: () => number } {

@@ -65,7 +65,7 @@ function addTraffic(traffic: AccountTraffic, member: AccountMember, sign: 1 | -1
 export class Account {
   readonly router = new Router();
   /** Reply subjects of requests that reached this account through a service import. */
-  readonly responses = new ServiceResponses(this);
+  readonly responses: ServiceResponses = new ServiceResponses(this);
   readonly #streamExports: Export[] = [];
   readonly #serviceExports: ServiceExport[] = [];
   /** The imports set up so far, for the check that a new one does not close a loop. */

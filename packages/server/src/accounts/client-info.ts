@@ -1,5 +1,5 @@
 import { rfc3339 } from '../monitoring/format.js';
-import type { Subscriber } from '../subscriber.js';
+import type { Subscriber } from '../subscription.js';
 
 /** What nats-server's ClientInfo shows of a client connection (ClientConnection has it all). */
 interface DescribedClient extends Subscriber {

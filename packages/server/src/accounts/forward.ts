@@ -1,9 +1,8 @@
 import type { OutgoingMessage } from '../outgoing-message.js';
-import type { Subscriber } from '../subscriber.js';
-import { Subscription } from '../subscription.js';
-import type { Account } from './account.js';
+import type { Router } from '../router.js';
+import { type Subscriber, Subscription } from '../subscription.js';
 import type { ResponseType } from './account-options.js';
-import type { TrackedRequest } from './service-latency.js';
+import type { LatencyFailure, TrackedRequest } from './service-latency.js';
 
 /** How a service's responses are expected: its reply mapping lives that long. */
 export interface ResponsePolicy {
@@ -33,15 +32,32 @@ export interface Forwarded {
 }
 
 /**
+ * The account a message is forwarded into, as forwarding needs it (an Account): its subject
+ * space, and its reply mappings (ServiceResponses), which answer requesters in accounts `A`.
+ */
+export interface ForwardTarget<A> {
+  readonly router: Router;
+  readonly responses: {
+    map(
+      requester: A,
+      reply: string,
+      policy: ResponsePolicy,
+      tracked: TrackedRequest | undefined,
+    ): string;
+    drop(mapped: string, why: LatencyFailure): void;
+  };
+}
+
+/**
  * Carries one message from account `from` into account `to`. A reply subject is replaced by a
  * fresh `_R_.` subject of `to`, mapped back to the original in `from`, so whoever answers in
  * `to` reaches the requester (nats-server's response service imports). True when some
  * subscriber of `to` took the message.
  */
-export function forward(
+export function forward<A>(
   bridge: Subscriber,
-  from: Account,
-  to: Account,
+  from: A,
+  to: ForwardTarget<A>,
   message: Forwarded,
   /** Set for a service request or response, whose reply is mapped; a stream keeps its reply. */
   responses: ResponsePolicy | undefined,

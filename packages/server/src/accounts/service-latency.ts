@@ -1,7 +1,6 @@
 import { nuid } from '@slipstream/protocol';
 import { goJson, rfc3339 } from '../monitoring/format.js';
-import type { Subscriber } from '../subscriber.js';
-import type { Account } from './account.js';
+import type { Subscriber } from '../subscription.js';
 import { clientInfo } from './client-info.js';
 import { type TraceHeader, traceSampled } from './trace-sampling.js';
 
@@ -20,6 +19,11 @@ export type LatencyFailure = keyof typeof LATENCY_FAILURES;
 /** Milliseconds since the epoch, with the fraction performance.now gives. */
 const now = () => performance.timeOrigin + performance.now();
 const nanos = (ms: number) => Math.max(0, Math.round(ms * 1e6));
+
+/** Where a service's latency reports go: into the exporting account (an Account). */
+interface ReportingAccount {
+  publishInternal(subject: string, payload: Uint8Array): void;
+}
 
 /** One sampled request of a tracked service: who asked, and when the request went through. */
 export interface TrackedRequest {
@@ -43,7 +47,7 @@ export interface TrackedRequest {
  */
 export class ServiceLatency {
   constructor(
-    private readonly exporter: Account,
+    private readonly exporter: ReportingAccount,
     readonly subject: string,
     /** Percent of requests measured, 1 to 100; 0: those whose trace headers ask only. */
     private readonly sampling: number,

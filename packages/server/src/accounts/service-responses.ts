@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
-import type { Subscriber } from '../subscriber.js';
-import type { Subscription } from '../subscription.js';
-import type { Account } from './account.js';
+import type { Router } from '../router.js';
+import type { Subscriber, Subscription } from '../subscription.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
 import type { LatencyFailure, TrackedRequest } from './service-latency.js';
 
@@ -11,9 +10,16 @@ export const DEFAULT_RESPONSE_THRESHOLD = 2 * 60_000;
 
 const REPLY_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
+/** An account as its reply mappings need it (an Account). */
+export interface RespondingAccount {
+  readonly name: string;
+  readonly router: Router;
+  readonly responses: ServiceResponses;
+}
+
 interface PendingResponse {
   /** Where the answer goes: the requester's account and reply subject. */
-  readonly requester: Account;
+  readonly requester: RespondingAccount;
   readonly reply: string;
   readonly policy: ResponsePolicy;
   /** Set when the request's latency is measured. */
@@ -32,7 +38,7 @@ interface PendingResponse {
  * response entries): an answer to it goes nowhere, even after a new subscription to the reply.
  */
 export class ServiceResponses {
-  readonly #account: Account;
+  readonly #account: RespondingAccount;
   readonly #pending = new Map<string, PendingResponse>();
   /** As the requester: this account's reply subjects, each with the mappings that answer it. */
   readonly #awaited = new Map<string, Map<string, ServiceResponses>>();
@@ -43,13 +49,13 @@ export class ServiceResponses {
   #prefix: string | undefined;
   #sweeper: NodeJS.Timeout | undefined;
 
-  constructor(account: Account) {
+  constructor(account: RespondingAccount) {
     this.#account = account;
   }
 
   /** A new reply subject of this account that answers `reply` in `requester`. */
   map(
-    requester: Account,
+    requester: RespondingAccount,
     reply: string,
     policy: ResponsePolicy,
     tracked: TrackedRequest | undefined,
