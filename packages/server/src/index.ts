@@ -21,7 +21,8 @@ export {
   type Logger,
   silentLogger,
 } from './logger.js';
-export { DEFAULTS, type JetStreamOptions, type ServerOptions, type TlsOptions } from './options.js';
+export { DEFAULTS, type JetStreamOptions, type ServerOptions } from './options.js';
 export { type NatsServer, startServer } from './server.js';
+export type { TlsOptions } from './tls/tls-options.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';
 export type { WebSocketOptions } from './websocket-options.js';

@@ -1,5 +1,5 @@
 import { ServerError } from './errors.js';
-import type { TlsOptions } from './options.js';
+import type { TlsOptions } from './tls/tls-options.js';
 
 /** A WebSocket listener, as nats-server's `websocket {}` block; the NATS protocol in binary frames. */
 export interface WebSocketOptions {

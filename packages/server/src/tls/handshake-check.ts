@@ -1,5 +1,5 @@
-import type { ResolvedTlsOptions } from '../options.js';
 import { hasPinnedCertificate } from './pinned-certs.js';
+import type { ResolvedTlsOptions } from './tls-options.js';
 import type { TlsSession } from './tls-session.js';
 
 /**

@@ -1,9 +1,9 @@
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
 import { ServerError } from '../errors.js';
-import type { TlsOptions } from '../options.js';
 import { pem } from '../pem.js';
 import { opensslCiphers } from './cipher-suites.js';
 import { ecdhCurve } from './curve-preferences.js';
+import type { TlsOptions } from './tls-options.js';
 
 /** What of a `tls {}` block goes into the TLS context, whichever listener it is for. */
 export type ContextTlsOptions = Pick<
