@@ -1,12 +1,11 @@
 import type { Msg } from '@slipstream/client';
+import type { PullRequest } from '@slipstream/jsapi';
 
-/** The options of one pull request, as a `next` notification shows them (times in ms). */
-export interface PullOptions {
-  batch: number;
-  max_bytes?: number;
-  expires: number;
-  idle_heartbeat: number;
-}
+/**
+ * One pull request as a `next` notification shows it: the body sent, times in nanoseconds (as
+ * nats.js shows them).
+ */
+export type PullOptions = PullRequest & { batch: number };
 
 /**
  * What a consumption tells about itself besides messages, named as nats.js v3's

@@ -121,3 +121,19 @@ export function fromApiError(error: ApiError): Error {
 export class InvalidNameError extends Error {
   override readonly name = 'InvalidNameError';
 }
+
+/**
+ * What `lookUp` (a consumer info) says of a consumption that stopped hearing from the server:
+ * the ConsumerNotFoundError or StreamNotFoundError it fails with, else undefined (the consumer
+ * is there, or the server could not tell).
+ */
+export async function missingResource(lookUp: () => Promise<unknown>): Promise<Error | undefined> {
+  try {
+    await lookUp();
+    return undefined;
+  } catch (error) {
+    return error instanceof ConsumerNotFoundError || error instanceof StreamNotFoundError
+      ? error
+      : undefined;
+  }
+}

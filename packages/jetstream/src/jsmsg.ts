@@ -1,5 +1,11 @@
 import type { Msg, NatsConnection } from '@slipstream/client';
-import { type AckBody, formatAckBody, nanos, parseAckSubject } from '@slipstream/jsapi';
+import {
+  type AckBody,
+  formatAckBody,
+  nanos,
+  type PullRequest,
+  parseAckSubject,
+} from '@slipstream/jsapi';
 import type { MsgHdrs } from '@slipstream/protocol';
 import { JetStreamError } from './errors.js';
 import { serverFeature } from './features.js';
@@ -23,8 +29,22 @@ export interface DeliveryInfo {
   redelivered: boolean;
 }
 
+/** What `next()` asks for along with its ack (nats.js's Partial<PullOptions>). */
+export interface AckNextOptions {
+  /** Messages to send (default 1). */
+  batch?: number;
+  /** Answer at once with what there is (a 404 status when nothing). */
+  no_wait?: boolean;
+  /** Milliseconds the request waits for messages. */
+  expires?: number;
+}
+
 /** A message delivered by a consumer, acknowledged through its reply subject. */
 export interface JsMsg {
+  /** The core message as delivered (nats.js's JsMsgImpl.msg). */
+  readonly msg: Msg;
+  /** Its reply subject: the ack subject. */
+  readonly reply: string;
   readonly subject: string;
   readonly sid: number;
   readonly data: Uint8Array;
@@ -46,6 +66,11 @@ export interface JsMsg {
   /** Never redeliver it; the reason shows in the server's advisory. */
   term(reason?: string): void;
   /**
+   * Acks it and asks the consumer for more (+NXT), delivered to `subject`; as in nats.js, a
+   * later ack still goes out.
+   */
+  next(subject: string, options?: AckNextOptions): void;
+  /**
    * Acks and waits for the server to confirm it (a double ack): true once confirmed, false when
    * the message was already acknowledged.
    */
@@ -61,7 +86,7 @@ export interface JsMsg {
 export class JsMsgImpl implements JsMsg {
   readonly info: DeliveryInfo;
   readonly timestampNanos: bigint;
-  readonly #msg: Msg;
+  readonly msg: Msg;
   readonly #nc: NatsConnection;
   readonly #ackTimeout: number;
   #acked = false;
@@ -69,12 +94,14 @@ export class JsMsgImpl implements JsMsg {
   constructor(msg: Msg, nc: NatsConnection, ackTimeout: number) {
     const parsed = msg.reply ? parseAckSubject(msg.reply) : undefined;
     if (!parsed) throw new JetStreamError(`not a JetStream message: reply '${msg.reply ?? ''}'`);
-    this.#msg = msg;
+    this.msg = msg;
     this.#nc = nc;
     this.#ackTimeout = ackTimeout;
     this.timestampNanos = parsed.timestampNanos;
     this.info = {
       domain: parsed.domain ?? '',
+      // '' with the 9-token ack subject, as nats.js gives it
+      account_hash: parsed.accountHash ?? '',
       stream: parsed.stream,
       consumer: parsed.consumer,
       deliveryCount: parsed.delivered,
@@ -84,20 +111,22 @@ export class JsMsgImpl implements JsMsg {
       pending: parsed.pending,
       redelivered: parsed.delivered > 1,
     };
-    if (parsed.accountHash !== undefined) this.info.account_hash = parsed.accountHash;
   }
 
+  get reply(): string {
+    return this.msg.reply ?? '';
+  }
   get subject() {
-    return this.#msg.subject;
+    return this.msg.subject;
   }
   get sid() {
-    return this.#msg.sid;
+    return this.msg.sid;
   }
   get data() {
-    return this.#msg.data;
+    return this.msg.data;
   }
   get headers() {
-    return this.#msg.headers;
+    return this.msg.headers;
   }
   get redelivered() {
     return this.info.redelivered;
@@ -130,26 +159,32 @@ export class JsMsgImpl implements JsMsg {
     this.#send(withReason ? { kind: 'term', reason } : { kind: 'term' });
   }
 
+  next(subject: string, options: AckNextOptions = {}): void {
+    const request: PullRequest = { batch: options.batch || 1, no_wait: options.no_wait ?? false };
+    if (options.expires && options.expires > 0) request.expires = nanos(options.expires);
+    this.msg.respond(formatAckBody({ kind: 'next', request }), { reply: subject });
+  }
+
   async ackAck(options: { timeout?: number } = {}): Promise<boolean> {
     if (this.#acked) return false;
     this.#acked = true;
-    await this.#nc.request(this.#msg.reply!, formatAckBody({ kind: 'ack' }), {
+    await this.#nc.request(this.msg.reply!, formatAckBody({ kind: 'ack' }), {
       timeout: options.timeout ?? this.#ackTimeout,
     });
     return true;
   }
 
   json<T = unknown>(): T {
-    return this.#msg.json<T>();
+    return this.msg.json<T>();
   }
 
   string(): string {
-    return this.#msg.string();
+    return this.msg.string();
   }
 
   #send(body: AckBody): void {
     if (this.#acked) return;
     this.#acked = body.kind !== 'progress';
-    this.#msg.respond(formatAckBody(body));
+    this.msg.respond(formatAckBody(body));
   }
 }

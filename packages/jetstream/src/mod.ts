@@ -12,6 +12,7 @@ export { type Advisory, AdvisoryKind } from './advisories.js';
 export type { ConsumerAPI, ConsumerCreateOptions, ConsumerPauseResult } from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export type { Consumers } from './consumers.js';
+export type { ConsumerMessages } from './consumption.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
 export { jetstream, jetstreamManager } from './entry-points.js';
 export {
@@ -48,7 +49,6 @@ export type {
   PublishAsyncOptions,
 } from './publish-async.js';
 export { PubHeaders, type StreamExpectations } from './publish-headers.js';
-export type { ConsumerMessages } from './pull-batch.js';
 export type {
   ConsumeOptions,
   Consumer,

@@ -98,6 +98,16 @@ export abstract class OrderedConsumerCursor<C extends Underlying> implements Ord
     }
   }
 
+  get position(): number {
+    return this.#streamSeq;
+  }
+
+  rewind(streamSequence: number): void {
+    if (streamSequence >= this.#streamSeq) return;
+    this.#streamSeq = streamSequence;
+    this.reset();
+  }
+
   reset(): void {
     const old = this.#current;
     this.#current = undefined;

@@ -1,9 +1,8 @@
 import { ClosedConnectionError, DrainingConnectionError } from '@slipstream/client';
-import { type ConsumerNotification, ConsumerStatus } from './consumer-status.js';
+import { type ConsumerMessages, Consumption } from './consumption.js';
+import { Delivery } from './delivery.js';
 import { StreamNotFoundError } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
-import type { ConsumerMessages } from './pull-batch.js';
-import { deliverToCallback } from './push-consumer-messages.js';
 
 /** What the messages of an ordered consumer need from it (OrderedConsumerImpl). */
 export interface OrderedCursor {
@@ -20,11 +19,23 @@ export interface OrderedCursor {
   readonly stream: string;
   /** False when the consumer in use is gone from the server. */
   exists(): Promise<boolean>;
+  /** The last stream sequence accepted; 0 before the first. */
+  readonly position: number;
+  /**
+   * Goes back to `streamSequence` when it is behind the position (the reader left accepted
+   * messages untaken): the consumer in use is dropped, the next one starts after it.
+   */
+  rewind(streamSequence: number): void;
 }
 
+/**
+ * Starts a consumption (a fetch, a consume) of the consumer in use, creating one after a reset,
+ * that hands its messages to `delivery`.
+ */
+export type OpenConsumption = (delivery: Delivery) => Promise<ConsumerMessages>;
+
+/** How a consume goes on after its consumption ended or was replaced. */
 export interface OrderedReopen {
-  /** Pulls again from the consumer in use, creating one after a reset. */
-  open(): Promise<ConsumerMessages>;
   /** Milliseconds without a message after which the consumer is checked for. */
   idleCheck: number;
 }
@@ -39,161 +50,169 @@ const isLasting = (error: unknown) =>
 const RECREATE_DELAY_MS = 1000;
 
 /**
- * The messages of an ordered consumer's pull: those of the underlying pull (one fetch, or a
- * consume and the consumes that replace it), each checked to be the next in order. A gap ends
- * the underlying pull and resets the consumer; so does a pull that ends with an error (409
- * Consumer Deleted, missed heartbeats). With `reopen` (consume) it then pulls again from a new
- * consumer and carries on; without (fetch) it ends, and the next fetch starts afresh. A consumer
- * the server lost silently (a restart: pulls to it are not answered) is noticed by asking for
- * its info after `idleCheck` without a message. A consume that ends deletes its consumer rather
- * than leave it to the server's inactive_threshold. `status()` passes on the underlying pulls'
- * notifications and adds `reset` and `ordered_consumer_recreated`.
+ * The messages of an ordered consumer: those of an underlying consumption (one fetch, or a
+ * consume and the consumes that replace it), each checked as it arrives to be the next in order
+ * and then handed to the reader. The underlying consumption keeps the reader's pace (its pull
+ * requests and flow control replies wait for this reader). A gap ends the underlying
+ * consumption and resets the consumer; so does one that ends with an error (409 Consumer
+ * Deleted, missed heartbeats). With `reopen` (consume) it then starts again on a new consumer
+ * and carries on; without (fetch) it ends, and the next fetch starts afresh. A consumer the
+ * server lost silently (a restart: pulls to it are not answered) is noticed by asking for its
+ * info after `idleCheck` without a message. A consume that ends deletes its consumer rather
+ * than leave it to the server's inactive_threshold. `status()` passes on the underlying
+ * consumptions' notifications and adds `reset` and `ordered_consumer_recreated`.
  */
-export class OrderedConsumerMessages implements ConsumerMessages {
+export class OrderedConsumerMessages extends Consumption {
   readonly #cursor: OrderedCursor;
+  readonly #open: OpenConsumption;
   readonly #reopen: OrderedReopen | undefined;
-  readonly #closed: Promise<Error | undefined>;
-  #resolveClosed!: (error: Error | undefined) => void;
   #inner: ConsumerMessages | undefined;
-  #stopped = false;
-  #wake: (() => void) | undefined;
+  /** Numbers the underlying consumptions: what an old one still sends is ignored. */
+  #generation = 0;
+  /** Messages the current underlying consumption handed on. */
+  #innerReceived = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** Set when the idle check found the consumer gone and ended the pull. */
-  #lost = false;
-  readonly #status = new ConsumerStatus();
+  #wake: (() => void) | undefined;
+  /** Where the cursor stood before this consumption's first message. */
+  readonly #startPosition: number;
 
   constructor(
     cursor: OrderedCursor,
-    first: ConsumerMessages,
-    reopen?: OrderedReopen,
-    callback?: (msg: JsMsg) => void,
+    open: OpenConsumption,
+    reopen: OrderedReopen | undefined,
+    delivery: Delivery,
   ) {
+    super(delivery);
     this.#cursor = cursor;
-    this.#inner = first;
-    void this.#forwardStatus(first);
+    this.#startPosition = cursor.position;
+    this.#open = open;
     this.#reopen = reopen;
-    this.#closed = new Promise((resolve) => {
-      this.#resolveClosed = resolve;
-    });
-    if (callback) void deliverToCallback(this, callback, (e) => this.#end(e));
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
-    let error: Error | undefined;
-    try {
-      while (!this.#stopped) {
-        const inner = this.#inner ?? (await this.#open());
-        if (!inner) break;
-        this.#inner = inner;
-        if (!(yield* this.#drain(inner))) this.#reset();
-        this.#inner = undefined;
-        if (!this.#reopen) break;
-      }
-    } catch (e) {
-      error = e as Error;
-    } finally {
-      this.#end(error);
+  /** Starts the first underlying consumption; what fails here (no stream) is thrown. */
+  async start(): Promise<this> {
+    await this.#openInner();
+    return this;
+  }
+
+  async #openInner(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#innerReceived = 0;
+    const inner = await this.#open(
+      new Delivery({ callback: (msg) => this.#arrived(generation, msg), pace: this.delivery }),
+    );
+    if (this.ended || generation !== this.#generation) {
+      void inner.close();
+      return;
     }
-    if (error) throw error;
+    this.#inner = inner;
+    void this.#forwardStatus(inner);
+    void inner.closed().then((error) => this.#innerEnded(generation, error));
+    this.#armIdleCheck();
   }
 
-  async close(): Promise<void> {
-    this.#end(undefined);
+  #arrived(generation: number, msg: JsMsg): void {
+    if (this.ended || generation !== this.#generation) return;
+    this.#armIdleCheck();
+    if (!this.#cursor.accept(msg)) {
+      this.#replace(true);
+      return;
+    }
+    this.#innerReceived++;
+    this.deliver(msg);
   }
 
-  closed(): Promise<Error | undefined> {
-    return this.#closed;
-  }
-
-  status(): AsyncIterable<ConsumerNotification> {
-    return this.#status.iterate();
-  }
-
-  /** Passes on what the underlying pull tells, until it ends. */
+  /** Passes on what the underlying consumption tells, until it ends. */
   async #forwardStatus(inner: ConsumerMessages): Promise<void> {
-    for await (const n of inner.status()) this.#status.notify(n);
+    for await (const n of inner.status()) this.notifications.notify(n);
   }
 
-  #reset(): void {
-    this.#status.notify({ type: 'reset', name: this.#cursor.consumerName() });
-    this.#cursor.reset();
+  async #innerEnded(generation: number, error: Error | undefined): Promise<void> {
+    if (this.ended || generation !== this.#generation) return;
+    // a fetch that found nothing may have pulled from a consumer the server no longer has
+    const gone =
+      !this.#reopen &&
+      this.#innerReceived === 0 &&
+      !(await this.#cursor.exists().catch(() => true));
+    if (this.ended || generation !== this.#generation) return;
+    this.#replace(error !== undefined || gone);
   }
 
   /**
-   * Yields the in-order messages of one underlying pull; false when the consumer must be
-   * replaced (a gap, an error, or found gone).
+   * Lets go of the underlying consumption, resetting the consumer when it must be replaced; a
+   * consume then starts again, a fetch is over.
    */
-  async *#drain(inner: ConsumerMessages): AsyncGenerator<JsMsg, boolean> {
-    let received = 0;
-    try {
-      this.#armIdleCheck(inner);
-      for await (const msg of inner) {
-        this.#armIdleCheck(inner);
-        if (!this.#cursor.accept(msg)) return false;
-        received++;
-        yield msg;
-      }
-    } catch {
-      // the pull failed (consumer deleted, heartbeats missed): replace the consumer
-      return false;
-    } finally {
-      clearTimeout(this.#idleTimer);
-      await inner.close();
+  #replace(reset: boolean): void {
+    this.#generation++;
+    clearTimeout(this.#idleTimer);
+    void this.#inner?.close();
+    this.#inner = undefined;
+    if (reset) {
+      this.notifications.notify({ type: 'reset', name: this.#cursor.consumerName() });
+      this.#cursor.reset();
     }
-    if (await inner.closed()) return false;
-    // a fetch that found nothing may have pulled from a consumer the server no longer has
-    if (!this.#reopen && received === 0) return this.#cursor.exists().catch(() => true);
-    return !this.#lost;
+    if (this.#reopen) void this.#reopenLoop();
+    else this.end();
   }
 
-  #armIdleCheck(inner: ConsumerMessages): void {
+  #armIdleCheck(): void {
     if (!this.#reopen) return;
     clearTimeout(this.#idleTimer);
-    this.#lost = false;
+    const generation = this.#generation;
     this.#idleTimer = setTimeout(async () => {
       const exists = await this.#cursor.exists().catch(() => true);
-      // meanwhile the messages may have ended, or moved on to another pull with its own timer
-      if (this.#stopped || this.#inner !== inner) return;
-      if (exists) return this.#armIdleCheck(inner);
-      this.#lost = true;
-      await inner.close();
+      // meanwhile the messages may have ended, or moved on to another consumption
+      if (this.ended || generation !== this.#generation) return;
+      if (exists) this.#armIdleCheck();
+      else this.#replace(true);
     }, this.#reopen.idleCheck);
   }
 
-  /** A new pull after a reset; retried while the server is away, ended by a lasting problem. */
-  async #open(): Promise<ConsumerMessages | undefined> {
-    for (let fails = 1; !this.#stopped; fails++) {
+  /** A new consumption after a reset; retried while the server is away, ended by a lasting problem. */
+  async #reopenLoop(): Promise<void> {
+    for (let fails = 1; !this.ended; fails++) {
       try {
-        const inner = await this.#reopen!.open();
-        void this.#forwardStatus(inner);
-        this.#status.notify({
-          type: 'ordered_consumer_recreated',
-          name: this.#cursor.consumerName(),
-        });
-        return inner;
+        await this.#openInner();
+        if (!this.ended) {
+          this.notifications.notify({
+            type: 'ordered_consumer_recreated',
+            name: this.#cursor.consumerName(),
+          });
+        }
+        return;
       } catch (error) {
         if (error instanceof StreamNotFoundError) {
           const name = this.#cursor.stream;
-          this.#status.notify({ type: 'stream_not_found', name, consumerCreateFails: fails });
+          this.notifications.notify({ type: 'stream_not_found', name, consumerCreateFails: fails });
         }
-        if (isLasting(error)) throw error;
+        if (isLasting(error)) {
+          this.end(error as Error);
+          return;
+        }
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
           setTimeout(resolve, RECREATE_DELAY_MS);
         });
       }
     }
-    return undefined;
   }
 
-  #end(error: Error | undefined): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
+  /**
+   * A reader that broke out of its loop leaves messages that were accepted but never taken: the
+   * next consumption must start after the last one taken, not the last one accepted.
+   */
+  protected override iterationOver(): void {
+    super.iterationOver();
+    if (this.getPending() > 0) {
+      this.#cursor.rewind(this.delivery.lastTaken?.seq ?? this.#startPosition);
+    }
+  }
+
+  protected release(): void {
+    this.#generation++;
     clearTimeout(this.#idleTimer);
     this.#wake?.();
     void this.#inner?.close();
     if (this.#reopen) this.#cursor.reset();
-    this.#status.end();
-    this.#resolveClosed(error);
   }
 }

@@ -3,9 +3,10 @@ import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
 import { nanos } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
+import type { ConsumerMessages } from './consumption.js';
+import { Delivery } from './delivery.js';
 import { OrderedConsumerCursor, type OrderedConsumerOptions } from './ordered-consumer-cursor.js';
 import { OrderedConsumerMessages } from './ordered-consumer-messages.js';
-import type { ConsumerMessages } from './pull-batch.js';
 import { type PushConsumer, PushConsumerImpl, type PushConsumerOptions } from './push-consumer.js';
 
 export interface OrderedPushConsumerOptions extends OrderedConsumerOptions {
@@ -64,12 +65,12 @@ export class OrderedPushConsumerImpl
   }
 
   async consume(options: PushConsumerOptions = {}): Promise<ConsumerMessages> {
-    const open = async () => (await this.current()).consume();
-    return new OrderedConsumerMessages(
+    const messages = new OrderedConsumerMessages(
       this,
-      await open(),
-      { open, idleCheck: 2 * this.#heartbeat },
-      options.callback,
+      async (delivery) => (await this.current()).startConsume({}, delivery),
+      { idleCheck: 2 * this.#heartbeat },
+      new Delivery({ callback: options.callback }),
     );
+    return messages.start();
   }
 }

@@ -1,7 +1,7 @@
 import type { DeliverPolicy } from '@slipstream/jsapi';
+import type { ConsumerMessages } from './consumption.js';
 import type { JetStreamClient } from './jetstream-client.js';
 import type { JsMsg } from './jsmsg.js';
-import type { ConsumerMessages } from './pull-batch.js';
 
 /**
  * Items as they come; `stop()` ends the iteration. A watch goes on until stopped; a listing

@@ -1,10 +1,12 @@
+import { InvalidArgumentError } from '@slipstream/client';
 import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
+import type { ConsumerMessages } from './consumption.js';
+import { Delivery } from './delivery.js';
 import type { JsMsg } from './jsmsg.js';
 import { OrderedConsumerCursor, type OrderedConsumerOptions } from './ordered-consumer-cursor.js';
 import { OrderedConsumerMessages } from './ordered-consumer-messages.js';
-import type { ConsumerMessages } from './pull-batch.js';
 import {
   type ConsumeOptions,
   type Consumer,
@@ -46,15 +48,31 @@ export class OrderedConsumerImpl
     return new PullConsumerImpl(this.#api, this.consumers, info);
   }
 
+  isPullConsumer(): boolean {
+    return true;
+  }
+
+  isPushConsumer(): boolean {
+    return false;
+  }
+
   async next(options: NextOptions = {}): Promise<JsMsg | null> {
-    const batch = await this.fetch({ ...options, max_messages: 1 });
+    refuseBind(options);
+    const batch = await this.fetch({ expires: options.expires, max_messages: 1 });
     for await (const msg of batch) return msg;
     return null;
   }
 
   async fetch(options: FetchOptions = {}): Promise<ConsumerMessages> {
-    const consumer = await this.current();
-    return new OrderedConsumerMessages(this, await consumer.fetch(options));
+    refuseBind(options);
+    const { callback, ...pull } = options;
+    const messages = new OrderedConsumerMessages(
+      this,
+      async (delivery) => (await this.current()).startFetch(pull, delivery),
+      undefined,
+      new Delivery({ callback }),
+    );
+    return messages.start();
   }
 
   /**
@@ -62,8 +80,20 @@ export class OrderedConsumerImpl
    * message (default: expires), and replaced when the server lost it.
    */
   async consume(options: ConsumeOptions = {}): Promise<ConsumerMessages> {
-    const open = async () => (await this.current()).consume(options);
+    refuseBind(options);
+    const { callback, ...pull } = options;
     const heartbeat = options.idle_heartbeat ?? (options.expires ?? DEFAULT_EXPIRES_MS) / 2;
-    return new OrderedConsumerMessages(this, await open(), { open, idleCheck: 2 * heartbeat });
+    const messages = new OrderedConsumerMessages(
+      this,
+      async (delivery) => (await this.current()).startConsume(pull, delivery),
+      { idleCheck: 2 * heartbeat },
+      new Delivery({ callback }),
+    );
+    return messages.start();
   }
+}
+
+/** An ordered consumer is its own: it cannot be bound to one (as nats.js refuses). */
+function refuseBind(options: { bind?: boolean }): void {
+  if (options.bind) throw new InvalidArgumentError("'bind' is not supported by ordered consumers");
 }

@@ -1,17 +1,12 @@
-import { createInbox, type NatsConnection, type Subscription } from '@slipstream/client';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from '@slipstream/client';
 import { nanos } from '@slipstream/jsapi';
 import { encodeRequest } from './api-client.js';
-import {
-  type ConsumerNotification,
-  ConsumerStatus,
-  heartbeatNotification,
-  type PullOptions,
-  problemNotification,
-} from './consumer-status.js';
+import { heartbeatNotification, type PullOptions, problemNotification } from './consumer-status.js';
+import { Consumption } from './consumption.js';
+import type { Delivery } from './delivery.js';
 import { JetStreamStatusError } from './errors.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
-import { type JsMsg, JsMsgImpl } from './jsmsg.js';
-import type { ConsumerMessages } from './pull-batch.js';
+import { JsMsgImpl } from './jsmsg.js';
 import {
   discardNotification,
   endsRequestNormally,
@@ -39,99 +34,101 @@ export interface PullConsumeOptions {
   /** Milliseconds between the server's idle heartbeats. */
   idleHeartbeat: number;
   ackTimeout: number;
+  /**
+   * Called after two missed heartbeats: an error it returns (the consumer or stream found gone)
+   * ends the consumption with it; undefined asks again.
+   */
+  heartbeatsMissed: () => Promise<Error | undefined>;
 }
 
 /**
  * Endless consumption: pull requests on one inbox, topped up so that about `maxMessages` are
- * always on their way. Every request says how long it lives; when one expires (408) or ends
- * early, the server says how many of its messages it did not send (Nats-Pending-Messages), and
- * those are asked for again, as are those of a request the server dropped while shutting down.
- * Two missed heartbeats mean requests were lost without a word (a reconnect): everything is
- * asked for again. A status that will not go away by
- * asking again (consumer deleted, limits exceeded) ends the iteration with its error.
+ * always on their way; replies are handled as they arrive. Every request says how long it
+ * lives; when one expires (408) or ends early, the server says how many of its messages it did
+ * not send (Nats-Pending-Messages), and those are asked for again, as are those of a request the
+ * server dropped while shutting down. A request is sent once the reader has taken what came
+ * before (at once with a callback), so a slow reader is sent no more than it asked for. Two
+ * missed heartbeats mean requests were lost without a word (a reconnect): everything is asked
+ * for again. A status that will not go away by asking again (consumer deleted, limits exceeded)
+ * ends the consumption with its error.
  * With `maxBytes`, bytes are budgeted the same way beside messages; a message's size is
  * counted as its subject, reply and payload (its headers are not visible undecoded), so the
  * estimate errs low and the client asks for less, never more, than the budget; the server's
  * Nats-Pending-Bytes of an ended request sets it right.
  */
-export class PullConsume implements ConsumerMessages {
+export class PullConsume extends Consumption {
   readonly #nc: NatsConnection;
   readonly #options: PullConsumeOptions;
   readonly #inbox = createInbox();
   readonly #sub: Subscription;
   readonly #heartbeat: HeartbeatMonitor;
-  readonly #closed: Promise<Error | undefined>;
-  #resolveClosed!: (error: Error | undefined) => void;
-  #ended = false;
-  #error: Error | undefined;
   /** Messages asked for and not yet delivered or given up by the server. */
   #pending = 0;
   /** Bytes asked for and not yet delivered or given up (with maxBytes). */
   #pendingBytes = 0;
-  readonly #status = new ConsumerStatus();
+  /** A request waits for the reader to catch up. */
+  #requestWaiting = false;
 
-  constructor(nc: NatsConnection, options: PullConsumeOptions) {
+  constructor(nc: NatsConnection, options: PullConsumeOptions, delivery: Delivery) {
+    super(delivery);
     this.#nc = nc;
     this.#options = options;
-    this.#closed = new Promise((resolve) => {
-      this.#resolveClosed = resolve;
+    // options the server would refuse are refused by consume() itself
+    encodeRequest('consumerNext', this.#request());
+    this.#sub = nc.subscribe(this.#inbox, {
+      callback: (error, msg) => (error ? this.end(error) : this.#arrived(msg)),
     });
-    this.#sub = nc.subscribe(this.#inbox);
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, this.#sub, (count) => {
-      this.#status.notify({ type: 'heartbeats_missed', count });
-      this.#status.notify({ type: 'reset', name: options.consumer });
-      this.#pending = 0;
-      this.#pendingBytes = 0;
-      this.#topUp();
+    // the connection closed or drained under it
+    void this.#sub.closed.then((error) => this.end(error));
+    const signs = {
+      getReceived: () => this.#sub.getReceived(),
+      getPending: () => this.getPending(),
+    };
+    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, signs, (count) => {
+      this.notifications.notify({ type: 'heartbeats_missed', count });
+      void this.#missed();
     });
-    try {
-      this.#topUp();
-    } catch (error) {
-      this.#end(error as Error);
-      throw error;
-    }
+    this.#topUp();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
-    try {
-      for await (const msg of this.#sub) {
-        const status = pullStatus(msg);
-        if (!status) {
-          this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
-          yield new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout);
-        } else if (isHeartbeat(status)) {
-          this.#status.notify(heartbeatNotification(msg));
-        } else if (endsRequestNormally(status) || isRequestLost(status)) {
-          const discard = discardNotification(status);
-          if (discard) this.#status.notify(discard);
-          this.#received(status.pendingMessages, status.pendingBytes);
-        } else if (isMaxWaitingExceeded(status)) {
-          // one request was refused (too many waiting on the consumer); the others still run,
-          // and the heartbeat clock asks again if they all end up lost
-          this.#status.notify(problemNotification(status.code, status.description));
-        } else {
-          this.#status.notify(problemNotification(status.code, status.description));
-          this.#end(new JetStreamStatusError(status.description, status.code));
-        }
+  #arrived(msg: Msg): void {
+    if (this.ended) return;
+    const status = pullStatus(msg);
+    if (!status) {
+      try {
+        this.deliver(new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout));
+      } catch (error) {
+        this.end(error as Error);
       }
-    } catch (error) {
-      this.#end(error as Error);
-    } finally {
-      this.#end();
+      this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
+    } else if (isHeartbeat(status)) {
+      this.notifications.notify(heartbeatNotification(msg));
+    } else if (endsRequestNormally(status) || isRequestLost(status)) {
+      const discard = discardNotification(status);
+      if (discard) this.notifications.notify(discard);
+      this.#received(status.pendingMessages, status.pendingBytes);
+    } else if (isMaxWaitingExceeded(status)) {
+      // one request was refused (too many waiting on the consumer); the others still run,
+      // and the heartbeat clock asks again if they all end up lost
+      this.notifications.notify(problemNotification(status.code, status.description));
+    } else {
+      this.notifications.notify(problemNotification(status.code, status.description));
+      this.end(new JetStreamStatusError(status.description, status.code));
     }
-    if (this.#error) throw this.#error;
   }
 
-  async close(): Promise<void> {
-    this.#end();
-  }
-
-  closed(): Promise<Error | undefined> {
-    return this.#closed;
-  }
-
-  status(): AsyncIterable<ConsumerNotification> {
-    return this.#status.iterate();
+  /** Missed heartbeats: the caller may find the consumer gone; else everything is asked again. */
+  async #missed(): Promise<void> {
+    const error = await this.#options.heartbeatsMissed();
+    if (this.ended) return;
+    if (error) {
+      this.end(error);
+      return;
+    }
+    this.notifications.notify({ type: 'reset', name: this.#options.consumer });
+    this.#pending = 0;
+    this.#pendingBytes = 0;
+    this.#topUp();
   }
 
   /** Messages and bytes no longer to come (delivered or given up); then maybe ask for more. */
@@ -145,41 +142,55 @@ export class PullConsume implements ConsumerMessages {
   /**
    * Asks for what is missing up to maxMessages (and maxBytes) once no more than the threshold
    * is pending: of bytes when they are budgeted (a request for a sliver of bytes would end at
-   * once on the next bigger message, again and again), else of messages.
+   * once on the next bigger message, again and again), else of messages. The request leaves
+   * when the reader has caught up, sized by what is pending then.
    */
   #topUp(): void {
-    if (this.#ended) return;
-    const { maxMessages, thresholdMessages, maxBytes, thresholdBytes = 0 } = this.#options;
-    const low =
-      maxBytes === undefined
-        ? this.#pending <= thresholdMessages
-        : this.#pendingBytes <= thresholdBytes;
-    if (!low) return;
-    const options: PullOptions = {
-      batch: Math.max(1, maxMessages - this.#pending),
-      expires: this.#options.expires,
-      idle_heartbeat: this.#options.idleHeartbeat,
-    };
-    if (maxBytes !== undefined) options.max_bytes = Math.max(1, maxBytes - this.#pendingBytes);
-    const body = encodeRequest('consumerNext', {
-      ...options,
-      expires: nanos(options.expires),
-      idle_heartbeat: nanos(options.idle_heartbeat),
+    if (this.ended || this.#requestWaiting || !this.#low()) return;
+    this.#requestWaiting = true;
+    this.delivery.whenTaken(() => {
+      this.#requestWaiting = false;
+      if (!this.ended && this.#low()) this.#ask();
     });
-    this.#nc.publish(this.#options.subject, body, { reply: this.#inbox });
-    this.#pending += options.batch;
-    this.#pendingBytes += options.max_bytes ?? 0;
-    this.#heartbeat.start();
-    this.#status.notify({ type: 'next', options });
   }
 
-  #end(error?: Error): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#error = error;
+  #low(): boolean {
+    const { thresholdMessages, maxBytes, thresholdBytes = 0 } = this.#options;
+    return maxBytes === undefined
+      ? this.#pending <= thresholdMessages
+      : this.#pendingBytes <= thresholdBytes;
+  }
+
+  /** The request for what is missing now. */
+  #request(): PullOptions {
+    const { maxMessages, maxBytes } = this.#options;
+    const request: PullOptions = {
+      batch: Math.max(1, maxMessages - this.#pending),
+      expires: nanos(this.#options.expires),
+      idle_heartbeat: nanos(this.#options.idleHeartbeat),
+    };
+    if (maxBytes !== undefined) request.max_bytes = Math.max(1, maxBytes - this.#pendingBytes);
+    return request;
+  }
+
+  #ask(): void {
+    const request = this.#request();
+    try {
+      this.#nc.publish(this.#options.subject, encodeRequest('consumerNext', request), {
+        reply: this.#inbox,
+      });
+    } catch (error) {
+      this.end(error as Error);
+      return;
+    }
+    this.#pending += request.batch;
+    this.#pendingBytes += request.max_bytes ?? 0;
+    this.#heartbeat.start();
+    this.notifications.notify({ type: 'next', options: request });
+  }
+
+  protected release(): void {
     this.#heartbeat.stop();
     this.#sub.unsubscribe();
-    this.#status.end();
-    this.#resolveClosed(error);
   }
 }

@@ -3,9 +3,10 @@ import type { ConsumerConfig, ConsumerInfo } from '@slipstream/jsapi';
 import { millis } from '@slipstream/jsapi';
 import type { ApiClient } from './api-client.js';
 import type { ConsumerAPI } from './consumer-api.js';
-import { ConsumerNotFoundError, JetStreamError, StreamNotFoundError } from './errors.js';
+import type { ConsumerMessages } from './consumption.js';
+import { Delivery } from './delivery.js';
+import { JetStreamError, missingResource } from './errors.js';
 import type { JsMsg } from './jsmsg.js';
-import type { ConsumerMessages } from './pull-batch.js';
 import { PushConsumerMessages } from './push-consumer-messages.js';
 
 /** Called with each message of a push consumer consumed by callback. */
@@ -47,7 +48,7 @@ export interface PushConsumer {
 }
 
 /** What consuming needs of a push consumer's config. */
-type Delivery = Pick<ConsumerConfig, 'deliver_subject' | 'deliver_group' | 'idle_heartbeat'>;
+type DeliveryConfig = Pick<ConsumerConfig, 'deliver_subject' | 'deliver_group' | 'idle_heartbeat'>;
 
 /**
  * A push consumer: consuming subscribes to its deliver subject (in its deliver group), answers
@@ -108,37 +109,31 @@ export class PushConsumerImpl implements PushConsumer {
   }
 
   async consume(options: PushConsumerOptions = {}): Promise<ConsumerMessages> {
+    const callback = options.callback ?? this.#bound?.callback;
+    return this.startConsume(options, new Delivery({ callback }));
+  }
+
+  /** consume(), handing the messages to `delivery` (an ordered consumer's, or a callback). */
+  startConsume(options: PushConsumerOptions, delivery: Delivery): PushConsumerMessages {
     if (this.#consuming) throw new JetStreamError('the push consumer is already being consumed');
-    const delivery: Delivery = this.#bound ?? this.#info!.config;
-    const messages = new PushConsumerMessages(this.#api.nc, {
-      deliverSubject: delivery.deliver_subject!,
-      queue: delivery.deliver_group,
-      idleHeartbeat: delivery.idle_heartbeat ? millis(delivery.idle_heartbeat) : 0,
-      ackTimeout: this.#api.options.timeout,
-      heartbeatsMissed: () => this.#missingResource(options.abort_on_missing_resource ?? false),
-      callback: options.callback ?? this.#bound?.callback,
-    });
+    const config: DeliveryConfig = this.#bound ?? this.#info!.config;
+    const abort = (options.abort_on_missing_resource ?? false) && !this.#bound;
+    const messages = new PushConsumerMessages(
+      this.#api.nc,
+      {
+        deliverSubject: config.deliver_subject!,
+        queue: config.deliver_group,
+        idleHeartbeat: config.idle_heartbeat ? millis(config.idle_heartbeat) : 0,
+        ackTimeout: this.#api.options.timeout,
+        // a bound consumer cannot ask whether its consumer is there
+        heartbeatsMissed: async () => (abort ? missingResource(() => this.info()) : undefined),
+      },
+      delivery,
+    );
     this.#consuming = messages;
     void messages.closed().then(() => {
       this.#consuming = undefined;
     });
     return messages;
-  }
-
-  /**
-   * What missed heartbeats mean: the consumer or stream gone, when the caller wants to know
-   * (a bound consumer cannot ask).
-   */
-  async #missingResource(abort: boolean): Promise<Error | undefined> {
-    if (!abort || this.#bound) return undefined;
-    try {
-      await this.info();
-      return undefined;
-    } catch (error) {
-      if (error instanceof ConsumerNotFoundError || error instanceof StreamNotFoundError) {
-        return error;
-      }
-      return undefined;
-    }
   }
 }

@@ -76,7 +76,7 @@ function checkSearchKeys(keys: string | string[] | undefined): string[] {
  * A bucket on its stream `KV_<bucket>`: a key is the subject `$KV.<bucket>.<key>`, a revision
  * the stream sequence, deletes and purges are empty messages marked by KV-Operation (a purge
  * also rolls the subject up), as @nats-io/kv and nats.go lay it out. Reads use direct get when
- * the stream allows it.
+ * the stream allows it, unless `allowDirect` is false.
  */
 export class Bucket implements KV {
   readonly bucket: string;
@@ -87,7 +87,13 @@ export class Bucket implements KV {
   /** The bucket whose `$KV.<bucket>.` subjects hold the keys: this one, or a mirror's origin. */
   readonly #subjectsOf: string;
 
-  constructor(js: JetStreamClient, jsm: JetStreamManager, info: StreamInfo, bucket: string) {
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    info: StreamInfo,
+    bucket: string,
+    reads: { allowDirect: boolean },
+  ) {
     this.#js = js;
     this.#jsm = jsm;
     this.bucket = bucket;
@@ -95,7 +101,8 @@ export class Bucket implements KV {
     const { mirror } = info.config;
     // a mirror holds its origin's subjects, and writes go to the origin (as nats.go does)
     this.#subjectsOf = mirror ? mirror.name.replace(/^KV_/, '') : bucket;
-    this.#direct = (info.config.allow_direct || info.config.mirror_direct) ?? false;
+    const streamAllows = (info.config.allow_direct || info.config.mirror_direct) ?? false;
+    this.#direct = reads.allowDirect && streamAllows;
   }
 
   put(key: string, data: Payload, options: Partial<KvPutOptions> = {}): Promise<number> {

@@ -36,8 +36,9 @@ export class Kvm {
   async create(name: string, options: Partial<KvOptions> = {}): Promise<KV> {
     const jsm = await this.#manager();
     const stream = kvStreamName(checkBucket(name));
+    const reads = { allowDirect: options.allow_direct ?? true };
     try {
-      return new Bucket(this.#js, jsm, await jsm.streams.info(stream), name);
+      return new Bucket(this.#js, jsm, await jsm.streams.info(stream), name, reads);
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;
     }
@@ -54,6 +55,7 @@ export class Kvm {
       metadata: options.metadata,
       limitMarkerTtl: options.markerTTL ? nanos(options.markerTTL) : undefined,
     });
+    config.allow_direct = reads.allowDirect;
     if (options.republish) config.republish = options.republish;
     if (options.mirror) {
       // a mirror has no subjects of its own: it copies its origin's, answering direct gets
@@ -64,13 +66,17 @@ export class Kvm {
     } else if (options.sources) {
       config.sources = options.sources.map((source) => gathered(source, name));
     }
-    return new Bucket(this.#js, jsm, await jsm.streams.add(config), name);
+    return new Bucket(this.#js, jsm, await jsm.streams.add(config), name, reads);
   }
 
-  /** Opens a bucket that exists (StreamNotFoundError when it does not). */
-  async open(name: string): Promise<KV> {
+  /**
+   * Opens a bucket that exists (StreamNotFoundError when it does not); `allow_direct: false`
+   * reads through the stream leader.
+   */
+  async open(name: string, options: Partial<Pick<KvOptions, 'allow_direct'>> = {}): Promise<KV> {
     const jsm = await this.#manager();
-    return new Bucket(this.#js, jsm, await jsm.streams.info(kvStreamName(checkBucket(name))), name);
+    const info = await jsm.streams.info(kvStreamName(checkBucket(name)));
+    return new Bucket(this.#js, jsm, info, name, { allowDirect: options.allow_direct ?? true });
   }
 
   /** The buckets of the account, with their status. */

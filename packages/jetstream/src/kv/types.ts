@@ -61,6 +61,12 @@ export interface KvLimits {
 export interface KvOptions extends KvLimits {
   /** Milliseconds to wait for the server (default: the JetStream client's). */
   timeout: number;
+  /**
+   * Reads by direct get, from any replica (faster, but a read may miss the latest write): the
+   * new bucket's stream gets `allow_direct` as given (default true), and false makes this
+   * client read through the stream leader even when the stream allows direct gets.
+   */
+  allow_direct: boolean;
   /** Stream metadata (nats-server 2.10+); only sent when given. */
   metadata: Record<string, string>;
 }

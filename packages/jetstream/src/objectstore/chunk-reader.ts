@@ -5,10 +5,10 @@ import {
   objChunkSubject,
   objStreamName,
 } from '@slipstream/jsapi';
+import type { ConsumerMessages } from '../consumption.js';
 import { JetStreamError } from '../errors.js';
 import type { JetStreamClient } from '../jetstream-client.js';
 import type { JsMsg } from '../jsmsg.js';
-import type { ConsumerMessages } from '../pull-batch.js';
 import type { Consumer } from '../pull-consumer.js';
 import type { ObjectInfo } from './types.js';
 
