@@ -7,9 +7,12 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { withRequiredApiLevel, withServerApiLevel } from '../src/jetstream/stream-api-level.js';
-import { sameStreamConfig } from '../src/jetstream/stream-config.js';
-import { messagesFile, streamDir } from '../src/jetstream/stream-files.js';
+import {
+  withRequiredApiLevel,
+  withServerApiLevel,
+} from '../src/jetstream/stream/stream-api-level.js';
+import { sameStreamConfig } from '../src/jetstream/stream/stream-config.js';
+import { messagesFile, streamDir } from '../src/jetstream/stream/stream-files.js';
 import {
   type Answer,
   configOf,

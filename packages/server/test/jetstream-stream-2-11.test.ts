@@ -5,7 +5,7 @@
  * behaviour is nats-server's source at v2.11.0, cited by file:line in server/ at that tag.
  */
 import { describe, expect, it } from 'vitest';
-import { checkStreamConfig } from '../src/jetstream/stream-config.js';
+import { checkStreamConfig } from '../src/jetstream/stream/stream-config.js';
 import { errorOf, stateOf, until, useStreamServer } from './jetstream-stream-harness.js';
 
 const js = useStreamServer();

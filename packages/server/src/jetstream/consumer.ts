@@ -27,7 +27,7 @@ import { RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
 import type { ConsumerStore, StoredMessage } from './store/message-store.js';
-import type { Stream, StreamHost } from './stream.js';
+import type { Stream, StreamHost } from './stream/stream.js';
 import { nowNanos, wireTime } from './wire-time.js';
 
 /** What a consumer needs from the stream's set of consumers. */

@@ -11,7 +11,7 @@ import type { JsAccountLimits } from './account-limits.js';
 import { streamInfo } from './api/stream-routes.js';
 import { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
-import type { Stream } from './stream.js';
+import type { Stream } from './stream/stream.js';
 
 /** An account JetStream is enabled for: a client in its subject space and its limits. */
 export interface JetStreamAccountSetup {

@@ -14,15 +14,15 @@ import { clearStaging } from './snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
-import { Stream, type StreamHost, storeLimitsOf } from './stream.js';
+import { Stream, type StreamHost, storeLimitsOf } from './stream/stream.js';
 import {
   checkStreamConfig,
   checkStreamCreate,
   checkStreamUpdate,
   type StreamConfigLookup,
   sameStreamConfig,
-} from './stream-config.js';
-import { type StreamDamage, StreamDamageReports } from './stream-damage.js';
+} from './stream/stream-config.js';
+import { type StreamDamage, StreamDamageReports } from './stream/stream-damage.js';
 import {
   listStreamDirs,
   messagesFile,
@@ -30,7 +30,7 @@ import {
   removeStreamDir,
   streamDir,
   writeStreamMeta,
-} from './stream-files.js';
+} from './stream/stream-files.js';
 import { nowNanos } from './wire-time.js';
 
 // The limits live apart, so that the accounts can read them without loading JetStream.

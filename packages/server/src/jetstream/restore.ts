@@ -22,8 +22,8 @@ import { openMemoryStore } from './store/memory-store.js';
 import { type MessageStore, NO_LIMITS } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { replayAll, replayLastSeq, replayMessage } from './store-replay.js';
-import { storeLimitsOf } from './stream.js';
-import { messagesFile, writeStreamMeta } from './stream-files.js';
+import { storeLimitsOf } from './stream/stream.js';
+import { messagesFile, writeStreamMeta } from './stream/stream-files.js';
 import { nowNanos } from './wire-time.js';
 
 /** nats-server gives up on an upload that sends nothing for 5 seconds. */

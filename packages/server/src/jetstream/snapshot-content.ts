@@ -11,8 +11,8 @@ import { openMemoryStore } from './store/memory-store.js';
 import { type MessageStore, NO_LIMITS } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { replayAll } from './store-replay.js';
-import type { Stream } from './stream.js';
-import { messagesFile } from './stream-files.js';
+import type { Stream } from './stream/stream.js';
+import { messagesFile } from './stream/stream-files.js';
 
 export interface SnapshotOptions {
   /** Include the consumers the stream's store keeps (not `no_consumers`). */

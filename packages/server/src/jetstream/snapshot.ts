@@ -21,7 +21,7 @@ import {
   storeContent,
 } from './snapshot-content.js';
 import { newStagingDir } from './snapshot-staging.js';
-import type { Stream } from './stream.js';
+import type { Stream } from './stream/stream.js';
 import { nowNanos } from './wire-time.js';
 
 /** nats-server's defaults: 128 KiB chunks, 8 MiB of chunks unacknowledged. */

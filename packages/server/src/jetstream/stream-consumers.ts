@@ -17,7 +17,7 @@ import {
 import { configuredFilters } from './consumer-filters.js';
 import { wirePauseUntil } from './consumer-pause.js';
 import type { PurgeOptions } from './store/message-store.js';
-import type { Stream, StreamHost } from './stream.js';
+import type { Stream, StreamHost } from './stream/stream.js';
 import { nowNanos } from './wire-time.js';
 
 const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';

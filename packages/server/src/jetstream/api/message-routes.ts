@@ -1,8 +1,8 @@
 /** STREAM.MSG.GET and STREAM.MSG.DELETE. */
 import { ApiError, jsErrors } from '@slipstream/jsapi';
-import { badMsgGetQuery, findMessage, wireStoredMessage } from '../message-get.js';
 import type { StoredMessage } from '../store/message-store.js';
 import { StoreError } from '../store/message-store.js';
+import { badMsgGetQuery, findMessage, wireStoredMessage } from '../stream/message-get.js';
 import type { ApiRoute } from './route.js';
 
 export const streamMsgGet: ApiRoute<'streamMsgGet'> = {

@@ -3,7 +3,7 @@ import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { isValidPublishSubject } from '@slipstream/protocol';
 import { StreamRestore } from '../restore.js';
 import { DEFAULT_WINDOW_SIZE, StreamSnapshot } from '../snapshot.js';
-import { checkStreamCreate, wireStreamConfig } from '../stream-config.js';
+import { checkStreamCreate, wireStreamConfig } from '../stream/stream-config.js';
 import type { ApiRoute } from './route.js';
 
 export const streamSnapshot: ApiRoute<'streamSnapshot'> = {

@@ -2,9 +2,9 @@
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { JetStream } from '../jetstream.js';
-import type { Stream } from '../stream.js';
-import { withServerApiLevel } from '../stream-api-level.js';
-import { checkStreamUpdate, wireStreamConfig } from '../stream-config.js';
+import type { Stream } from '../stream/stream.js';
+import { withServerApiLevel } from '../stream/stream-api-level.js';
+import { checkStreamUpdate, wireStreamConfig } from '../stream/stream-config.js';
 import { nowNanos, wireTime } from '../wire-time.js';
 import { type ApiContext, type ApiRoute, page } from './route.js';
 

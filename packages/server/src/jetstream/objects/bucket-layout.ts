@@ -6,7 +6,7 @@
  */
 import { base64UrlEncode, OBJ_STREAM_PREFIX } from '@slipstream/jsapi';
 import type { JsAccount } from '../js-account.js';
-import type { Stream } from '../stream.js';
+import type { Stream } from '../stream/stream.js';
 import { ObjectApiError } from './object-errors.js';
 
 export type LayoutKind = 'official' | 'document';

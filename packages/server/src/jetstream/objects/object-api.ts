@@ -15,7 +15,7 @@ import type { InternalClient, InternalMessage } from '../../internal-client.js';
 import type { Logger } from '../../logger.js';
 import type { Subscription } from '../../subscription.js';
 import type { JsAccount } from '../js-account.js';
-import type { Stream } from '../stream.js';
+import type { Stream } from '../stream/stream.js';
 import { layoutOf } from './bucket-layout.js';
 import type { ObjectApiHost } from './object-api-host.js';
 import { type DeliveryTarget, ObjectDelivery } from './object-delivery.js';

@@ -15,9 +15,11 @@
 import { createHash } from 'node:crypto';
 import { type AckSubjectInfo, parseAckSubject, type StreamSource } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import type { InternalMessage } from '../internal-client.js';
-import type { Subscription } from '../subscription.js';
-import { headerValue } from './header-block.js';
+import type { InternalMessage } from '../../internal-client.js';
+import type { Subscription } from '../../subscription.js';
+import { headerValue } from '../header-block.js';
+import type { SubjectTransform } from '../subject-transform.js';
+import { nowNanos } from '../wire-time.js';
 import type { StreamHost } from './stream.js';
 import {
   copyInto,
@@ -27,8 +29,6 @@ import {
   originTransform,
   resumeSeq,
 } from './stream-origin.js';
-import type { SubjectTransform } from './subject-transform.js';
-import { nowNanos } from './wire-time.js';
 
 const NANOS_PER_MS = 1_000_000;
 /** sourceHealthHB: the consumer's idle heartbeat. */

@@ -7,9 +7,9 @@
  * checksum, SQLite reporting a damaged page). Each damaged message is reported once. Nothing is
  * ever deleted because it looks damaged: the data stays for a person to look at.
  */
-import type { Logger } from '../logger.js';
-import type { Advisories } from './advisories.js';
-import type { MessageStore, StoreError } from './store/message-store.js';
+import type { Logger } from '../../logger.js';
+import type { Advisories } from '../advisories.js';
+import type { MessageStore, StoreError } from '../store/message-store.js';
 
 /**
  * One finding: damaged messages (`seqs`; the stream is served without them), or a file damaged

@@ -5,9 +5,9 @@
  */
 
 import { parseTimestamp, timestampToEpochNanos } from '@slipstream/jsapi';
-import type { StoredMessage } from './store/message-store.js';
+import type { StoredMessage } from '../store/message-store.js';
+import { wireTime } from '../wire-time.js';
 import type { Stream } from './stream.js';
-import { wireTime } from './wire-time.js';
 
 /** The request of both, as nats-server 2.11 reads it (the batch fields only DIRECT.GET uses). */
 export interface MessageQuery {

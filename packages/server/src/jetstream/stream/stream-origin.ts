@@ -7,11 +7,11 @@
  * fed by stream-external-origin.ts instead, with the helpers here.
  */
 import type { StreamSource } from '@slipstream/jsapi';
-import { headerValue, withHeaders, withoutHeader } from './header-block.js';
-import type { StoredMessage } from './store/message-store.js';
+import { headerValue, withHeaders, withoutHeader } from '../header-block.js';
+import type { StoredMessage } from '../store/message-store.js';
+import { firstMatchingTransform, type SubjectTransform } from '../subject-transform.js';
+import { nowNanos } from '../wire-time.js';
 import type { Stream } from './stream.js';
-import { firstMatchingTransform, type SubjectTransform } from './subject-transform.js';
-import { nowNanos } from './wire-time.js';
 
 /** What an origin tells the streams that follow it. */
 export interface StreamWatcher {

@@ -1,4 +1,9 @@
 /**
+ * Room `jetstream/stream/` (this is its main file): one stream and what it alone uses: its config
+ * (`stream-config.ts`), the publish rules, its mirror and sources (`stream-origin.ts`,
+ * `stream-external-origin.ts`), direct and message gets, the duplicate window, PubAcks, its
+ * files on disk and their damage checks.
+ *
  * One stream: its config, its store, the internal subscriptions that capture what is published
  * on its subjects, and the publish rules of nats-server's processJetStreamMsg (subject
  * transform, sealed, expected headers, per-message TTLs, duplicates, rollups, sizes, limits).
@@ -12,36 +17,36 @@ import {
   type StreamSource,
   type StreamState,
 } from '@slipstream/jsapi';
-import type { InternalClient, InternalMessage } from '../internal-client.js';
-import type { Logger } from '../logger.js';
-import { activeTrace, type JetStreamTrace } from '../msg-trace.js';
-import { withTraceHeadersDisabled } from '../msg-trace-request.js';
-import type { Subscription } from '../subscription.js';
-import type { Advisories } from './advisories.js';
-import { DuplicateWindow } from './dedupe.js';
-import { directGetReplies } from './direct-get.js';
-import { formatGoDuration } from './go-duration.js';
-import { headerValue, withHeaders } from './header-block.js';
+import type { InternalClient, InternalMessage } from '../../internal-client.js';
+import type { Logger } from '../../logger.js';
+import { activeTrace, type JetStreamTrace } from '../../msg-trace.js';
+import { withTraceHeadersDisabled } from '../../msg-trace-request.js';
+import type { Subscription } from '../../subscription.js';
+import type { Advisories } from '../advisories.js';
+import { formatGoDuration } from '../go-duration.js';
+import { headerValue, withHeaders } from '../header-block.js';
 import {
   InvalidTtl,
   MARKER_REASON_HEADER,
   messageTtl,
   storedTtl,
   TTL_HEADER,
-} from './message-ttl.js';
-import { PubAcks } from './pub-acks.js';
+} from '../message-ttl.js';
 import {
   type MessageStore,
   type PurgeOptions,
   type StoredMessage,
   StoreError,
   type StoreLimits,
-} from './store/message-store.js';
-import { StreamConsumers } from './stream-consumers.js';
+} from '../store/message-store.js';
+import { StreamConsumers } from '../stream-consumers.js';
+import { type SubjectTransform, subjectTransform } from '../subject-transform.js';
+import { wireTime } from '../wire-time.js';
+import { DuplicateWindow } from './dedupe.js';
+import { directGetReplies } from './direct-get.js';
+import { PubAcks } from './pub-acks.js';
 import { ExternalFeed } from './stream-external-origin.js';
 import { type Feed, type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
-import { type SubjectTransform, subjectTransform } from './subject-transform.js';
-import { wireTime } from './wire-time.js';
 
 /** What a stream needs from the JetStream that holds it. */
 export interface StreamHost {

@@ -7,7 +7,7 @@
  * user's alone.
  */
 import type { StreamConfig } from '@slipstream/jsapi';
-import { NATS_COMPATIBLE_VERSION } from '../version.js';
+import { NATS_COMPATIBLE_VERSION } from '../../version.js';
 
 const API_LEVEL = 1;
 const REQUIRED_LEVEL = '_nats.req.level';

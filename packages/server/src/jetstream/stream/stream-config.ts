@@ -18,10 +18,10 @@ import {
   isValidSubscribeSubject,
   subjectsCollide,
 } from '@slipstream/protocol';
-import { NATS_COMPATIBLE_VERSION } from '../version.js';
-import { isGoEmpty } from './go-json.js';
+import { NATS_COMPATIBLE_VERSION } from '../../version.js';
+import { isGoEmpty } from '../go-json.js';
+import { transformProblem } from '../subject-transform.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
-import { transformProblem } from './subject-transform.js';
 
 /** Streams a config may refer to (mirrors and sources). */
 export type StreamConfigLookup = (name: string) => StreamConfig | undefined;

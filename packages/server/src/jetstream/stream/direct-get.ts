@@ -8,7 +8,9 @@
  */
 
 import { decodeJson, msgGetRequestSchema } from '@slipstream/jsapi';
-import { statusBlock, withHeaders } from './header-block.js';
+import { statusBlock, withHeaders } from '../header-block.js';
+import type { StoredMessage } from '../store/message-store.js';
+import { wireTime } from '../wire-time.js';
 import {
   conflictingQuery,
   findMessage,
@@ -16,9 +18,7 @@ import {
   queryTime,
   startSeq,
 } from './message-get.js';
-import type { StoredMessage } from './store/message-store.js';
 import type { Stream } from './stream.js';
-import { wireTime } from './wire-time.js';
 
 /** One reply message to the requester. */
 export interface DirectGetReply {

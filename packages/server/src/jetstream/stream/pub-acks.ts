@@ -7,7 +7,7 @@
  * durable once stored, so its PubAcks of one turn share one microtask, where the store's
  * resolved promise would have queued one per publish.
  */
-import type { InternalClient } from '../internal-client.js';
+import type { InternalClient } from '../../internal-client.js';
 
 interface Batch {
   readonly durable: Promise<void>;
