@@ -5,7 +5,6 @@ import { it } from 'vitest';
 
 it.todo('kv: key and value codecs');
 it.todo('kv: the streamName and bindOnly options');
-it.todo('kv: the allow_direct option');
 it.todo('kv: the placement option, and placement, republish, mirror and sources in status()');
 it.todo('objectstore: the placement option, and status(options) with stream info options');
 it.todo('direct: batched direct gets, jsm.direct.getBatch and getLastMessagesFor');

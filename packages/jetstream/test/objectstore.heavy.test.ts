@@ -3,7 +3,7 @@ import type { NatsConnection } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '../src/mod.js';
 import { Objm } from '../src/objectstore/mod.js';
-import { jetStreamServers, useJetStreamServer } from './servers.js';
+import { streamServers, useJetStreamServer } from './servers.js';
 
 const MiB = 1024 * 1024;
 const SIZE = 50 * MiB;
@@ -38,7 +38,7 @@ async function peakRss(work: () => Promise<void>): Promise<number> {
   return Math.max(peak, process.memoryUsage().rss);
 }
 
-describe.each(jetStreamServers)('a 50 MiB object against $name', (kind) => {
+describe.each(streamServers)('a 50 MiB object against $name', (kind) => {
   const server = useJetStreamServer(kind);
   let nc: NatsConnection;
   beforeAll(async () => {

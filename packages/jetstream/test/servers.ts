@@ -29,13 +29,7 @@ const slipstreamServer: JetStreamServerKind = {
   start: () => startSlipstreamServer({ jetstream: true }),
 };
 
-/**
- * The servers suites that need consumers run against: nats-server 2.9.10 only, until our
- * server's consumers land (JetStream part 2).
- */
-export const jetStreamServers: JetStreamServerKind[] = [natsServer];
-
-/** The servers suites of streams, publishing and direct gets run against: both. */
+/** The servers the suites run against: both. */
 export const streamServers: JetStreamServerKind[] = [natsServer, slipstreamServer];
 
 /** Features newer than nats-server 2.9.10 (2.10, 2.11) are tested against ours alone. */
