@@ -15,6 +15,7 @@ import type { ConnectionPermissions, UserPermissions } from './auth/permissions.
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
+import type { MonitoredConnection } from './monitoring/monitored-connection.js';
 import { activeTrace, type MsgTracer } from './msg-trace.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
@@ -25,6 +26,7 @@ import { type Subscriber, Subscription } from './subscription.js';
 import { afterWait } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
 import { readTlsSession, type TlsSession } from './tls/tls-session.js';
+import type { TrafficStats } from './traffic-stats.js';
 import type { ViolationLog } from './violation-log.js';
 
 /** The CONNECT fields the server acts on (nats-server ClientOpts); others are ignored. */
@@ -55,15 +57,6 @@ const STRING_FIELDS = [
 /** Reply prefixes reserved for the server's own routing (nats-server isReservedReply). */
 const RESERVED_REPLY_PREFIXES = ['_R_.', '$JS.ACK.', '_GR_.'];
 
-/** Counters shared by every connection, reported in /varz. */
-export interface TrafficStats {
-  inMsgs: number;
-  inBytes: number;
-  outMsgs: number;
-  outBytes: number;
-  slowConsumers: number;
-}
-
 /** What a connection needs from the server that accepted it. */
 export interface ClientHost {
   readonly options: ResolvedOptions;
@@ -90,7 +83,7 @@ export interface ClientHost {
  * and UNSUB rules (verbose, pedantic, echo, headers, no_responders, limits, exact -ERR texts) and
  * owns the connection's outbound buffer and keepalive.
  */
-export class ClientConnection implements FrameSink<ClientFrame>, Subscriber {
+export class ClientConnection implements FrameSink<ClientFrame>, Subscriber, MonitoredConnection {
   readonly startedAt = Date.now();
   readonly #acceptedAt = performance.now();
   lastActivity = this.startedAt;

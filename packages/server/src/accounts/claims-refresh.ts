@@ -1,8 +1,8 @@
-import type { ClientConnection } from '../client-connection.js';
-import { ErrText } from '../errors.js';
+import { type CloseReason, ErrText } from '../errors.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import { importSystemServices } from '../monitoring/system-imports.js';
 import { timerDelay } from '../timer-delay.js';
+import type { Account } from './account.js';
 import type { Accounts } from './accounts.js';
 import type { TrustedAccounts } from './trusted-accounts.js';
 
@@ -62,10 +62,21 @@ export function reshareAccounts(accounts: Accounts, trusted: TrustedAccounts): v
   }
 }
 
+/** A client connection as new claims for its account change it (a ClientConnection). */
+export interface ClaimsMember {
+  readonly cid: number;
+  readonly startedAt: number;
+  readonly closed: boolean;
+  readonly account: Account;
+  close(reason: CloseReason, errText?: string): void;
+  /** Re-reads its user's standing under the account's new claims. */
+  claimsChanged(): void;
+}
+
 /** The parts of the running server new account claims change. */
 export interface ClaimsHost {
   readonly accounts: Accounts;
-  readonly clients: ReadonlyMap<number, ClientConnection>;
+  readonly clients: ReadonlyMap<number, ClaimsMember>;
   readonly jetstream: JetStreamServer | undefined;
   /** Serves JetStream (or its disabled answers) in the accounts added. */
   accountsAdded(): void;

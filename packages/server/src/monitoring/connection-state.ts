@@ -1,5 +1,5 @@
-import type { ClientConnection } from '../client-connection.js';
 import type { CloseReason } from '../errors.js';
+import type { MonitoredConnection } from './monitored-connection.js';
 
 export interface SubscriptionState {
   subject: string;
@@ -34,7 +34,7 @@ export interface ConnectionState {
 }
 
 /** A copy of the connection's state now (kept as is when the connection has closed). */
-export function snapshotConnection(client: ClientConnection): ConnectionState {
+export function snapshotConnection(client: MonitoredConnection): ConnectionState {
   const subscriptions: SubscriptionState[] = [];
   for (const sub of client.subscriptions.values()) {
     subscriptions.push({

@@ -1,10 +1,11 @@
 import type { ServerInfo } from '@slipstream/protocol';
 import type { Accounts } from '../accounts/accounts.js';
-import type { ClientConnection, TrafficStats } from '../client-connection.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ServerIdentity } from '../server-identity.js';
+import type { TrafficStats } from '../traffic-stats.js';
 import type { ConnectionState } from './connection-state.js';
+import type { MonitoredConnection } from './monitored-connection.js';
 
 /** What the monitoring endpoints read from the server. */
 export interface MonitoredServer {
@@ -14,7 +15,7 @@ export interface MonitoredServer {
   readonly startedAt: number;
   readonly stats: TrafficStats;
   readonly totalConnections: number;
-  readonly clients: ReadonlyMap<number, ClientConnection>;
+  readonly clients: ReadonlyMap<number, MonitoredConnection>;
   /** Oldest first, bounded. */
   readonly closedConnections: readonly ConnectionState[];
   readonly accounts: Accounts;

@@ -18,7 +18,6 @@
 import { nuid } from '@slipstream/protocol';
 import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
 import { clientInfo as describedClient, rttNanos } from '../accounts/client-info.js';
-import type { ClientConnection } from '../client-connection.js';
 import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
 import { headerValue } from '../jetstream/header-block.js';
@@ -26,6 +25,7 @@ import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { accountNumSubscriptions, NSUBS_REQUEST } from './account-nsubs.js';
 import { accountStat } from './account-statz.js';
 import { goJson, rfc3339 } from './format.js';
+import type { MonitoredConnection } from './monitored-connection.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { QueryError } from './query.js';
 import {
@@ -105,7 +105,7 @@ export class SystemAccount {
    * A connection was accepted: it is in `$G` until it authenticates, and nats-server sends
    * `$G`'s new count for it.
    */
-  accepted(client: ClientConnection): void {
+  accepted(client: MonitoredConnection): void {
     if (this.#running) this.#sendConns(client.account);
   }
 
@@ -113,7 +113,7 @@ export class SystemAccount {
    * A client finished CONNECT: its account's new count, and (but for `$G`) a connect event.
    * nats-server counts `$G` joins too, though not `$G` leaves.
    */
-  connected(client: ClientConnection): void {
+  connected(client: MonitoredConnection): void {
     if (!this.#running) return;
     const account = client.account.name;
     this.#sendConns(client.account);
@@ -132,7 +132,7 @@ export class SystemAccount {
    * A client closed: its account's new count and (but for `$G`) a disconnect event; one that
    * failed to authenticate is also announced on `$SYS.SERVER.<id>.CLIENT.AUTH.ERR`.
    */
-  disconnected(client: ClientConnection): void {
+  disconnected(client: MonitoredConnection): void {
     if (!this.#running) return;
     if (client.closeReason === 'Authentication Failure') {
       this.#sendDisconnect(`$SYS.SERVER.${this.#server.serverId}.CLIENT.AUTH.ERR`, client);
@@ -144,7 +144,7 @@ export class SystemAccount {
   }
 
   /** nats-server's DisconnectEventMsg for `client`, if anyone listens on `subject`. */
-  #sendDisconnect(subject: string, client: ClientConnection): void {
+  #sendDisconnect(subject: string, client: MonitoredConnection): void {
     if (!this.#client.hasInterest(subject)) return;
     const rtt = rttNanos(client);
     const stop = rfc3339(client.stoppedAt ?? Date.now());
@@ -344,7 +344,7 @@ function badRequest(error: Error) {
  * accounts/client-info.ts without the RTT and the server's id, which these events leave out
  * (the disconnect event adds its RTT).
  */
-function clientInfo(client: ClientConnection) {
+function clientInfo(client: MonitoredConnection) {
   const {
     rtt: _rtt,
     server: _server,
