@@ -4,7 +4,7 @@
  * the stream sequences (a filtered consumer) wider than the floor's look-ahead.
  */
 import { expect, it } from 'vitest';
-import { DeliveryState } from '../src/jetstream/consumer-state.js';
+import { DeliveryState } from '../src/jetstream/consumer/consumer-state.js';
 
 /** Delivers the stream sequences given, in order, each as the next delivery. */
 function delivered(seqs: number[]): DeliveryState {

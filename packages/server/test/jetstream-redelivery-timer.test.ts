@@ -5,7 +5,7 @@
  * one setTimeout can wait is waited for without a busy timer.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { RedeliveryTimer } from '../src/jetstream/redelivery.js';
+import { RedeliveryTimer } from '../src/jetstream/consumer/redelivery.js';
 
 let fired: number[];
 let pending: Map<number, { due: number }>;

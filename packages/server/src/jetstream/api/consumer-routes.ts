@@ -10,9 +10,9 @@ import {
   jsErrors,
   ZERO_TIME,
 } from '@slipstream/jsapi';
-import type { Consumer } from '../consumer.js';
-import { checkUnpinGroup } from '../consumer-config.js';
-import { pauseDeadline } from '../consumer-pause.js';
+import type { Consumer } from '../consumer/consumer.js';
+import { checkUnpinGroup } from '../consumer/consumer-config.js';
+import { pauseDeadline } from '../consumer/consumer-pause.js';
 import { wireTime } from '../wire-time.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { page } from './route.js';

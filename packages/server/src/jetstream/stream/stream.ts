@@ -23,6 +23,7 @@ import { activeTrace, type JetStreamTrace } from '../../msg-trace.js';
 import { withTraceHeadersDisabled } from '../../msg-trace-request.js';
 import type { Subscription } from '../../subscription.js';
 import type { Advisories } from '../advisories.js';
+import { StreamConsumers } from '../consumer/stream-consumers.js';
 import { formatGoDuration } from '../go-duration.js';
 import { headerValue, withHeaders } from '../header-block.js';
 import {
@@ -39,7 +40,6 @@ import {
   StoreError,
   type StoreLimits,
 } from '../store/message-store.js';
-import { StreamConsumers } from '../stream-consumers.js';
 import { type SubjectTransform, subjectTransform } from '../subject-transform.js';
 import { wireTime } from '../wire-time.js';
 import { DuplicateWindow } from './dedupe.js';

@@ -3,8 +3,8 @@
  * message out of deliveries, a NAK, a TERM, sampled ack times (2.9.10), and 2.11's pause and
  * priority group pins. Each is built only when someone listens (Advisories).
  */
-import type { Advisories } from './advisories.js';
-import { wireTime } from './wire-time.js';
+import type { Advisories } from '../advisories.js';
+import { wireTime } from '../wire-time.js';
 
 export class ConsumerEvents {
   constructor(

@@ -8,7 +8,7 @@
  * commit, with every lazy change before it. After SIGKILL a lazy change may be lost: its
  * messages are delivered again, never lost.
  */
-import type { ConsumerStore } from './store/message-store.js';
+import type { ConsumerStore } from '../store/message-store.js';
 
 /** nats-server's consumer state flusher writes at most every 100 ms (filestore.go flushLoop). */
 const LAZY_MS = 100;

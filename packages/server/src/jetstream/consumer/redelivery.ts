@@ -8,8 +8,8 @@
  * worth of stale deadlines, once they outnumber the pending deliveries by far the queue is
  * rebuilt from those.
  */
-import { timerDelay } from '../timer-delay.js';
-import { DueHeap } from './due-heap.js';
+import { timerDelay } from '../../timer-delay.js';
+import { DueHeap } from '../due-heap.js';
 
 /** Stale entries tolerated beyond twice the pending deliveries before a rebuild. */
 const REBUILD_SLACK = 1024;

@@ -9,10 +9,10 @@
  */
 import type { ConsumerConfig, PriorityGroupState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import { afterWait } from '../timer-delay.js';
+import { afterWait } from '../../timer-delay.js';
+import { nowNanos, wireTime } from '../wire-time.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { StatusReply } from './wait-queue.js';
-import { nowNanos, wireTime } from './wire-time.js';
 
 /** A pull request's priority fields (`group`, `min_pending`, `min_ack_pending`, `id`). */
 export interface PullPriority {

@@ -4,8 +4,8 @@
  * consumer.go:1229). The deadline is part of the config, so a restart keeps it.
  */
 import { parseTimestamp, timestampToEpochNanos, ZERO_TIME } from '@slipstream/jsapi';
-import { timerDelay } from '../timer-delay.js';
-import { nowNanos, wireTime } from './wire-time.js';
+import { timerDelay } from '../../timer-delay.js';
+import { nowNanos, wireTime } from '../wire-time.js';
 
 const NANOS_PER_MS = 1_000_000n;
 

@@ -1,4 +1,9 @@
 /**
+ * Room `jetstream/consumer/` (this is its main file): the consumers of a stream
+ * (`stream-consumers.ts`) and everything one consumer is made of: its config, filters, start
+ * position, pause, delivery state and its saving, pull requests (body, wait queue, priority
+ * groups), acks, redelivery, flow control, rate limit, status messages and advisories.
+ *
  * One consumer of a stream: its config, its delivery state (consumer-state.ts), the deliver
  * pass that sends what it may to a push subject or to waiting pull requests, and its own
  * subscriptions: acks on `$JS.ACK.<stream>.<name>.*.*.*.*.*`, pull requests on its MSG.NEXT
@@ -7,9 +12,13 @@
  * timer queue (redelivery.ts).
  */
 import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
-import type { InternalMessage } from '../internal-client.js';
-import type { Subscription } from '../subscription.js';
-import { afterWait } from '../timer-delay.js';
+import type { InternalMessage } from '../../internal-client.js';
+import type { Subscription } from '../../subscription.js';
+import { afterWait } from '../../timer-delay.js';
+import { withHeaders } from '../header-block.js';
+import type { ConsumerStore, StoredMessage } from '../store/message-store.js';
+import type { Stream, StreamHost } from '../stream/stream.js';
+import { nowNanos, wireTime } from '../wire-time.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
@@ -19,16 +28,12 @@ import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { ConsumerStateSaver } from './consumer-state-saver.js';
 import { FlowControl } from './flow-control.js';
-import { withHeaders } from './header-block.js';
 import { PriorityGroups } from './priority-groups.js';
 import { PullRequests } from './pull-requests.js';
 import { RateLimit } from './rate-limit.js';
 import { RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
-import type { ConsumerStore, StoredMessage } from './store/message-store.js';
-import type { Stream, StreamHost } from './stream/stream.js';
-import { nowNanos, wireTime } from './wire-time.js';
 
 /** What a consumer needs from the stream's set of consumers. */
 export interface ConsumerOwner {

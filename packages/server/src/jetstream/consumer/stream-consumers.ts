@@ -6,6 +6,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { ApiError, type ConsumerAction, type ConsumerConfig, jsErrors } from '@slipstream/jsapi';
+import type { PurgeOptions } from '../store/message-store.js';
+import type { Stream, StreamHost } from '../stream/stream.js';
+import { nowNanos } from '../wire-time.js';
 import { Consumer, type ConsumerOwner } from './consumer.js';
 import {
   checkConsumerConfig,
@@ -16,9 +19,6 @@ import {
 } from './consumer-config.js';
 import { configuredFilters } from './consumer-filters.js';
 import { wirePauseUntil } from './consumer-pause.js';
-import type { PurgeOptions } from './store/message-store.js';
-import type { Stream, StreamHost } from './stream/stream.js';
-import { nowNanos } from './wire-time.js';
 
 const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const GENERATED_NAME_LENGTH = 8;

@@ -7,7 +7,7 @@
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import { isSubsetMatch, subjectMatches, subjectsCollide } from '@slipstream/protocol';
-import type { MessageStore, StoredMessage } from './store/message-store.js';
+import type { MessageStore, StoredMessage } from '../store/message-store.js';
 
 /** The filters a config names: filter_subject, else filter_subjects, else none. */
 export function configuredFilters(config: ConsumerConfig): string[] {

@@ -19,10 +19,10 @@ import {
   isValidSubscribeSubject,
   subjectsCollide,
 } from '@slipstream/protocol';
+import { formatGoDuration } from '../go-duration.js';
+import { isGoEmpty } from '../go-json.js';
 import { configuredFilters } from './consumer-filters.js';
 import { pauseDeadline, wirePauseUntil } from './consumer-pause.js';
-import { formatGoDuration } from './go-duration.js';
-import { isGoEmpty } from './go-json.js';
 
 const MAX_NAME_LENGTH = 255;
 const MAX_DESCRIPTION_LENGTH = 4096;

@@ -4,8 +4,8 @@
  * matching subject (of every filter), in stream order, then everything after the stream's last message.
  */
 import { type ConsumerConfig, parseTimestamp, timestampToEpochNanos } from '@slipstream/jsapi';
+import type { MessageStore } from '../store/message-store.js';
 import type { SubjectFilters } from './consumer-filters.js';
-import type { MessageStore } from './store/message-store.js';
 
 export interface StartPosition {
   seq: number;

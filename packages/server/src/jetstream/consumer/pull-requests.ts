@@ -5,8 +5,8 @@
  * waiting, all on one timer for the earliest deadline.
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
-import type { InternalClient } from '../internal-client.js';
-import { timerDelay } from '../timer-delay.js';
+import type { InternalClient } from '../../internal-client.js';
+import { timerDelay } from '../../timer-delay.js';
 import type { ConsumerLoad, PriorityGroups } from './priority-groups.js';
 import { parsePullBody } from './pull-body.js';
 import { statusHeaders } from './status-message.js';
