@@ -12,7 +12,7 @@ import {
   encodeDatabase,
   encodeMessages,
   encodeRecord,
-} from '../src/jetstream/snapshot-archive.js';
+} from '../src/jetstream/snapshot/snapshot-archive.js';
 import type { StoredMessage } from '../src/jetstream/store/message-store.js';
 
 const records: ArchiveRecord[] = [

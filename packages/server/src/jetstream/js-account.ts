@@ -10,7 +10,7 @@ import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
-import { clearStaging } from './snapshot-staging.js';
+import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';

@@ -1,8 +1,8 @@
 /** STREAM.SNAPSHOT and STREAM.RESTORE: the requests that start a transfer (snapshot.ts, restore.ts). */
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { isValidPublishSubject } from '@slipstream/protocol';
-import { StreamRestore } from '../restore.js';
-import { DEFAULT_WINDOW_SIZE, StreamSnapshot } from '../snapshot.js';
+import { StreamRestore } from '../snapshot/restore.js';
+import { DEFAULT_WINDOW_SIZE, StreamSnapshot } from '../snapshot/snapshot.js';
 import { checkStreamCreate, wireStreamConfig } from '../stream/stream-config.js';
 import type { ApiRoute } from './route.js';
 

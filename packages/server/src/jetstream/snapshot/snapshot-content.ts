@@ -6,13 +6,13 @@
  * live only in the running stream: they are not in its snapshot).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { openMemoryStore } from '../store/memory-store.js';
+import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
+import type { Stream } from '../stream/stream.js';
+import { messagesFile } from '../stream/stream-files.js';
 import { encodeDatabase, encodeMessages } from './snapshot-archive.js';
-import { openMemoryStore } from './store/memory-store.js';
-import { type MessageStore, NO_LIMITS } from './store/message-store.js';
-import { openSqliteStore } from './store/sqlite-store.js';
 import { replayAll } from './store-replay.js';
-import type { Stream } from './stream/stream.js';
-import { messagesFile } from './stream/stream-files.js';
 
 export interface SnapshotOptions {
   /** Include the consumers the stream's store keeps (not `no_consumers`). */

@@ -1,4 +1,8 @@
 /**
+ * Room `jetstream/snapshot/` (this is its main file): a stream's snapshot and restore, the
+ * archive format both use (`snapshot-archive.ts`), what a snapshot copies (`snapshot-content.ts`),
+ * the staging directory, and the restore's checks and replay into a staging store.
+ *
  * STREAM.SNAPSHOT's work: a frozen copy of the stream (snapshot-content.ts: an SQLite online
  * backup of a file stream's database, or a copy of a memory stream's messages), written out as
  * an archive (snapshot-archive.ts) in chunks to the requester's deliver subject with nats-server's flow
@@ -11,8 +15,10 @@ import { rmSync } from 'node:fs';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, jsErrors, type StreamConfig, type StreamState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import type { JetStream } from './jetstream.js';
-import type { JsAccount } from './js-account.js';
+import type { JetStream } from '../jetstream.js';
+import type { JsAccount } from '../js-account.js';
+import type { Stream } from '../stream/stream.js';
+import { nowNanos } from '../wire-time.js';
 import { archiveMagic, encodeRecord } from './snapshot-archive.js';
 import {
   databaseContent,
@@ -21,8 +27,6 @@ import {
   storeContent,
 } from './snapshot-content.js';
 import { newStagingDir } from './snapshot-staging.js';
-import type { Stream } from './stream/stream.js';
-import { nowNanos } from './wire-time.js';
 
 /** nats-server's defaults: 128 KiB chunks, 8 MiB of chunks unacknowledged. */
 export const DEFAULT_CHUNK_SIZE = 128 * 1024;

@@ -10,21 +10,21 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { ApiError, apiResponseType, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import type { InternalMessage } from '../internal-client.js';
-import type { Subscription } from '../subscription.js';
-import { answeredStreamInfo } from './api/stream-routes.js';
-import type { JetStream } from './jetstream.js';
-import type { JsAccount } from './js-account.js';
+import type { InternalMessage } from '../../internal-client.js';
+import type { Subscription } from '../../subscription.js';
+import { answeredStreamInfo } from '../api/stream-routes.js';
+import type { JetStream } from '../jetstream.js';
+import type { JsAccount } from '../js-account.js';
+import { openMemoryStore } from '../store/memory-store.js';
+import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
+import { storeLimitsOf } from '../stream/stream.js';
+import { messagesFile, writeStreamMeta } from '../stream/stream-files.js';
+import { nowNanos } from '../wire-time.js';
 import { StagedDatabase } from './restore-database.js';
 import { type ArchiveMeta, ArchiveReader, type ArchiveRecord } from './snapshot-archive.js';
 import { newStagingDir } from './snapshot-staging.js';
-import { openMemoryStore } from './store/memory-store.js';
-import { type MessageStore, NO_LIMITS } from './store/message-store.js';
-import { openSqliteStore } from './store/sqlite-store.js';
 import { replayAll, replayLastSeq, replayMessage } from './store-replay.js';
-import { storeLimitsOf } from './stream/stream.js';
-import { messagesFile, writeStreamMeta } from './stream/stream-files.js';
-import { nowNanos } from './wire-time.js';
 
 /** nats-server gives up on an upload that sends nothing for 5 seconds. */
 export const RESTORE_IDLE_MS = 5000;

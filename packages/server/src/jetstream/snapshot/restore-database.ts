@@ -7,8 +7,8 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { type MessageStore, NO_LIMITS } from './store/message-store.js';
-import { openSqliteStore } from './store/sqlite-store.js';
+import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
 
 export class StagedDatabase {
   #fd: number | undefined;

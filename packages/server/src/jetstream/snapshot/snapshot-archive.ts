@@ -12,7 +12,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { StreamConfig } from '@slipstream/jsapi';
-import type { SavedConsumer, StoredMessage } from './store/message-store.js';
+import type { SavedConsumer, StoredMessage } from '../store/message-store.js';
 
 const MAGIC = Buffer.from('SLIPSNP1');
 const HEADER = 5;

@@ -4,7 +4,7 @@
  * last sequence is reproduced even when its message is gone, so consumers' positions and the
  * next publish's sequence are the same as in the original.
  */
-import type { MessageStore, StoredMessage } from './store/message-store.js';
+import type { MessageStore, StoredMessage } from '../store/message-store.js';
 
 /** The subject of the stand-in for a last sequence whose message was deleted. */
 const LAST_SEQ_STAND_IN = '_SLIP.RESTORE.LAST';

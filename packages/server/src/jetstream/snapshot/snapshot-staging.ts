@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { nuid } from '@slipstream/protocol';
-import { streamsDir } from './stream/stream-files.js';
+import { streamsDir } from '../stream/stream-files.js';
 
 function stagingRoot(storeDir: string, account: string): string {
   return join(dirname(streamsDir(storeDir, account)), 'staging');
