@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { withHeaders } from './jetstream/header-block.js';
+import { withHeaders } from './jetstream/shared/header-block.js';
 import { snappyFramed } from './snappy-frame.js';
 
 /**

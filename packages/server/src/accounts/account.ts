@@ -1,6 +1,6 @@
 import { hasWildcard, isSubsetMatch } from '@slipstream/protocol';
-import { withHeaders, withoutHeader } from '../jetstream/header-block.js';
-import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
+import { withHeaders, withoutHeader } from '../jetstream/shared/header-block.js';
+import { type SubjectTransform, subjectTransform } from '../jetstream/shared/subject-transform.js';
 import { activeTrace } from '../msg-trace.js';
 import { withTraceHeadersDisabled } from '../msg-trace-request.js';
 import { Router } from '../router.js';

@@ -4,7 +4,7 @@ import {
   isValidSubscribeSubject,
   subjectMatches,
 } from '@slipstream/protocol';
-import { type SubjectTransform, subjectTransform } from '../jetstream/subject-transform.js';
+import { type SubjectTransform, subjectTransform } from '../jetstream/shared/subject-transform.js';
 
 /** One weighted destination of a mapping (nats-server's MapDest): `weight` in percent. */
 export interface MappingDestination {

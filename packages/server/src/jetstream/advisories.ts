@@ -14,7 +14,7 @@ import {
 } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
 import type { InternalClient } from '../internal-client.js';
-import { nowNanos, wireTime } from './wire-time.js';
+import { nowNanos, wireTime } from './shared/wire-time.js';
 
 /** A stream's change, as the `action` of a stream_action advisory. */
 export type StreamAction = 'create' | 'modify' | 'delete';

@@ -10,6 +10,7 @@ import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
+import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
@@ -31,7 +32,6 @@ import {
   streamDir,
   writeStreamMeta,
 } from './stream/stream-files.js';
-import { nowNanos } from './wire-time.js';
 
 // The limits live apart, so that the accounts can read them without loading JetStream.
 export type { JsAccountLimits } from './account-limits.js';

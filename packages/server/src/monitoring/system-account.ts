@@ -20,7 +20,7 @@ import { type Account, GLOBAL_ACCOUNT } from '../accounts/account.js';
 import { clientInfo as describedClient, rttNanos } from '../accounts/client-info.js';
 import { encodedFor } from '../content-encoding.js';
 import type { InternalClient, InternalMessage } from '../internal-client.js';
-import { headerValue } from '../jetstream/header-block.js';
+import { headerValue } from '../jetstream/shared/header-block.js';
 import { NATS_COMPATIBLE_VERSION } from '../version.js';
 import { accountNumSubscriptions, NSUBS_REQUEST } from './account-nsubs.js';
 import { accountStat } from './account-statz.js';

@@ -7,7 +7,7 @@
 import type { Account } from '../accounts/account.js';
 import { DEFAULT_RESPONSE_THRESHOLD } from '../accounts/service-responses.js';
 import type { UserPermissions } from '../auth/permissions.js';
-import { headerValue } from '../jetstream/header-block.js';
+import { headerValue } from '../jetstream/shared/header-block.js';
 import type { MonitoredServer } from './monitored-server.js';
 
 /** The subject the system account serves, one account a token. */

@@ -13,7 +13,7 @@ import {
 import type { Consumer } from '../consumer/consumer.js';
 import { checkUnpinGroup } from '../consumer/consumer-config.js';
 import { pauseDeadline } from '../consumer/consumer-pause.js';
-import { wireTime } from '../wire-time.js';
+import { wireTime } from '../shared/wire-time.js';
 import type { ApiContext, ApiRoute } from './route.js';
 import { page } from './route.js';
 

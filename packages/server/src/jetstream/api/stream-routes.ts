@@ -2,10 +2,10 @@
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { JetStream } from '../jetstream.js';
+import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { Stream } from '../stream/stream.js';
 import { withServerApiLevel } from '../stream/stream-api-level.js';
 import { checkStreamUpdate, wireStreamConfig } from '../stream/stream-config.js';
-import { nowNanos, wireTime } from '../wire-time.js';
 import { type ApiContext, type ApiRoute, page } from './route.js';
 
 const NAMES_PAGE = 1024;

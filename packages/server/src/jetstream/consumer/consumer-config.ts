@@ -19,8 +19,8 @@ import {
   isValidSubscribeSubject,
   subjectsCollide,
 } from '@slipstream/protocol';
-import { formatGoDuration } from '../go-duration.js';
-import { isGoEmpty } from '../go-json.js';
+import { formatGoDuration } from '../shared/go-duration.js';
+import { isGoEmpty } from '../shared/go-json.js';
 import { configuredFilters } from './consumer-filters.js';
 import { pauseDeadline, wirePauseUntil } from './consumer-pause.js';
 

@@ -4,7 +4,7 @@
  * priority group pins. Each is built only when someone listens (Advisories).
  */
 import type { Advisories } from '../advisories.js';
-import { wireTime } from '../wire-time.js';
+import { wireTime } from '../shared/wire-time.js';
 
 export class ConsumerEvents {
   constructor(

@@ -5,7 +5,7 @@
  */
 import { parseTimestamp, timestampToEpochNanos, ZERO_TIME } from '@slipstream/jsapi';
 import { timerDelay } from '../../timer-delay.js';
-import { nowNanos, wireTime } from '../wire-time.js';
+import { nowNanos, wireTime } from '../shared/wire-time.js';
 
 const NANOS_PER_MS = 1_000_000n;
 

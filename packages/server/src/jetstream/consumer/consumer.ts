@@ -15,10 +15,10 @@ import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@sli
 import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
 import { afterWait } from '../../timer-delay.js';
-import { withHeaders } from '../header-block.js';
+import { withHeaders } from '../shared/header-block.js';
+import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerStore, StoredMessage } from '../store/message-store.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
-import { nowNanos, wireTime } from '../wire-time.js';
 import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
 import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';

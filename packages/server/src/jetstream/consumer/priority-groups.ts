@@ -10,7 +10,7 @@
 import type { ConsumerConfig, PriorityGroupState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
 import { afterWait } from '../../timer-delay.js';
-import { nowNanos, wireTime } from '../wire-time.js';
+import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { StatusReply } from './wait-queue.js';
 

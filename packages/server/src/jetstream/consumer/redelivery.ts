@@ -9,7 +9,7 @@
  * rebuilt from those.
  */
 import { timerDelay } from '../../timer-delay.js';
-import { DueHeap } from '../due-heap.js';
+import { DueHeap } from '../shared/due-heap.js';
 
 /** Stale entries tolerated beyond twice the pending deliveries before a rebuild. */
 const REBUILD_SLACK = 1024;

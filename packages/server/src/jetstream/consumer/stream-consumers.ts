@@ -6,9 +6,9 @@
  */
 import { randomInt } from 'node:crypto';
 import { ApiError, type ConsumerAction, type ConsumerConfig, jsErrors } from '@slipstream/jsapi';
+import { nowNanos } from '../shared/wire-time.js';
 import type { PurgeOptions } from '../store/message-store.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
-import { nowNanos } from '../wire-time.js';
 import { Consumer, type ConsumerOwner } from './consumer.js';
 import {
   checkConsumerConfig,

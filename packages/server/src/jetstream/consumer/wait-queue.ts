@@ -5,7 +5,7 @@
  * Nats-Pending-Messages / Nats-Pending-Bytes), and the rest.
  */
 import type { ConsumerConfig } from '@slipstream/jsapi';
-import { formatGoDuration } from '../go-duration.js';
+import { formatGoDuration } from '../shared/go-duration.js';
 import type { PullPriority } from './priority-groups.js';
 
 export interface WaitingRequest {

@@ -8,7 +8,7 @@
  */
 import { nuid } from '@slipstream/protocol';
 import type { InternalClient } from '../../internal-client.js';
-import { statusBlock, withHeaders } from '../header-block.js';
+import { statusBlock, withHeaders } from '../shared/header-block.js';
 import type { BucketLayout } from './bucket-layout.js';
 import { deadline } from './deadline.js';
 import type { ObjectRecord } from './object-meta.js';

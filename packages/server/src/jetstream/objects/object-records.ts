@@ -4,7 +4,7 @@
  * clients write metadata, so only the newest record of a name stays.
  */
 import { ApiError } from '@slipstream/jsapi';
-import { withHeaders } from '../header-block.js';
+import { withHeaders } from '../shared/header-block.js';
 import type { BucketLayout } from './bucket-layout.js';
 import { ObjectApiError } from './object-errors.js';
 import { type ObjectRecord, readStoredRecord, storedJson } from './object-meta.js';

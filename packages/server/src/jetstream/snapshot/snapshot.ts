@@ -17,8 +17,8 @@ import { ApiError, jsErrors, type StreamConfig, type StreamState } from '@slipst
 import { nuid } from '@slipstream/protocol';
 import type { JetStream } from '../jetstream.js';
 import type { JsAccount } from '../js-account.js';
+import { nowNanos } from '../shared/wire-time.js';
 import type { Stream } from '../stream/stream.js';
-import { nowNanos } from '../wire-time.js';
 import { archiveMagic, encodeRecord } from './snapshot-archive.js';
 import {
   databaseContent,

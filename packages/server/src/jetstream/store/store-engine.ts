@@ -6,8 +6,7 @@
  */
 import { hasWildcard, subjectMatches } from '@slipstream/protocol';
 import { timerDelay } from '../../timer-delay.js';
-import { DueHeap } from '../due-heap.js';
-import { NEVER, storedTtl } from '../message-ttl.js';
+import { DueHeap } from '../shared/due-heap.js';
 import { type Clock, systemClock } from './clock.js';
 import {
   discardNewRefusal,
@@ -30,6 +29,7 @@ import {
   type StoreState,
   type SubjectState,
 } from './message-store.js';
+import { NEVER, storedTtl } from './message-ttl.js';
 
 export interface EngineOptions {
   name: string;

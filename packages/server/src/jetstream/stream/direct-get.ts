@@ -8,9 +8,9 @@
  */
 
 import { decodeJson, msgGetRequestSchema } from '@slipstream/jsapi';
-import { statusBlock, withHeaders } from '../header-block.js';
+import { statusBlock, withHeaders } from '../shared/header-block.js';
+import { wireTime } from '../shared/wire-time.js';
 import type { StoredMessage } from '../store/message-store.js';
-import { wireTime } from '../wire-time.js';
 import {
   conflictingQuery,
   findMessage,

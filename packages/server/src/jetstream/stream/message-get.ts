@@ -5,8 +5,8 @@
  */
 
 import { parseTimestamp, timestampToEpochNanos } from '@slipstream/jsapi';
+import { wireTime } from '../shared/wire-time.js';
 import type { StoredMessage } from '../store/message-store.js';
-import { wireTime } from '../wire-time.js';
 import type { Stream } from './stream.js';
 
 /** The request of both, as nats-server 2.11 reads it (the batch fields only DIRECT.GET uses). */

@@ -19,8 +19,8 @@ import {
   subjectsCollide,
 } from '@slipstream/protocol';
 import { NATS_COMPATIBLE_VERSION } from '../../version.js';
-import { isGoEmpty } from '../go-json.js';
-import { transformProblem } from '../subject-transform.js';
+import { isGoEmpty } from '../shared/go-json.js';
+import { transformProblem } from '../shared/subject-transform.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 
 /** Streams a config may refer to (mirrors and sources). */

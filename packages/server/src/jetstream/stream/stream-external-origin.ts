@@ -17,9 +17,9 @@ import { type AckSubjectInfo, parseAckSubject, type StreamSource } from '@slipst
 import { nuid } from '@slipstream/protocol';
 import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
-import { headerValue } from '../header-block.js';
-import type { SubjectTransform } from '../subject-transform.js';
-import { nowNanos } from '../wire-time.js';
+import { headerValue } from '../shared/header-block.js';
+import type { SubjectTransform } from '../shared/subject-transform.js';
+import { nowNanos } from '../shared/wire-time.js';
 import type { StreamHost } from './stream.js';
 import {
   copyInto,

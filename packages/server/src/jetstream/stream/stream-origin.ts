@@ -7,10 +7,10 @@
  * fed by stream-external-origin.ts instead, with the helpers here.
  */
 import type { StreamSource } from '@slipstream/jsapi';
-import { headerValue, withHeaders, withoutHeader } from '../header-block.js';
+import { headerValue, withHeaders, withoutHeader } from '../shared/header-block.js';
+import { firstMatchingTransform, type SubjectTransform } from '../shared/subject-transform.js';
+import { nowNanos } from '../shared/wire-time.js';
 import type { StoredMessage } from '../store/message-store.js';
-import { firstMatchingTransform, type SubjectTransform } from '../subject-transform.js';
-import { nowNanos } from '../wire-time.js';
 import type { Stream } from './stream.js';
 
 /** What an origin tells the streams that follow it. */

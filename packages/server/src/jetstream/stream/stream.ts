@@ -24,15 +24,10 @@ import { withTraceHeadersDisabled } from '../../msg-trace-request.js';
 import type { Subscription } from '../../subscription.js';
 import type { Advisories } from '../advisories.js';
 import { StreamConsumers } from '../consumer/stream-consumers.js';
-import { formatGoDuration } from '../go-duration.js';
-import { headerValue, withHeaders } from '../header-block.js';
-import {
-  InvalidTtl,
-  MARKER_REASON_HEADER,
-  messageTtl,
-  storedTtl,
-  TTL_HEADER,
-} from '../message-ttl.js';
+import { formatGoDuration } from '../shared/go-duration.js';
+import { headerValue, withHeaders } from '../shared/header-block.js';
+import { type SubjectTransform, subjectTransform } from '../shared/subject-transform.js';
+import { wireTime } from '../shared/wire-time.js';
 import {
   type MessageStore,
   type PurgeOptions,
@@ -40,8 +35,13 @@ import {
   StoreError,
   type StoreLimits,
 } from '../store/message-store.js';
-import { type SubjectTransform, subjectTransform } from '../subject-transform.js';
-import { wireTime } from '../wire-time.js';
+import {
+  InvalidTtl,
+  MARKER_REASON_HEADER,
+  messageTtl,
+  storedTtl,
+  TTL_HEADER,
+} from '../store/message-ttl.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
 import { PubAcks } from './pub-acks.js';

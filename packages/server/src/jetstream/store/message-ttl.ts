@@ -4,7 +4,7 @@
  * The rules are stream.go parseMessageTTL (v2.11.0:4307-4326).
  */
 import { parseGoDuration } from '@slipstream/jsapi';
-import { headerValue } from './header-block.js';
+import { headerValue } from '../shared/header-block.js';
 
 export const TTL_HEADER = 'Nats-TTL';
 export const MARKER_REASON_HEADER = 'Nats-Marker-Reason';
