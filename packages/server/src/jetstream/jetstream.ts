@@ -1,4 +1,8 @@
 /**
+ * The account level of `jetstream/` (the files at its top: `jetstream-server.ts`, this file,
+ * `js-account.ts`, `account-limits.ts`, `advisories.ts`, `disabled-api.ts`), over the rooms
+ * `stream/`, `consumer/`, `snapshot/`, `api/`, `objects/`, `store/` and `shared/`.
+ *
  * One account's JetStream: its streams (`JsAccount`), its advisories, and the `$JS.API`
  * subscription in the account's own subject space that feeds the dispatcher. It reaches the rest
  * of the server only through its internal client, like nats-server's JetStream; what the

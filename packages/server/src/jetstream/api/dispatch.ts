@@ -1,4 +1,7 @@
 /**
+ * Room `jetstream/api/` (this is its main file): the `$JS.API` operations, one `ApiRoute` each
+ * (`routes.ts`), answered for one account. Routes reach JetStream only through `ApiContext`.
+ *
  * The one `$JS.API.>` subscription: every request is matched to its operation, its body decoded
  * with the jsapi schema, its handler run, and the answer (or the error, as JSON with nats-server's
  * code and err_code) sent to the reply subject. The preamble every handler would repeat lives

@@ -1,4 +1,6 @@
 /**
+ * Room `jetstream/objects/` (this is its main file): the `$OBJ` object store API.
+ *
  * The server-side object store API on `$OBJ.<bucket>` (this directory): for clients that can
  * only publish and request, the server does what the official object store clients do
  * themselves. Uploads are assembled by the server (`uploads.ts`: metadata to

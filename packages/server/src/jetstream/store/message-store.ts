@@ -1,4 +1,8 @@
 /**
+ * Room `jetstream/store/` (this is its main file, the interface the rooms above use): where a
+ * stream's messages and its consumers' states live, in memory or in SQLite, with every limit
+ * and TTL rule kept once in `store-engine.ts`. It imports no other JetStream room but shared/.
+ *
  * The seam between a stream and where its messages live, modelled on the `StreamStore` of
  * nats-server's server/store.go. Two implementations share every rule (store-engine.ts):
  * memory (memory-store.ts) and one SQLite file per stream (sqlite-store.ts).
