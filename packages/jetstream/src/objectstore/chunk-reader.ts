@@ -16,7 +16,7 @@ import type { ObjectInfo } from './types.js';
 const CHUNKS_AHEAD = 8;
 
 /** True when `digest` (`SHA-256=<base64url>`, padded or not) names these hash bytes. */
-function digestMatches(digest: string, hash: Uint8Array): boolean {
+export function digestMatches(digest: string, hash: Uint8Array): boolean {
   if (!digest.startsWith(OBJ_DIGEST_PREFIX)) return false;
   const expected = base64UrlDecode(digest.slice(OBJ_DIGEST_PREFIX.length));
   return expected?.length === hash.length && expected.every((b, i) => b === hash[i]);

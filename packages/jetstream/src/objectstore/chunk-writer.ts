@@ -32,6 +32,32 @@ async function* pieces(source: ObjectSource): AsyncGenerator<Uint8Array> {
 }
 
 /**
+ * The bytes of `source` in chunks of exactly `chunkSize` bytes (the last one shorter, none for
+ * an empty source), each a buffer of its own that the consumer may keep.
+ */
+export async function* chunksOf(
+  source: ObjectSource,
+  chunkSize: number,
+): AsyncGenerator<Uint8Array> {
+  let chunk = new Uint8Array(chunkSize);
+  let filled = 0;
+  for await (const piece of pieces(source)) {
+    for (let offset = 0; offset < piece.length; ) {
+      const n = Math.min(piece.length - offset, chunk.length - filled);
+      chunk.set(piece.subarray(offset, offset + n), filled);
+      filled += n;
+      offset += n;
+      if (filled === chunk.length) {
+        yield chunk;
+        chunk = new Uint8Array(chunkSize);
+        filled = 0;
+      }
+    }
+  }
+  if (filled > 0) yield chunk.subarray(0, filled);
+}
+
+/**
  * Publishes the content of `source` as chunks of `chunkSize` bytes on the subject of one object
  * version, hashing it on the way (SHA-256, incrementally). Up to ACKS_IN_FLIGHT chunks await
  * their acknowledgement at a time, so memory stays at a few chunks whatever the size.
@@ -56,22 +82,7 @@ export async function writeChunks(
     inFlight.push(ack);
     if (inFlight.length >= ACKS_IN_FLIGHT) await inFlight.shift();
   };
-  let chunk = new Uint8Array(target.chunkSize);
-  let filled = 0;
-  for await (const piece of pieces(source)) {
-    for (let offset = 0; offset < piece.length; ) {
-      const n = Math.min(piece.length - offset, chunk.length - filled);
-      chunk.set(piece.subarray(offset, offset + n), filled);
-      filled += n;
-      offset += n;
-      if (filled === chunk.length) {
-        await send(chunk);
-        chunk = new Uint8Array(target.chunkSize);
-        filled = 0;
-      }
-    }
-  }
-  if (filled > 0) await send(chunk.subarray(0, filled));
+  for await (const chunk of chunksOf(source, target.chunkSize)) await send(chunk);
   await Promise.all(inFlight);
   return { size, chunks, digest: objectDigest(hash.digest()) };
 }

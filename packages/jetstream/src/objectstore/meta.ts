@@ -1,4 +1,5 @@
 import {
+  type Decoded,
   decodeJson,
   describeIssues,
   objectInfoSchema,
@@ -11,7 +12,7 @@ import type { ObjectInfo, ObjectStoreMeta } from './types.js';
 /** The header that makes a metadata message replace the earlier ones of its subject. */
 export const ROLLUP_HEADER = 'Nats-Rollup';
 
-function headersToWire(h: MsgHdrs | undefined): Record<string, string[]> | undefined {
+export function headersToWire(h: MsgHdrs | undefined): Record<string, string[]> | undefined {
   if (!h) return undefined;
   const out: Record<string, string[]> = {};
   for (const [key, values] of h) out[key] = [...values];
@@ -54,7 +55,15 @@ export interface MetaMessage {
 
 /** An object's info from its metadata message; the revision is the message's sequence. */
 export function decodeInfo(msg: MetaMessage): ObjectInfo {
-  const decoded = decodeJson(objectInfoSchema, msg.data);
+  return infoFromWire(decodeJson(objectInfoSchema, msg.data), msg.seq, msg.timestamp);
+}
+
+/** An object's info from its decoded JSON, at `revision`, written at `timestamp` if it says not. */
+export function infoFromWire(
+  decoded: Decoded<WireObjectInfo>,
+  revision: number,
+  timestamp: string,
+): ObjectInfo {
   if (!decoded.ok) {
     throw new JetStreamError(`invalid object info: ${describeIssues(decoded.issues)}`, {
       cause: decoded.error,
@@ -69,8 +78,8 @@ export function decodeInfo(msg: MetaMessage): ObjectInfo {
     chunks: w.chunks ?? 0,
     digest: w.digest ?? '',
     deleted: w.deleted ?? false,
-    mtime: w.mtime ?? msg.timestamp,
-    revision: msg.seq,
+    mtime: w.mtime ?? timestamp,
+    revision,
   };
   if (w.description) info.description = w.description;
   const h = headersFromWire(w.headers);

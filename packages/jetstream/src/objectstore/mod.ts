@@ -1,3 +1,4 @@
+export { ObjectStoreApiError } from './object-api-error.js';
 export type { ObjectStore } from './object-store.js';
 export { Objm } from './objm.js';
 export type {
@@ -11,5 +12,6 @@ export type {
   ObjectStorePutOpts,
   ObjectStoreStatus,
   ObjectWatchInfo,
+  ObjmOptions,
 } from './types.js';
 export type { ObjectWatcher } from './watch.js';

@@ -15,6 +15,9 @@ import type { PurgeResponse } from '../stream-api.js';
 import { readChunks } from './chunk-reader.js';
 import { writeChunks } from './chunk-writer.js';
 import { decodeInfo, encodeInfo, metaOf, ROLLUP_HEADER } from './meta.js';
+import { serverGet } from './server-get.js';
+import type { ServerObjectApi } from './server-object-api.js';
+import { serverAssembledPut } from './server-put.js';
 import type {
   ObjectInfo,
   ObjectResult,
@@ -79,23 +82,39 @@ export class ObjectStoreImpl implements ObjectStore {
   readonly #js: JetStreamClient;
   readonly #jsm: JetStreamManager;
   readonly #direct: boolean;
+  /** Set when put, get, info, list and delete go through the server's `$OBJ` API. */
+  readonly #serverApi: ServerObjectApi | undefined;
 
   /** `direct`: the stream allows direct gets (read from its info). */
-  constructor(js: JetStreamClient, jsm: JetStreamManager, bucket: string, direct: boolean) {
+  constructor(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    bucket: string,
+    direct: boolean,
+    serverApi?: ServerObjectApi,
+  ) {
     this.#js = js;
     this.#jsm = jsm;
     this.bucket = bucket;
     this.stream = objStreamName(bucket);
     this.#direct = direct;
+    this.#serverApi = serverApi;
   }
 
   async info(name: string): Promise<ObjectInfo | null> {
+    if (this.#serverApi) return this.#serverApi.info(checkName(name));
+    return this.#storedInfo(name);
+  }
+
+  /** The info as the metadata message holds it (a deleted object's too, a link as a link). */
+  async #storedInfo(name: string): Promise<ObjectInfo | null> {
     const query = { last_by_subj: objMetaSubject(this.bucket, checkName(name)) };
     const msg = await readStored(this.#jsm, { stream: this.stream, direct: this.#direct }, query);
     return msg ? decodeInfo(msg) : null;
   }
 
   async list(): Promise<ObjectInfo[]> {
+    if (this.#serverApi) return this.#serverApi.list();
     const found: ObjectInfo[] = [];
     for await (const info of await this.watch({ ignoreDeletes: true, initialOnly: true })) {
       found.push(info);
@@ -104,7 +123,8 @@ export class ObjectStoreImpl implements ObjectStore {
   }
 
   async get(name: string): Promise<ObjectResult | null> {
-    const info = await this.info(name);
+    if (this.#serverApi) return serverGet(this.#serverApi, checkName(name));
+    const info = await this.#storedInfo(name);
     if (!info || info.deleted) return null;
     const link = info.options?.link;
     if (link) {
@@ -131,7 +151,8 @@ export class ObjectStoreImpl implements ObjectStore {
   ): Promise<ObjectInfo> {
     checkName(meta.name);
     if (meta.options?.link) throw new JetStreamError('a link is made with link() or linkStore()');
-    const previous = await this.info(meta.name);
+    if (this.#serverApi) return serverAssembledPut(this.#serverApi, meta, source, options);
+    const previous = await this.#storedInfo(meta.name);
     const id = nuid.next();
     const chunkSize = meta.options?.max_chunk_size || OBJ_DEFAULT_CHUNK_SIZE;
     let written: Awaited<ReturnType<typeof writeChunks>>;
@@ -172,7 +193,8 @@ export class ObjectStoreImpl implements ObjectStore {
   }
 
   async delete(name: string): Promise<PurgeResponse> {
-    const info = await this.info(name);
+    if (this.#serverApi) return this.#serverApi.delete(checkName(name));
+    const info = await this.#storedInfo(name);
     if (!info) throw new JetStreamError(`object '${name}' not found`);
     if (info.deleted) return { success: true, purged: 0 };
     await this.#publishInfo({
@@ -220,11 +242,11 @@ export class ObjectStoreImpl implements ObjectStore {
   }
 
   async update(name: string, meta: Partial<ObjectStoreMeta>): Promise<PubAck> {
-    const info = await this.info(name);
+    const info = await this.#storedInfo(name);
     if (!info || info.deleted) throw new JetStreamError(`object '${name}' not found`);
     const newName = meta.name ?? name;
     if (newName !== name) {
-      const taken = await this.info(checkName(newName));
+      const taken = await this.#storedInfo(checkName(newName));
       if (taken && !taken.deleted) {
         throw new JetStreamError(`an object named '${newName}' already exists`);
       }
@@ -243,7 +265,7 @@ export class ObjectStoreImpl implements ObjectStore {
   }
 
   async #publishLink(name: string, link: { bucket: string; name?: string }) {
-    const existing = await this.info(checkName(name));
+    const existing = await this.#storedInfo(checkName(name));
     if (existing && !existing.deleted && !existing.options?.link) {
       throw new JetStreamError(`an object named '${name}' already exists`);
     }

@@ -6,23 +6,38 @@ import {
   type StreamInfo,
 } from '@slipstream/jsapi';
 import { asJetStreamClient, bucketLister, checkBucket } from '../buckets.js';
-import { StreamNotFoundError } from '../errors.js';
+import { JetStreamError, StreamNotFoundError } from '../errors.js';
 import type { JetStreamClient } from '../jetstream-client.js';
 import type { Lister } from '../lister.js';
 import type { JetStreamManager } from '../manager.js';
+import { resolveOptions } from '../options.js';
 import { type ObjectStore, ObjectStoreImpl, objectStoreStatus } from './object-store.js';
-import type { ObjectStoreOptions, ObjectStoreStatus } from './types.js';
+import { ServerObjectApi } from './server-object-api.js';
+import type { ObjectStoreOptions, ObjectStoreStatus, ObjmOptions } from './types.js';
 
 /**
  * The entry point to object stores, as @nats-io/obj's Objm: `new Objm(js)` (or a connection,
- * for a JetStream client with default options).
+ * for a JetStream client with default options). `options.serverApi` opens the stores on our
+ * server's `$OBJ` API (see ObjmOptions).
  */
 export class Objm {
   readonly #js: JetStreamClient;
+  /** The core connection of the `$OBJ` requests, with `serverApi`. */
+  readonly #serverApiConnection: NatsConnection | undefined;
   #jsm: Promise<JetStreamManager> | undefined;
 
-  constructor(js: JetStreamClient | NatsConnection) {
+  constructor(js: JetStreamClient | NatsConnection, options: ObjmOptions = {}) {
     this.#js = asJetStreamClient(js);
+    if (options.serverApi) {
+      const connection =
+        options.connection ?? (js === this.#js ? undefined : (js as NatsConnection));
+      if (!connection) {
+        throw new JetStreamError(
+          'serverApi needs the connection: new Objm(nc, { serverApi: true }), or give options.connection',
+        );
+      }
+      this.#serverApiConnection = connection;
+    }
   }
 
   /**
@@ -52,7 +67,7 @@ export class Objm {
   /** Opens a bucket; with `check` (the default) it must exist (StreamNotFoundError). */
   async open(name: string, check = true): Promise<ObjectStore> {
     const jsm = await this.#manager();
-    if (!check) return new ObjectStoreImpl(this.#js, jsm, checkBucket(name), false);
+    if (!check) return this.#store(jsm, checkBucket(name), false);
     return this.#open(jsm, name, await jsm.streams.info(objStreamName(checkBucket(name))));
   }
 
@@ -62,7 +77,14 @@ export class Objm {
   }
 
   #open(jsm: JetStreamManager, name: string, info: StreamInfo): ObjectStore {
-    return new ObjectStoreImpl(this.#js, jsm, name, info.config.allow_direct ?? false);
+    return this.#store(jsm, name, info.config.allow_direct ?? false);
+  }
+
+  #store(jsm: JetStreamManager, bucket: string, direct: boolean): ObjectStore {
+    const timeout = resolveOptions(this.#js.getOptions()).timeout;
+    const serverApi =
+      this.#serverApiConnection && new ServerObjectApi(this.#serverApiConnection, bucket, timeout);
+    return new ObjectStoreImpl(this.#js, jsm, bucket, direct, serverApi);
   }
 
   #manager(): Promise<JetStreamManager> {

@@ -1,3 +1,4 @@
+import type { NatsConnection } from '@slipstream/client';
 import type { StorageType, StreamInfo } from '@slipstream/jsapi';
 import type { MsgHdrs } from '@slipstream/protocol';
 
@@ -85,6 +86,29 @@ export interface ObjectStorePutOpts {
   timeout?: number;
   /** The object's metadata must be at this revision (0: no such object yet). */
   previousRevision?: number;
+  /**
+   * The byte size of a ReadableStream source, which a put assembled by the server (`serverApi`)
+   * announces before the first chunk; bytes, text and Blobs say their own.
+   */
+  size?: number;
+}
+
+/** How `Objm` opens its object stores; an addition to @nats-io/obj's. */
+export interface ObjmOptions {
+  /**
+   * Use Slipstream's server-side object store API on `$OBJ.<bucket>` (our server only;
+   * nats-server has none): `put` announces the metadata and publishes the chunks, and the
+   * server hashes and stores them (a ReadableStream source needs `size` in the put options);
+   * `get`, `getBlob`, `info`, `list` and `delete` are requests. The other methods stay on
+   * JetStream. What differs: `info` of a deleted object is null and a link is followed,
+   * `revision` is 0, and `delete` reports `purged: 0`.
+   */
+  serverApi?: boolean;
+  /**
+   * The core connection the `$OBJ` requests go through, needed with `serverApi` when `Objm` is
+   * made from a JetStreamClient (made from a connection, it uses that one).
+   */
+  connection?: NatsConnection;
 }
 
 /** What `put` reads an object from: a stream, bytes, text, or a Blob (a browser File). */
