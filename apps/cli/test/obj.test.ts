@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { jetStreamServers, slipSuite } from './slip.js';
+import { failure, jetStreamServers, slipSuite, startJetStreamServer } from './slip.js';
 
 describe.each(jetStreamServers)('obj commands against $name with JetStream', ({ start }) => {
   const { server, home, run } = slipSuite(start);
@@ -73,5 +73,55 @@ describe.each(jetStreamServers)('obj commands against $name with JetStream', ({ 
     });
     expect((await run('obj', 'rm', 'FILES', '-f')).stderr).toBe('Deleted bucket FILES\n');
     expect((await run('obj', 'ls')).stderr).toBe('No Object Store buckets found\n');
+  });
+});
+
+describe("obj commands through slipstream-server's $OBJ API (--server-assembled, --server-api)", () => {
+  const { home, run } = slipSuite(startJetStreamServer);
+  const content = randomBytes(300 * 1024 + 5);
+
+  it('put assembled by the server, then get, info, ls and rm by request; each readable the other way', async () => {
+    const file = join(home().dir, 'data.bin');
+    await writeFile(file, content);
+    expect((await run('obj', 'add', 'API')).code).toBe(0);
+    const put = await run('obj', 'put', 'API', file, '--server-assembled', '--name', 'a.bin');
+    expect(put.stderr).toBe('');
+    expect(put.code).toBe(0);
+    expect(put.stdout).toMatch(/^Object information for API > a\.bin:\n\n\s+Size: 300\.0 KiB\n/);
+    const digest = `SHA-256=${createHash('sha256').update(content).digest('base64url')}=`;
+    expect(put.stdout).toContain(`Digest: ${digest}\n`);
+    // read back through JetStream, and through the API
+    const viaJs = join(home().dir, 'js.bin');
+    expect((await run('obj', 'get', 'API', 'a.bin', '-O', viaJs)).code).toBe(0);
+    expect(Buffer.compare(await readFile(viaJs), content)).toBe(0);
+    const viaApi = join(home().dir, 'api.bin');
+    expect(await run('obj', 'get', 'API', 'a.bin', '-O', viaApi, '--server-api')).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `Wrote 300.0 KiB to ${viaApi}\n`,
+    });
+    expect(Buffer.compare(await readFile(viaApi), content)).toBe(0);
+
+    // put through JetStream, listed and described through the API
+    const note = join(home().dir, 'note.txt');
+    await writeFile(note, 'a small note');
+    expect((await run('obj', 'put', 'API', note)).code).toBe(0);
+    expect((await run('obj', 'ls', 'API', '--server-api')).stdout).toMatch(
+      /│ a\.bin +│ 300\.0 KiB │ [\d-]+ [\d:]+ │\n[\s\S]*│ note\.txt │ 12 B +│/,
+    );
+    const info = JSON.parse(
+      (await run('--json', 'obj', 'info', 'API', 'a.bin', '--server-api')).stdout,
+    );
+    expect(info).toMatchObject({ bucket: 'API', name: 'a.bin', size: content.length, digest });
+
+    expect((await run('obj', 'rm', 'API', 'note.txt', '-f', '--server-api')).stderr).toBe(
+      'Deleted object API > note.txt\n',
+    );
+    expect(await run('obj', 'info', 'API', 'note.txt')).toEqual(
+      failure('no object "note.txt" in bucket API'),
+    );
+    expect(await run('obj', 'info', 'API', 'note.txt', '--server-api')).toEqual(
+      failure('no object "note.txt" in bucket API'),
+    );
   });
 });

@@ -27,14 +27,22 @@ import {
 } from '../units.js';
 import { UsageError } from '../usage-error.js';
 
-async function objm(session: Session): Promise<Objm> {
+/** With `serverApi`, the stores use our server's `$OBJ` object store API (see its README). */
+async function objm(session: Session, serverApi = false): Promise<Objm> {
   const { Objm } = await import('@slipstream/jetstream/objectstore');
-  return new Objm(await session.jetstream());
+  const connection = await session.connect();
+  return new Objm(await session.jetstream(connection), { serverApi, connection });
 }
 
-async function openStore(session: Session, bucket: string): Promise<ObjectStore> {
-  return (await objm(session)).open(bucket);
+async function openStore(
+  session: Session,
+  bucket: string,
+  serverApi = false,
+): Promise<ObjectStore> {
+  return (await objm(session, serverApi)).open(bucket);
 }
+
+const SERVER_API_HELP = "by request to the server's $OBJ object store API (slipstream-server only)";
 
 /** `slip obj ...`: object store buckets, with the commands and arguments of `nats object`. */
 export function registerObj(program: Command, act: Act): void {
@@ -84,7 +92,11 @@ export function registerObj(program: Command, act: Act): void {
       .command('put <bucket> <file>')
       .description('store a file, streamed in chunks (a progress bar at a terminal)')
       .option('--name <name>', 'the object name (default: the file name)')
-      .option('--description <text>', 'what the object is'),
+      .option('--description <text>', 'what the object is')
+      .option(
+        '--server-assembled',
+        'send the metadata and the chunks; the server hashes and stores them ($OBJ API, slipstream-server only)',
+      ),
     'slip obj put FILES ./build/app.tar.gz --name app-1.2.tar.gz',
   ).action(
     act(
@@ -92,10 +104,10 @@ export function registerObj(program: Command, act: Act): void {
         session,
         bucket: string,
         file: string,
-        options: { name?: string; description?: string },
+        options: { name?: string; description?: string; serverAssembled?: boolean },
       ) => {
         const { size } = await stat(file);
-        const store = await openStore(session, bucket);
+        const store = await openStore(session, bucket, options.serverAssembled);
         const progress = session.json ? undefined : progressBar('Uploading', size);
         const counted = Readable.from(
           countBytes(createReadStream(file), (n) => progress?.increment(n)),
@@ -106,6 +118,7 @@ export function registerObj(program: Command, act: Act): void {
             ...(options.description ? { description: options.description } : {}),
           },
           Readable.toWeb(counted) as ReadableStream<Uint8Array>,
+          { size },
         );
         progress?.stop();
         if (session.json) return session.printJson(info);
@@ -123,37 +136,48 @@ export function registerObj(program: Command, act: Act): void {
       .option(
         '-O, --output <file>',
         'where to write it: a file, or - for stdout (default: the object name)',
-      ),
+      )
+      .option('--server-api', SERVER_API_HELP),
     'slip obj get FILES app-1.2.tar.gz -O /tmp/app.tar.gz',
   ).action(
-    act(async (session, bucket: string, name: string, options: { output?: string }) => {
-      const result = await (await openStore(session, bucket)).get(name);
-      if (!result) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
-      const target = options.output ?? basename(name);
-      const progress =
-        target === '-' || session.json ? undefined : progressBar('Downloading', result.info.size);
-      const chunks = countBytes(result.data as unknown as AsyncIterable<Uint8Array>, (n) =>
-        progress?.increment(n),
-      );
-      const out = target === '-' ? process.stdout : createWriteStream(target);
-      // stdout stays open for whatever else is printed; a file is closed.
-      await pipeline(Readable.from(chunks), out, { end: target !== '-' });
-      const error = await result.error;
-      progress?.stop();
-      if (error) throw error;
-      if (target !== '-') session.note(`Wrote ${formatBytes(result.info.size)} to ${target}`);
-    }),
+    act(
+      async (
+        session,
+        bucket: string,
+        name: string,
+        options: { output?: string; serverApi?: boolean },
+      ) => {
+        const result = await (await openStore(session, bucket, options.serverApi)).get(name);
+        if (!result) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
+        const target = options.output ?? basename(name);
+        const progress =
+          target === '-' || session.json ? undefined : progressBar('Downloading', result.info.size);
+        const chunks = countBytes(result.data as unknown as AsyncIterable<Uint8Array>, (n) =>
+          progress?.increment(n),
+        );
+        const out = target === '-' ? process.stdout : createWriteStream(target);
+        // stdout stays open for whatever else is printed; a file is closed.
+        await pipeline(Readable.from(chunks), out, { end: target !== '-' });
+        const error = await result.error;
+        progress?.stop();
+        if (error) throw error;
+        if (target !== '-') session.note(`Wrote ${formatBytes(result.info.size)} to ${target}`);
+      },
+    ),
   );
 
   example(
-    obj.command('ls [bucket]').alias('list').description('the buckets, or the objects of a bucket'),
+    obj
+      .command('ls [bucket]')
+      .alias('list')
+      .description('the buckets, or the objects of a bucket')
+      .option('--server-api', `the objects ${SERVER_API_HELP}`),
     'slip obj ls FILES',
   ).action(
-    act(async (session, bucket: string | undefined) => {
+    act(async (session, bucket: string | undefined, options: { serverApi?: boolean }) => {
       if (bucket) {
-        const objects = (await (await openStore(session, bucket)).list()).sort((a, b) =>
-          a.name.localeCompare(b.name),
-        );
+        const store = await openStore(session, bucket, options.serverApi);
+        const objects = (await store.list()).sort((a, b) => a.name.localeCompare(b.name));
         if (session.json) return session.printJson(objects);
         if (objects.length === 0) return session.note(`No objects in bucket ${bucket}`);
         return session.out(
@@ -188,17 +212,25 @@ export function registerObj(program: Command, act: Act): void {
   example(
     obj
       .command('info <bucket> [name]')
-      .description("an object's info, or the bucket's status without a name"),
+      .description("an object's info, or the bucket's status without a name")
+      .option('--server-api', `the object's info ${SERVER_API_HELP}`),
     'slip obj info FILES app.tar.gz',
   ).action(
-    act(async (session, bucket: string, name: string | undefined) => {
-      const store = await openStore(session, bucket);
-      if (!name) return printStatus(session, await store.status());
-      const info = await store.info(name);
-      if (!info || info.deleted) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
-      if (session.json) return session.printJson(info);
-      session.out(formatObjectInfo(info));
-    }),
+    act(
+      async (
+        session,
+        bucket: string,
+        name: string | undefined,
+        options: { serverApi?: boolean },
+      ) => {
+        const store = await openStore(session, bucket, options.serverApi);
+        if (!name) return printStatus(session, await store.status());
+        const info = await store.info(name);
+        if (!info || info.deleted) throw new UsageError(`no object "${name}" in bucket ${bucket}`);
+        if (session.json) return session.printJson(info);
+        session.out(formatObjectInfo(info));
+      },
+    ),
   );
 
   example(
@@ -214,17 +246,25 @@ export function registerObj(program: Command, act: Act): void {
     obj
       .command('rm <bucket> [name]')
       .description('delete an object, or the whole bucket without a name')
-      .option('-f, --force', 'do not ask for confirmation'),
+      .option('-f, --force', 'do not ask for confirmation')
+      .option('--server-api', `delete the object ${SERVER_API_HELP}`),
     'slip obj rm FILES app.tar.gz -f',
   ).action(
-    act(async (session, bucket: string, name: string | undefined, options: { force?: boolean }) => {
-      const store = await openStore(session, bucket);
-      const what = name ? `delete object ${bucket} > ${name}` : `delete bucket ${bucket}`;
-      if (!(await confirmed(what, options.force))) return;
-      if (name) await store.delete(name);
-      else await store.destroy();
-      session.note(name ? `Deleted object ${bucket} > ${name}` : `Deleted bucket ${bucket}`);
-    }),
+    act(
+      async (
+        session,
+        bucket: string,
+        name: string | undefined,
+        options: { force?: boolean; serverApi?: boolean },
+      ) => {
+        const store = await openStore(session, bucket, options.serverApi);
+        const what = name ? `delete object ${bucket} > ${name}` : `delete bucket ${bucket}`;
+        if (!(await confirmed(what, options.force))) return;
+        if (name) await store.delete(name);
+        else await store.destroy();
+        session.note(name ? `Deleted object ${bucket} > ${name}` : `Deleted bucket ${bucket}`);
+      },
+    ),
   );
 
   example(
