@@ -8,10 +8,10 @@ import type { InternalClient } from '../internal-client.js';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import type { JsAccountLimits } from './account-limits.js';
-import { streamInfo } from './api/stream-routes.js';
 import { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
 import type { Stream } from './stream/stream.js';
+import { streamInfo } from './stream/stream-info.js';
 
 /** An account JetStream is enabled for: a client in its subject space and its limits. */
 export interface JetStreamAccountSetup {

@@ -14,10 +14,11 @@ import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { Advisories } from './advisories.js';
 import { ApiDispatcher } from './api/dispatch.js';
+import type { JetStreamHost } from './jetstream-host.js';
 import { JsAccount, type JsAccountLimits } from './js-account.js';
 import { ObjectApi } from './objects/object-api.js';
 
-export class JetStream {
+export class JetStream implements JetStreamHost {
   readonly advisories: Advisories;
   readonly #account: JsAccount;
   readonly #dispatcher: ApiDispatcher;

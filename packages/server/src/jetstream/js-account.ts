@@ -10,6 +10,7 @@ import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
 import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
+import { StreamConsumers } from './consumer/stream-consumers.js';
 import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
@@ -36,13 +37,16 @@ import {
 // The limits live apart, so that the accounts can read them without loading JetStream.
 export type { JsAccountLimits } from './account-limits.js';
 
+/** A stream of the account, with its consumers as the consumer room makes them. */
+export type AccountStream = Stream<StreamConsumers>;
+
 export interface ApiCounters {
   total: number;
   errors: number;
 }
 
 export class JsAccount {
-  readonly streams = new Map<string, Stream>();
+  readonly streams = new Map<string, AccountStream>();
   readonly api: ApiCounters = { total: 0, errors: 0 };
   readonly lookup: StreamConfigLookup = (name) => this.streams.get(name)?.config;
 
@@ -79,6 +83,16 @@ export class JsAccount {
     return this.#damage.found;
   }
 
+  #newStream(config: StreamConfig, store: MessageStore, created: bigint): AccountStream {
+    return new Stream(
+      this.host,
+      config,
+      store,
+      created,
+      (stream) => new StreamConsumers(stream, this.host),
+    );
+  }
+
   /** Reopens the file streams found in the store directory. */
   recover(): void {
     const storeDir = this.options.storeDir;
@@ -102,7 +116,7 @@ export class JsAccount {
       void store.close();
       throw error;
     }
-    const stream = new Stream(this.host, meta.config, store, meta.created);
+    const stream = this.#newStream(meta.config, store, meta.created);
     this.streams.set(name, stream);
     stream.start();
     stream.consumers.restore();
@@ -111,7 +125,10 @@ export class JsAccount {
   }
 
   /** STREAM.CREATE: a new stream, or the existing one when the config is the same. */
-  createStream(subjectName: string, requested: StreamConfig): { stream: Stream; created: boolean } {
+  createStream(
+    subjectName: string,
+    requested: StreamConfig,
+  ): { stream: AccountStream; created: boolean } {
     const config = checkStreamCreate(subjectName, requested, this.lookup);
     const existing = this.streams.get(config.name);
     if (existing) {
@@ -128,7 +145,7 @@ export class JsAccount {
     } catch (error) {
       throw ApiError.of(jsErrors.JSStreamCreateErrF, { err: (error as Error).message });
     }
-    const stream = new Stream(this.host, config, store, created);
+    const stream = this.#newStream(config, store, created);
     this.streams.set(config.name, stream);
     stream.start();
     return { stream, created: true };
@@ -143,14 +160,14 @@ export class JsAccount {
     config: StreamConfig,
     created: bigint,
     staged: { dir: string } | { store: MessageStore },
-  ): Stream {
+  ): AccountStream {
     if (this.streams.has(config.name)) {
       throw ApiError.of(jsErrors.JSStreamNameExistRestoreFailedErr);
     }
     this.#checkNoOverlap(config);
     this.checkLimits(config);
     if ('store' in staged) {
-      const stream = new Stream(this.host, config, staged.store, created);
+      const stream = this.#newStream(config, staged.store, created);
       this.streams.set(config.name, stream);
       stream.start();
       return stream;
@@ -171,7 +188,7 @@ export class JsAccount {
   }
 
   /** STREAM.UPDATE. */
-  updateStream(subjectName: string, requested: StreamConfig): Stream {
+  updateStream(subjectName: string, requested: StreamConfig): AccountStream {
     // nats-server's order: the config's own rules, then the name, then the stream.
     checkStreamConfig(requested, this.lookup);
     if (requested.name !== subjectName) throw ApiError.of(jsErrors.JSStreamMismatchErr);
@@ -194,7 +211,7 @@ export class JsAccount {
     this.#damage.forget(name);
   }
 
-  stream(name: string): Stream {
+  stream(name: string): AccountStream {
     const stream = this.streams.get(name);
     if (!stream) throw ApiError.of(jsErrors.JSStreamNotFoundErr);
     return stream;

@@ -18,7 +18,7 @@ import {
 import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
 import type { ApiExchange } from '../advisories.js';
-import type { JetStream } from '../jetstream.js';
+import type { JetStreamHost } from '../jetstream-host.js';
 import { StoreError } from '../store/message-store.js';
 import type { ApiRoute } from './route.js';
 import { apiRoutes } from './routes.js';
@@ -36,7 +36,7 @@ interface PendingRequest {
 export class ApiDispatcher {
   readonly #subscriptions: Subscription[] = [];
 
-  constructor(private readonly js: JetStream) {}
+  constructor(private readonly js: JetStreamHost) {}
 
   start(): void {
     const { client, options } = this.js;

@@ -1,10 +1,10 @@
 import type { ApiOperationName, ApiRequest } from '@slipstream/jsapi';
-import type { JetStream } from '../jetstream.js';
+import type { JetStreamHost } from '../jetstream-host.js';
 import type { JsAccount } from '../js-account.js';
 
 /** What a handler gets: the account asking, the subject's parameters and the decoded body. */
 export interface ApiContext<Op extends ApiOperationName> {
-  readonly js: JetStream;
+  readonly js: JetStreamHost;
   readonly account: JsAccount;
   readonly params: Record<string, string>;
   readonly request: ApiRequest<Op> | undefined;

@@ -1,67 +1,20 @@
 /** STREAM.CREATE / UPDATE / INFO / DELETE / NAMES / LIST / PURGE. */
 import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
-import type { JetStream } from '../jetstream.js';
-import { nowNanos, wireTime } from '../shared/wire-time.js';
+import type { JetStreamHost } from '../jetstream-host.js';
 import type { Stream } from '../stream/stream.js';
-import { withServerApiLevel } from '../stream/stream-api-level.js';
-import { checkStreamUpdate, wireStreamConfig } from '../stream/stream-config.js';
+import { checkStreamUpdate } from '../stream/stream-config.js';
+import { type AnswerParts, answeredStreamInfo } from '../stream/stream-info.js';
 import { type ApiContext, type ApiRoute, page } from './route.js';
 
 const NAMES_PAGE = 1024;
 const LIST_PAGE = 256;
 const SUBJECTS_PAGE = 100_000;
 
-/** config, created and state: the body of every stream info (and of /jsz's stream details). */
-export function streamInfo(
-  stream: Stream,
-  options: { subjectsFilter?: string; deleted?: boolean } = {},
-) {
-  return {
-    config: wireStreamConfig(stream.config),
-    created: wireTime(stream.created),
-    state: stream.state(options),
-  };
-}
-
-/** Which parts of a stream info an answer carries beyond config, created and state. */
-interface AnswerParts {
-  /** The server's version and API level in the config's metadata (2.11's setDynamicStreamMetadata). */
-  readonly apiLevel: boolean;
-  /** The mirror's or sources' progress. */
-  readonly origins: boolean;
-  /**
-   * The server's JetStream domain, named (after the state) by UPDATE, INFO and LIST answers
-   * (2.9.10 jetstream_api.go:1457, :1682, :1834) but not by CREATE's or a finished RESTORE's.
-   */
-  readonly domain?: string;
-}
-
-/**
- * Stream info as an API answer gives it, with when it was gathered (`ts`, v2.10.0
- * jetstream_api.go:1379). At v2.11.0 CREATE, UPDATE and INFO carry the API level and the origins
- * (jetstream_api.go:1646, :1741, :2124), LIST the origins only (:1963), a finished RESTORE the
- * API level only (:3979).
- */
-export function answeredStreamInfo(
-  stream: Stream,
-  parts: AnswerParts,
-  options?: { subjectsFilter?: string; deleted?: boolean },
-) {
-  const config = parts.apiLevel ? withServerApiLevel(stream.config) : stream.config;
-  return {
-    ...streamInfo(stream, options),
-    config: wireStreamConfig(config),
-    ...(parts.domain ? { domain: parts.domain } : {}),
-    ...(parts.origins ? stream.origins() : {}),
-    ts: wireTime(nowNanos()),
-  };
-}
-
 const FULL: AnswerParts = { apiLevel: true, origins: true };
 
 /** FULL, with the domain of the JetStream answering. */
-const fullInDomain = (js: JetStream): AnswerParts => ({ ...FULL, domain: js.options.domain });
+const fullInDomain = (js: JetStreamHost): AnswerParts => ({ ...FULL, domain: js.options.domain });
 
 function sortedStreams(context: ApiContext<'streamNames' | 'streamList'>): Stream[] {
   const subject = context.request?.subject;

@@ -12,7 +12,7 @@ import { nuid } from '@slipstream/protocol';
 import { afterWait } from '../../timer-delay.js';
 import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerEvents } from './consumer-events.js';
-import type { StatusReply } from './wait-queue.js';
+import type { StatusReply } from './status-message.js';
 
 /** A pull request's priority fields (`group`, `min_pending`, `min_ack_pending`, `id`). */
 export interface PullPriority {

@@ -6,7 +6,7 @@
  */
 import { decodeGoStruct, type GoStruct, isInt64 } from './go-json-decode.js';
 import type { PullPriority } from './priority-groups.js';
-import type { StatusReply } from './wait-queue.js';
+import type { StatusReply } from './status-message.js';
 
 export type ParsedPull =
   | {

@@ -9,11 +9,10 @@ import type { InternalClient } from '../../internal-client.js';
 import { timerDelay } from '../../timer-delay.js';
 import type { ConsumerLoad, PriorityGroups } from './priority-groups.js';
 import { parsePullBody } from './pull-body.js';
-import { statusHeaders } from './status-message.js';
+import { type StatusReply, statusHeaders } from './status-message.js';
 import {
   pendingHeaders,
   pullLimitsExceeded,
-  type StatusReply,
   type WaitingRequest,
   WaitQueue,
 } from './wait-queue.js';

@@ -3,6 +3,13 @@ import { encodeSubject } from '@slipstream/protocol';
 
 const CRLF = '\r\n';
 
+/** A reply without a body: a status line and optional headers. */
+export interface StatusReply {
+  code: number;
+  description: string;
+  headers?: [string, string | number][];
+}
+
 export function statusHeaders(
   code: number,
   description: string,

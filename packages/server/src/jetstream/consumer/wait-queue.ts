@@ -7,6 +7,7 @@
 import type { ConsumerConfig } from '@slipstream/jsapi';
 import { formatGoDuration } from '../shared/go-duration.js';
 import type { PullPriority } from './priority-groups.js';
+import type { StatusReply } from './status-message.js';
 
 export interface WaitingRequest {
   readonly reply: string;
@@ -24,13 +25,6 @@ export interface WaitingRequest {
   nextHeartbeat: number;
   /** Its priority group fields (JSON requests only); a pinned request's id is its pin. */
   priority: PullPriority | undefined;
-}
-
-/** A reply without a body: a status line and optional headers. */
-export interface StatusReply {
-  code: number;
-  description: string;
-  headers?: [string, string | number][];
 }
 
 const NANOS_PER_MS = 1_000_000;

@@ -12,8 +12,7 @@ import { ApiError, apiResponseType, jsErrors, type StreamConfig } from '@slipstr
 import { nuid } from '@slipstream/protocol';
 import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
-import { answeredStreamInfo } from '../api/stream-routes.js';
-import type { JetStream } from '../jetstream.js';
+import type { JetStreamHost } from '../jetstream-host.js';
 import type { JsAccount } from '../js-account.js';
 import { nowNanos } from '../shared/wire-time.js';
 import { openMemoryStore } from '../store/memory-store.js';
@@ -21,6 +20,7 @@ import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import { storeLimitsOf } from '../stream/stream.js';
 import { messagesFile, writeStreamMeta } from '../stream/stream-files.js';
+import { answeredStreamInfo } from '../stream/stream-info.js';
 import { StagedDatabase } from './restore-database.js';
 import { type ArchiveMeta, ArchiveReader, type ArchiveRecord } from './snapshot-archive.js';
 import { newStagingDir } from './snapshot-staging.js';
@@ -48,7 +48,7 @@ export class StreamRestore {
   #done = false;
 
   constructor(
-    private readonly js: JetStream,
+    private readonly js: JetStreamHost,
     private readonly account: JsAccount,
     /** The checked config the stream is restored with: the request's, as in nats-server. */
     private readonly config: StreamConfig,

@@ -15,7 +15,7 @@ import { rmSync } from 'node:fs';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, jsErrors, type StreamConfig, type StreamState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import type { JetStream } from '../jetstream.js';
+import type { JetStreamHost } from '../jetstream-host.js';
 import type { JsAccount } from '../js-account.js';
 import { nowNanos } from '../shared/wire-time.js';
 import type { Stream } from '../stream/stream.js';
@@ -46,7 +46,7 @@ export class StreamSnapshot {
   #unacked = 0;
 
   private constructor(
-    private readonly js: JetStream,
+    private readonly js: JetStreamHost,
     private readonly account: JsAccount,
     private readonly config: StreamConfig,
     private readonly created: bigint,
@@ -59,7 +59,7 @@ export class StreamSnapshot {
 
   /** Copies the stream; throws the API error nats-server answers when it cannot. */
   static async take(
-    js: JetStream,
+    js: JetStreamHost,
     account: JsAccount,
     stream: Stream,
     options: SnapshotOptions,

@@ -16,9 +16,9 @@ import {
   findMessage,
   type MessageQuery,
   queryTime,
+  type StoredStream,
   startSeq,
 } from './message-get.js';
-import type { Stream } from './stream.js';
 
 /** One reply message to the requester. */
 export interface DirectGetReply {
@@ -41,7 +41,7 @@ const EMPTY = new Uint8Array(0);
  * subject (`$JS.API.DIRECT.GET.<stream>.<subject>`), undefined for a request with a JSON body.
  */
 export function directGetReplies(
-  stream: Stream,
+  stream: StoredStream,
   body: Uint8Array,
   lastBySubject: string | undefined,
 ): DirectGetReply[] {
@@ -106,7 +106,7 @@ function badDirectQuery(query: MessageQuery): boolean {
 }
 
 /** Headers naming where a message came from, as every direct get answer has them. */
-function origin(stream: Stream, message: StoredMessage): Array<[string, string]> {
+function origin(stream: StoredStream, message: StoredMessage): Array<[string, string]> {
   return [
     ['Nats-Stream', stream.name],
     ['Nats-Subject', message.subject],
@@ -120,7 +120,7 @@ function origin(stream: Stream, message: StoredMessage): Array<[string, string]>
  * it) and the sequence of the one sent before it (0 for the first).
  */
 function inBatch(
-  stream: Stream,
+  stream: StoredStream,
   message: StoredMessage,
   pending: number,
   previous: number,
@@ -144,7 +144,7 @@ function endOfBatch(entries: Array<[string, string]>): DirectGetReply {
 }
 
 /** Up to `batch` messages from the start (or the next ones matching `next_by_subj`), then EOB. */
-function batchReplies(stream: Stream, query: MessageQuery): DirectGetReply[] {
+function batchReplies(stream: StoredStream, query: MessageQuery): DirectGetReply[] {
   const filter = query.next_by_subj ?? '';
   let seq = startSeq(stream, query);
   // A negative batch sends nothing but the end, as nats-server's loop does.
@@ -185,7 +185,7 @@ function batchReplies(stream: Stream, query: MessageQuery): DirectGetReply[] {
  * The last message of each subject matching any of `multi_last`, at or below `up_to_seq` (or
  * before `up_to_time`), in sequence order from `seq`, then EOB naming the bound used.
  */
-function lastPerSubjectReplies(stream: Stream, query: MessageQuery): DirectGetReply[] {
+function lastPerSubjectReplies(stream: StoredStream, query: MessageQuery): DirectGetReply[] {
   let upTo = query.up_to_seq ?? 0;
   // The last sequence before the first message at or after that time.
   if (query.up_to_time !== undefined) {
@@ -234,7 +234,7 @@ function lastPerSubjectReplies(stream: Stream, query: MessageQuery): DirectGetRe
  * below `upTo`; 'too-many' past nats-server's limit of results.
  */
 function lastSeqsPerSubject(
-  stream: Stream,
+  stream: StoredStream,
   filters: string[],
   upTo: number,
 ): number[] | 'too-many' {
@@ -252,7 +252,7 @@ function lastSeqsPerSubject(
 
 /** The subject's newest message at or below `upTo`, walking back (rare: only when bounded). */
 function lastAtOrBelow(
-  stream: Stream,
+  stream: StoredStream,
   subject: string,
   first: number,
   upTo: number,

@@ -6,8 +6,15 @@
 
 import { parseTimestamp, timestampToEpochNanos } from '@slipstream/jsapi';
 import { wireTime } from '../shared/wire-time.js';
-import type { StoredMessage } from '../store/message-store.js';
-import type { Stream } from './stream.js';
+import type { MessageStore, StoredMessage } from '../store/message-store.js';
+
+/** A stream as its message gets read it (the stream itself, without importing it). */
+export interface StoredStream {
+  readonly name: string;
+  readonly store: MessageStore;
+  /** The message at `seq`, or undefined when there is none. */
+  load(seq: number): StoredMessage | undefined;
+}
 
 /** The request of both, as nats-server 2.11 reads it (the batch fields only DIRECT.GET uses). */
 export interface MessageQuery {
@@ -46,13 +53,13 @@ export function queryTime(text: string): bigint {
 }
 
 /** The sequence a query starts from: its start time's, else its `seq` (0: none). */
-export function startSeq(stream: Stream, query: MessageQuery): number {
+export function startSeq(stream: StoredStream, query: MessageQuery): number {
   if (query.start_time !== undefined) return stream.store.seqFromTime(queryTime(query.start_time));
   return query.seq ?? 0;
 }
 
 /** The message a valid single query names, or undefined when there is none. */
-export function findMessage(stream: Stream, query: MessageQuery): StoredMessage | undefined {
+export function findMessage(stream: StoredStream, query: MessageQuery): StoredMessage | undefined {
   const seq = startSeq(stream, query);
   if (query.next_by_subj) return stream.store.loadNext(query.next_by_subj, seq);
   if (seq > 0) return stream.load(seq);

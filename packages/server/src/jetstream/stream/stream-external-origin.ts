@@ -15,12 +15,12 @@
 import { createHash } from 'node:crypto';
 import { type AckSubjectInfo, parseAckSubject, type StreamSource } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
-import type { InternalMessage } from '../../internal-client.js';
+import type { InternalClient, InternalMessage } from '../../internal-client.js';
+import type { Logger } from '../../logger.js';
 import type { Subscription } from '../../subscription.js';
 import { headerValue } from '../shared/header-block.js';
 import type { SubjectTransform } from '../shared/subject-transform.js';
 import { nowNanos } from '../shared/wire-time.js';
-import type { StreamHost } from './stream.js';
 import {
   copyInto,
   type Feed,
@@ -29,6 +29,12 @@ import {
   originTransform,
   resumeSeq,
 } from './stream-origin.js';
+
+/** What a feed from an external origin needs of the JetStream its stream is in. */
+export interface ExternalFeedHost {
+  readonly client: InternalClient;
+  readonly logger: Logger;
+}
 
 const NANOS_PER_MS = 1_000_000;
 /** sourceHealthHB: the consumer's idle heartbeat. */
@@ -54,7 +60,7 @@ export class ExternalFeed implements Feed {
   readonly #target: FeedTarget;
   readonly #source: StreamSource;
   readonly #kind: 'mirror' | 'source';
-  readonly #host: StreamHost;
+  readonly #host: ExternalFeedHost;
   readonly #api: string;
   /** The origin as `Nats-Stream-Source` names it: `<name>:<hash of the API prefix>`. */
   readonly #originName: string;
@@ -81,7 +87,7 @@ export class ExternalFeed implements Feed {
     target: FeedTarget,
     source: StreamSource,
     kind: 'mirror' | 'source',
-    host: StreamHost,
+    host: ExternalFeedHost,
   ) {
     this.#target = target;
     this.#source = source;

@@ -10,13 +10,19 @@ import type { StreamSource } from '@slipstream/jsapi';
 import { headerValue, withHeaders, withoutHeader } from '../shared/header-block.js';
 import { firstMatchingTransform, type SubjectTransform } from '../shared/subject-transform.js';
 import { nowNanos } from '../shared/wire-time.js';
-import type { StoredMessage } from '../store/message-store.js';
-import type { Stream } from './stream.js';
+import type { MessageStore, StoredMessage } from '../store/message-store.js';
 
 /** What an origin tells the streams that follow it. */
 export interface StreamWatcher {
   appended(): void;
   closed(): void;
+}
+
+/** The origin side of a feed: the stream copied from, as a feed reads and follows it. */
+export interface FeedOrigin {
+  readonly store: MessageStore;
+  /** Tells `watcher` of every message the origin stores, and of its end. */
+  watch(watcher: StreamWatcher): () => void;
 }
 
 /** A stream's mirror or one of its sources, fed while started. */
@@ -44,7 +50,7 @@ const BATCH = 512;
 export const SOURCE_HEADER = 'Nats-Stream-Source';
 
 export class OriginFeed implements Feed {
-  #origin: Stream | undefined;
+  #origin: FeedOrigin | undefined;
   #unwatch: (() => void) | undefined;
   #retry: NodeJS.Timeout | undefined;
   #scheduled: NodeJS.Immediate | undefined;
@@ -60,7 +66,7 @@ export class OriginFeed implements Feed {
     private readonly target: FeedTarget,
     private readonly source: StreamSource,
     private readonly kind: 'mirror' | 'source',
-    private readonly lookup: (name: string) => Stream | undefined,
+    private readonly lookup: (name: string) => FeedOrigin | undefined,
   ) {
     this.#transform = originTransform(source);
   }
@@ -154,7 +160,7 @@ export class OriginFeed implements Feed {
   }
 
   /** Where copying starts: after what the stream already holds from this origin. */
-  #startingSeq(origin: Stream): number {
+  #startingSeq(origin: FeedOrigin): number {
     const resumed = resumeSeq(this.target, this.kind, this.source.name);
     if (resumed) return resumed;
     if (this.source.opt_start_seq) return this.source.opt_start_seq;

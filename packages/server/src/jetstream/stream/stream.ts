@@ -2,7 +2,7 @@
  * Room `jetstream/stream/` (this is its main file): one stream and what it alone uses: its config
  * (`stream-config.ts`), the publish rules, its mirror and sources (`stream-origin.ts`,
  * `stream-external-origin.ts`), direct and message gets, the duplicate window, PubAcks, its
- * files on disk and their damage checks.
+ * files on disk and their damage checks. It knows its consumers only as a `StreamConsumerSet`.
  *
  * One stream: its config, its store, the internal subscriptions that capture what is published
  * on its subjects, and the publish rules of nats-server's processJetStreamMsg (subject
@@ -11,6 +11,7 @@
  */
 import {
   ApiError,
+  type ConsumerConfig,
   type JsErrorEntry,
   jsErrors,
   type StreamConfig,
@@ -23,7 +24,6 @@ import { activeTrace, type JetStreamTrace } from '../../msg-trace.js';
 import { withTraceHeadersDisabled } from '../../msg-trace-request.js';
 import type { Subscription } from '../../subscription.js';
 import type { Advisories } from '../advisories.js';
-import { StreamConsumers } from '../consumer/stream-consumers.js';
 import { formatGoDuration } from '../shared/go-duration.js';
 import { headerValue, withHeaders } from '../shared/header-block.js';
 import { type SubjectTransform, subjectTransform } from '../shared/subject-transform.js';
@@ -71,6 +71,29 @@ export interface StreamHost {
   claims?(stream: Stream, message: InternalMessage): boolean;
 }
 
+/**
+ * What a stream needs of its consumers, and all it knows of them: the consumer room's
+ * `StreamConsumers` is one, made for each stream by whoever creates it (`JsAccount`).
+ */
+export interface StreamConsumerSet {
+  readonly count: number;
+  /** The consumers, sorted by name. */
+  sorted(): ReadonlyArray<{ readonly name: string; readonly config: ConsumerConfig }>;
+  /** The stream stored a message on `subject`. */
+  appended(subject: string): void;
+  /** Whether some consumer will want a message on `subject` (interest retention). */
+  interestedIn(subject: string): boolean;
+  /** The stream was purged with these options (or a rollup purged it). */
+  purged(options: PurgeOptions): void;
+  retentionBecameInterest(): void;
+  /** Writes every state change still waiting (a snapshot follows). */
+  saveStates(): void;
+  /** Stops every consumer: the stream closes. */
+  close(): void;
+  /** Stops every consumer as deleted: the stream is deleted. */
+  deleteAll(): void;
+}
+
 const MAX_HEADER_BYTES = 65_535;
 const DIRECT_GET_GROUP = '_sys_';
 
@@ -97,14 +120,14 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
   };
 }
 
-export class Stream implements FeedTarget {
+export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> implements FeedTarget {
   #config: StreamConfig;
   readonly #watchers = new Set<StreamWatcher>();
   #feeds: Feed[] = [];
   readonly #host: StreamHost;
   readonly #subscriptions: Subscription[] = [];
   readonly #duplicates: DuplicateWindow;
-  readonly consumers: StreamConsumers;
+  readonly consumers: Consumers;
   #lastMsgId = '';
   readonly #pubAcks: PubAcks;
   #republish: SubjectTransform | undefined;
@@ -119,12 +142,13 @@ export class Stream implements FeedTarget {
     readonly store: MessageStore,
     /** Nanoseconds since the epoch. */
     readonly created: bigint,
+    consumersOf: (stream: Stream<Consumers>) => Consumers,
   ) {
     this.#host = host;
     this.#pubAcks = new PubAcks(host.client, store.kind === 'memory', (reply) =>
       this.#reject(reply, jsErrors.JSInsufficientResourcesErr),
     );
-    this.consumers = new StreamConsumers(this, host);
+    this.consumers = consumersOf(this);
     this.#config = config;
     this.#duplicates = new DuplicateWindow(windowMs(config));
     // A new stream starts at first_seq (nats-server's stores purge up to it when they open).
