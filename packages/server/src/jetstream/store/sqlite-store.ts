@@ -23,22 +23,32 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
 import {
-  type ConsumerStore,
   type MessageStore,
-  type SavedConsumer,
   type StoredMessage,
   StoreError,
   type StoreLimits,
   type SubjectState,
 } from './message-store.js';
 import { decodePayload, encodePayload } from './payload-codec.js';
+import { SqliteConsumerStore } from './sqlite-consumer-store.js';
+import {
+  type AheadColumns,
+  type AheadRow,
+  addEncodingColumn,
+  isDamage,
+  type MessageRow,
+  MessageStatements,
+  messageChecksum,
+  SCAN_BATCH,
+  SCHEMA,
+  sqliteCode,
+} from './sqlite-schema.js';
 import { StoreEngine } from './store-engine.js';
 import { WalFile } from './wal-file.js';
 
@@ -68,31 +78,6 @@ export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
   });
 }
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS messages (
-    seq INTEGER PRIMARY KEY,
-    time INTEGER NOT NULL,
-    subject TEXT NOT NULL,
-    headers BLOB,
-    payload BLOB NOT NULL,
-    size INTEGER NOT NULL,
-    checksum INTEGER NOT NULL,
-    encoding INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE INDEX IF NOT EXISTS messages_by_subject ON messages (subject, seq);
-  CREATE TABLE IF NOT EXISTS sequence_state (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    last_seq INTEGER NOT NULL,
-    last_time INTEGER NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS consumers (
-    name TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    created INTEGER NOT NULL,
-    state TEXT
-  );
-`;
-
 /** No commit for this long and the WAL is checkpointed and truncated (checkpoint-worker.ts). */
 const IDLE_CHECKPOINT_MS = 100;
 
@@ -119,9 +104,6 @@ const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
  */
 const DEFERRED_REMOVALS = 64;
 
-/** How many rows a scan reads per query: no statement stays open between yields. */
-const SCAN_BATCH = 512;
-
 /**
  * Rows read ahead for a sequential reader: at most this many, and about this many payload bytes
  * (each read asks for the rows the previous one's sizes say fit). The first read, with no sizes
@@ -142,67 +124,6 @@ interface ReadAhead {
   from: number;
   to: number;
   rows: Map<number, AheadRow>;
-}
-
-interface MessageRow {
-  time: bigint;
-  subject: string;
-  headers: Buffer | null;
-  payload: Buffer;
-  checksum: bigint;
-  /** How the payload is kept (payload-codec.ts). */
-  encoding: bigint;
-}
-
-interface AheadRow extends MessageRow {
-  size: bigint;
-}
-
-/** A read-ahead row as selectAhead returns it. */
-type AheadColumns = [
-  seq: bigint,
-  time: bigint,
-  subject: string,
-  headers: Buffer | null,
-  payload: Buffer,
-  checksum: bigint,
-  encoding: bigint,
-  size: bigint,
-];
-
-const positionBuffer = new DataView(new ArrayBuffer(16));
-
-/** CRC-32 over everything a reader relies on, so a flipped bit anywhere is caught. */
-export function messageChecksum(
-  seq: number,
-  time: bigint,
-  subject: string,
-  headers: Uint8Array | undefined,
-  payload: Uint8Array,
-): number {
-  positionBuffer.setFloat64(0, seq);
-  positionBuffer.setBigInt64(8, time);
-  let checksum = crc32(positionBuffer);
-  checksum = crc32(subject, checksum);
-  // zlib answers 0 for a buffer without memory behind it (an empty blob), so skip empties.
-  if (headers && headers.length > 0) checksum = crc32(headers, checksum);
-  return payload.length > 0 ? crc32(payload, checksum) : checksum;
-}
-
-/** A file written before payloads could be compressed gets the column saying they are not. */
-function addEncodingColumn(db: Database.Database): void {
-  const columns = db.pragma('table_info(messages)') as Array<{ name: string }>;
-  if (!columns.some((column) => column.name === 'encoding')) {
-    db.exec('ALTER TABLE messages ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0');
-  }
-}
-
-function sqliteCode(error: unknown): string {
-  return error instanceof Database.SqliteError ? error.code : '';
-}
-
-function isDamage(code: string): boolean {
-  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
 class SqliteLog implements MessageLog {
@@ -243,20 +164,7 @@ class SqliteLog implements MessageLog {
   /** Compress the payloads appended from now on (the stream's `compression`). */
   private compressing = false;
 
-  private readonly insert: Database.Statement;
-  private readonly selectMessage: Database.Statement;
-  private readonly selectEntry: Database.Statement;
-  private readonly selectAhead: Database.Statement;
-  private readonly deleteOne: Database.Statement;
-  private readonly tallyRange: Database.Statement;
-  private readonly deleteRange: Database.Statement;
-  private readonly selectPrev: Database.Statement;
-  private readonly selectNextOfSubject: Database.Statement;
-  private readonly selectPrevOfSubject: Database.Statement;
-  private readonly countOfSubject: Database.Statement;
-  private readonly selectScan: Database.Statement;
-  private readonly selectAtTime: Database.Statement;
-  private readonly saveSequenceState: Database.Statement;
+  private readonly sql: MessageStatements;
   readonly consumers: SqliteConsumerStore;
 
   constructor(options: SqliteStoreOptions) {
@@ -268,56 +176,13 @@ class SqliteLog implements MessageLog {
     this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
     this.lazy = typeof options.sync === 'number';
     const db = this.db;
-    this.insert = db.prepare(
-      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.selectMessage = db
-      .prepare(
-        'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
-      )
-      .safeIntegers(true);
-    // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
-    this.selectAhead = db
-      .prepare(
-        'SELECT seq, time, subject, headers, payload, checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
-      )
-      .safeIntegers(true)
-      .raw(true);
-    this.selectEntry = db
-      .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
-      .safeIntegers(true);
-    this.deleteOne = db.prepare('DELETE FROM messages WHERE seq = ?');
-    this.tallyRange = db.prepare(
-      'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
-    );
-    this.deleteRange = db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
-    this.selectPrev = db
-      .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
-      .pluck();
-    this.selectNextOfSubject = db
-      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq > ? ORDER BY seq LIMIT 1')
-      .pluck();
-    this.selectPrevOfSubject = db
-      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT 1')
-      .pluck();
-    this.countOfSubject = db
-      .prepare('SELECT count(*) FROM messages WHERE subject = ? AND seq >= ?')
-      .pluck();
-    this.selectScan = db.prepare(
-      `SELECT seq, subject FROM messages WHERE seq >= ? ORDER BY seq LIMIT ${SCAN_BATCH}`,
-    );
-    this.selectAtTime = db
-      .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
-      .pluck();
-    this.saveSequenceState = db.prepare(
-      'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
-    );
+    this.sql = new MessageStatements(db);
     this.consumers = new SqliteConsumerStore(db, (write, synced) =>
       this.group.write(write, synced),
     );
     this.group = new CommitGroup(db, {
       beforeCommit: () => {
-        if (this.lastNeedsSaving) this.saveSequenceState.run(this.lastSeq, this.lastTime);
+        if (this.lastNeedsSaving) this.sql.saveSequenceState.run(this.lastSeq, this.lastTime);
         this.lastNeedsSaving = false;
         this.consumers.writeChangedStates();
       },
@@ -371,7 +236,7 @@ class SqliteLog implements MessageLog {
     );
     const stored = encodePayload(message.payload, this.compressing);
     this.group.write(() =>
-      this.insert.run(
+      this.sql.insert.run(
         message.seq,
         message.time,
         message.subject,
@@ -395,7 +260,7 @@ class SqliteLog implements MessageLog {
     const row =
       ahead && seq >= ahead.from && seq <= ahead.to
         ? ahead.rows.get(seq)
-        : this.query(() => this.selectMessage.get(seq) as MessageRow | undefined, seq);
+        : this.query(() => this.sql.selectMessage.get(seq) as MessageRow | undefined, seq);
     if (!row) return undefined;
     let payload: Buffer | undefined;
     try {
@@ -432,7 +297,9 @@ class SqliteLog implements MessageLog {
     }
     const row = this.query(
       () =>
-        this.selectEntry.get(seq) as { subject: string; time: bigint; size: bigint } | undefined,
+        this.sql.selectEntry.get(seq) as
+          | { subject: string; time: bigint; size: bigint }
+          | undefined,
       seq,
     );
     return row && { subject: row.subject, time: row.time, size: Number(row.size) };
@@ -452,14 +319,14 @@ class SqliteLog implements MessageLog {
     this.removeDeferred();
     this.group.write(() => {
       if (!erase) {
-        this.deleteOne.run(seq);
+        this.sql.deleteOne.run(seq);
         return;
       }
       // secure_delete zeroes the freed row in its page; the checkpoint after the commit
       // copies that page over the file and empties the WAL that still held the row.
       this.db.pragma('secure_delete = ON');
       try {
-        this.deleteOne.run(seq);
+        this.sql.deleteOne.run(seq);
       } finally {
         this.db.pragma('secure_delete = OFF');
       }
@@ -473,9 +340,9 @@ class SqliteLog implements MessageLog {
     this.lastNeedsSaving = true;
     return this.group.write(() => {
       const removed = (
-        this.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
+        this.sql.tallyRange.all(from, to) as { subject: string; messages: number; bytes: number }[]
       ).map((row) => ({ subject: row.subject, messages: row.messages, bytes: row.bytes }));
-      this.deleteRange.run(from, to);
+      this.sql.deleteRange.run(from, to);
       return removed;
     });
   }
@@ -498,7 +365,9 @@ class SqliteLog implements MessageLog {
 
   /** Reads the rows from `from` on into the read-ahead; the first one's sequence, if any. */
   private readAhead(from: number): number | undefined {
-    const found = this.query(() => this.selectAhead.all(from, this.aheadRows) as AheadColumns[]);
+    const found = this.query(
+      () => this.sql.selectAhead.all(from, this.aheadRows) as AheadColumns[],
+    );
     if (found.length === 0) return undefined;
     const rows = new Map<number, AheadRow>();
     let bytes = 0;
@@ -514,25 +383,27 @@ class SqliteLog implements MessageLog {
   }
 
   prevSeq(before: number): number | undefined {
-    return this.query(() => this.selectPrev.get(before) as number | undefined);
+    return this.query(() => this.sql.selectPrev.get(before) as number | undefined);
   }
 
   nextSeqOfSubject(subject: string, after: number): number | undefined {
-    return this.query(() => this.selectNextOfSubject.get(subject, after) as number | undefined);
+    return this.query(() => this.sql.selectNextOfSubject.get(subject, after) as number | undefined);
   }
 
   prevSeqOfSubject(subject: string, before: number): number | undefined {
-    return this.query(() => this.selectPrevOfSubject.get(subject, before) as number | undefined);
+    return this.query(
+      () => this.sql.selectPrevOfSubject.get(subject, before) as number | undefined,
+    );
   }
 
   countOfSubjectFrom(subject: string, from: number): number {
-    return this.query(() => this.countOfSubject.get(subject, from) as number);
+    return this.query(() => this.sql.countOfSubject.get(subject, from) as number);
   }
 
   *scan(from: number): Iterable<{ seq: number; subject: string }> {
     for (let next = from; ; ) {
       const rows = this.query(
-        () => this.selectScan.all(next) as { seq: number; subject: string }[],
+        () => this.sql.selectScan.all(next) as { seq: number; subject: string }[],
       );
       yield* rows;
       if (rows.length < SCAN_BATCH) return;
@@ -541,7 +412,7 @@ class SqliteLog implements MessageLog {
   }
 
   firstSeqAtOrAfter(time: bigint): number | undefined {
-    return this.query(() => this.selectAtTime.get(time) as number | undefined);
+    return this.query(() => this.sql.selectAtTime.get(time) as number | undefined);
   }
 
   setLast(seq: number, time: bigint): void {
@@ -686,7 +557,7 @@ class SqliteLog implements MessageLog {
     this.deferredRemovals = [];
     // Unsynced: reopening the store would redo these removals anyway.
     this.group.write(() => {
-      for (const seq of seqs) this.deleteOne.run(seq);
+      for (const seq of seqs) this.sql.deleteOne.run(seq);
     }, false);
   }
 
@@ -722,70 +593,5 @@ class SqliteLog implements MessageLog {
       );
     }
     return new StoreError('io', `${where}: ${reason}`, this.name, seq, { cause: error });
-  }
-}
-
-/**
- * The consumers table: one row per consumer with its config and its encoded state. State
- * changes are only marked; the group writes each changed state once, just before its COMMIT.
- */
-class SqliteConsumerStore implements ConsumerStore {
-  private readonly changed = new Map<string, () => string>();
-  private readonly upsert: Database.Statement;
-  private readonly updateState: Database.Statement;
-  private readonly deleteOne: Database.Statement;
-  private readonly selectAll: Database.Statement;
-
-  constructor(
-    db: Database.Database,
-    /** Runs a write inside the current commit group; `synced` false for bookkeeping. */
-    private readonly write: (write: () => void, synced?: boolean) => void,
-  ) {
-    this.upsert = db.prepare(
-      'INSERT INTO consumers (name, config, created) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config',
-    );
-    this.updateState = db.prepare('UPDATE consumers SET state = ? WHERE name = ?');
-    this.deleteOne = db.prepare('DELETE FROM consumers WHERE name = ?');
-    this.selectAll = db
-      .prepare('SELECT name, config, created, state FROM consumers ORDER BY name')
-      .safeIntegers(true);
-  }
-
-  saveConfig(name: string, config: string, created: bigint): void {
-    this.write(() => this.upsert.run(name, config, created));
-  }
-
-  stateChanged(name: string, encode: () => string): void {
-    // Joins (or opens) the turn's transaction, so that a commit and its hook follow; ack
-    // state needs no sync of its own (commit-group.ts).
-    this.write(() => {}, false);
-    this.changed.set(name, encode);
-  }
-
-  remove(name: string): void {
-    this.changed.delete(name);
-    this.write(() => this.deleteOne.run(name));
-  }
-
-  list(): SavedConsumer[] {
-    return (
-      this.selectAll.all() as {
-        name: string;
-        config: string;
-        created: bigint;
-        state: string | null;
-      }[]
-    ).map((row) => ({
-      name: row.name,
-      config: row.config,
-      created: row.created,
-      state: row.state ?? undefined,
-    }));
-  }
-
-  /** The commit group's last step: each changed state, encoded now. */
-  writeChangedStates(): void {
-    for (const [name, encode] of this.changed) this.updateState.run(encode(), name);
-    this.changed.clear();
   }
 }

@@ -1,0 +1,162 @@
+/**
+ * The layout of a stream's SQLite file: its tables (messages with a checksum and an encoding per
+ * row, the last sequence and time, the consumers), the column a file from before compression
+ * lacks, the messages' rows as read, the prepared statements over them, the CRC-32 a row
+ * carries and what an SQLite error code says about the file.
+ */
+import { crc32 } from 'node:zlib';
+import Database from 'better-sqlite3';
+
+export const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS messages (
+    seq INTEGER PRIMARY KEY,
+    time INTEGER NOT NULL,
+    subject TEXT NOT NULL,
+    headers BLOB,
+    payload BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    checksum INTEGER NOT NULL,
+    encoding INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS messages_by_subject ON messages (subject, seq);
+  CREATE TABLE IF NOT EXISTS sequence_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    last_seq INTEGER NOT NULL,
+    last_time INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS consumers (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    state TEXT
+  );
+`;
+
+/** How many rows a scan reads per query: no statement stays open between yields. */
+export const SCAN_BATCH = 512;
+
+export interface MessageRow {
+  time: bigint;
+  subject: string;
+  headers: Buffer | null;
+  payload: Buffer;
+  checksum: bigint;
+  /** How the payload is kept (payload-codec.ts). */
+  encoding: bigint;
+}
+
+export interface AheadRow extends MessageRow {
+  size: bigint;
+}
+
+/** A read-ahead row as selectAhead returns it. */
+export type AheadColumns = [
+  seq: bigint,
+  time: bigint,
+  subject: string,
+  headers: Buffer | null,
+  payload: Buffer,
+  checksum: bigint,
+  encoding: bigint,
+  size: bigint,
+];
+
+const positionBuffer = new DataView(new ArrayBuffer(16));
+
+/** CRC-32 over everything a reader relies on, so a flipped bit anywhere is caught. */
+export function messageChecksum(
+  seq: number,
+  time: bigint,
+  subject: string,
+  headers: Uint8Array | undefined,
+  payload: Uint8Array,
+): number {
+  positionBuffer.setFloat64(0, seq);
+  positionBuffer.setBigInt64(8, time);
+  let checksum = crc32(positionBuffer);
+  checksum = crc32(subject, checksum);
+  // zlib answers 0 for a buffer without memory behind it (an empty blob), so skip empties.
+  if (headers && headers.length > 0) checksum = crc32(headers, checksum);
+  return payload.length > 0 ? crc32(payload, checksum) : checksum;
+}
+
+/** A file written before payloads could be compressed gets the column saying they are not. */
+export function addEncodingColumn(db: Database.Database): void {
+  const columns = db.pragma('table_info(messages)') as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === 'encoding')) {
+    db.exec('ALTER TABLE messages ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0');
+  }
+}
+
+export function sqliteCode(error: unknown): string {
+  return error instanceof Database.SqliteError ? error.code : '';
+}
+
+export function isDamage(code: string): boolean {
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
+}
+
+/** The prepared statements over the messages and sequence_state tables. */
+export class MessageStatements {
+  readonly insert: Database.Statement;
+  readonly selectMessage: Database.Statement;
+  readonly selectEntry: Database.Statement;
+  readonly selectAhead: Database.Statement;
+  readonly deleteOne: Database.Statement;
+  readonly tallyRange: Database.Statement;
+  readonly deleteRange: Database.Statement;
+  readonly selectPrev: Database.Statement;
+  readonly selectNextOfSubject: Database.Statement;
+  readonly selectPrevOfSubject: Database.Statement;
+  readonly countOfSubject: Database.Statement;
+  readonly selectScan: Database.Statement;
+  readonly selectAtTime: Database.Statement;
+  readonly saveSequenceState: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.insert = db.prepare(
+      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.selectMessage = db
+      .prepare(
+        'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
+      )
+      .safeIntegers(true);
+    // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
+    this.selectAhead = db
+      .prepare(
+        'SELECT seq, time, subject, headers, payload, checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
+      )
+      .safeIntegers(true)
+      .raw(true);
+    this.selectEntry = db
+      .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
+      .safeIntegers(true);
+    this.deleteOne = db.prepare('DELETE FROM messages WHERE seq = ?');
+    this.tallyRange = db.prepare(
+      'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
+    );
+    this.deleteRange = db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
+    this.selectPrev = db
+      .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
+      .pluck();
+    this.selectNextOfSubject = db
+      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq > ? ORDER BY seq LIMIT 1')
+      .pluck();
+    this.selectPrevOfSubject = db
+      .prepare('SELECT seq FROM messages WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT 1')
+      .pluck();
+    this.countOfSubject = db
+      .prepare('SELECT count(*) FROM messages WHERE subject = ? AND seq >= ?')
+      .pluck();
+    this.selectScan = db.prepare(
+      `SELECT seq, subject FROM messages WHERE seq >= ? ORDER BY seq LIMIT ${SCAN_BATCH}`,
+    );
+    this.selectAtTime = db
+      .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
+      .pluck();
+    this.saveSequenceState = db.prepare(
+      'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
+    );
+  }
+}
