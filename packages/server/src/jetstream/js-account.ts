@@ -16,13 +16,14 @@ import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
-import { Stream, type StreamHost, storeLimitsOf } from './stream/stream.js';
+import { Stream, type StreamHost } from './stream/stream.js';
 import {
   checkStreamConfig,
   checkStreamCreate,
   checkStreamUpdate,
   type StreamConfigLookup,
   sameStreamConfig,
+  storeLimitsOf,
 } from './stream/stream-config.js';
 import { type StreamDamage, StreamDamageReports } from './stream/stream-damage.js';
 import {

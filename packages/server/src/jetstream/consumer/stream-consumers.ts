@@ -8,6 +8,7 @@ import { randomInt } from 'node:crypto';
 import { ApiError, type ConsumerAction, type ConsumerConfig, jsErrors } from '@slipstream/jsapi';
 import { nowNanos } from '../shared/wire-time.js';
 import type { PurgeOptions } from '../store/message-store.js';
+import type { StreamConsumerSet } from '../stream/consumer-set.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
 import { Consumer, type ConsumerOwner } from './consumer.js';
 import {
@@ -23,7 +24,7 @@ import { wirePauseUntil } from './consumer-pause.js';
 const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const GENERATED_NAME_LENGTH = 8;
 
-export class StreamConsumers implements ConsumerOwner {
+export class StreamConsumers implements ConsumerOwner, StreamConsumerSet {
   readonly #byName = new Map<string, Consumer>();
   readonly #stream: Stream;
   readonly #host: StreamHost;

@@ -18,7 +18,7 @@ import { nowNanos } from '../shared/wire-time.js';
 import { openMemoryStore } from '../store/memory-store.js';
 import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
-import { storeLimitsOf } from '../stream/stream.js';
+import { storeLimitsOf } from '../stream/stream-config.js';
 import { messagesFile, writeStreamMeta } from '../stream/stream-files.js';
 import { answeredStreamInfo } from '../stream/stream-info.js';
 import { StagedDatabase } from './restore-database.js';

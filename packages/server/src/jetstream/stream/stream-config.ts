@@ -21,6 +21,7 @@ import {
 import { NATS_COMPATIBLE_VERSION } from '../../version.js';
 import { isGoEmpty } from '../shared/go-json.js';
 import { transformProblem } from '../shared/subject-transform.js';
+import type { StoreLimits } from '../store/message-store.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 
 /** Streams a config may refer to (mirrors and sources). */
@@ -533,4 +534,20 @@ function checkRepublish(config: StreamConfig, pedantic: boolean): void {
       `stream configuration for republish with transform from '${source}' to '${republish.dest}' not valid`,
     );
   }
+}
+
+/** The limits a stream's store enforces, from its config. */
+export function storeLimitsOf(config: StreamConfig): StoreLimits {
+  return {
+    maxMsgs: config.max_msgs ?? -1,
+    maxBytes: config.max_bytes ?? -1,
+    maxAge: BigInt(config.max_age ?? 0),
+    maxMsgSize: config.max_msg_size ?? -1,
+    maxMsgsPerSubject: config.max_msgs_per_subject ?? -1,
+    discard: config.discard ?? 'old',
+    discardNewPerSubject: config.discard_new_per_subject ?? false,
+    allowMsgTtl: config.allow_msg_ttl ?? false,
+    // A memory stream accepts the setting and ignores it, as nats-server's memory store does.
+    compress: config.compression === 's2' && config.storage !== 'memory',
+  };
 }

@@ -11,7 +11,6 @@
  */
 import {
   ApiError,
-  type ConsumerConfig,
   type JsErrorEntry,
   jsErrors,
   type StreamConfig,
@@ -33,7 +32,6 @@ import {
   type PurgeOptions,
   type StoredMessage,
   StoreError,
-  type StoreLimits,
 } from '../store/message-store.js';
 import {
   InvalidTtl,
@@ -42,9 +40,11 @@ import {
   storedTtl,
   TTL_HEADER,
 } from '../store/message-ttl.js';
+import type { StreamConsumerSet } from './consumer-set.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
 import { PubAcks } from './pub-acks.js';
+import { storeLimitsOf } from './stream-config.js';
 import { ExternalFeed } from './stream-external-origin.js';
 import { type Feed, type FeedTarget, OriginFeed, type StreamWatcher } from './stream-origin.js';
 
@@ -71,29 +71,6 @@ export interface StreamHost {
   claims?(stream: Stream, message: InternalMessage): boolean;
 }
 
-/**
- * What a stream needs of its consumers, and all it knows of them: the consumer room's
- * `StreamConsumers` is one, made for each stream by whoever creates it (`JsAccount`).
- */
-export interface StreamConsumerSet {
-  readonly count: number;
-  /** The consumers, sorted by name. */
-  sorted(): ReadonlyArray<{ readonly name: string; readonly config: ConsumerConfig }>;
-  /** The stream stored a message on `subject`. */
-  appended(subject: string): void;
-  /** Whether some consumer will want a message on `subject` (interest retention). */
-  interestedIn(subject: string): boolean;
-  /** The stream was purged with these options (or a rollup purged it). */
-  purged(options: PurgeOptions): void;
-  retentionBecameInterest(): void;
-  /** Writes every state change still waiting (a snapshot follows). */
-  saveStates(): void;
-  /** Stops every consumer: the stream closes. */
-  close(): void;
-  /** Stops every consumer as deleted: the stream is deleted. */
-  deleteAll(): void;
-}
-
 const MAX_HEADER_BYTES = 65_535;
 const DIRECT_GET_GROUP = '_sys_';
 
@@ -104,21 +81,6 @@ const storeFailure: Partial<Record<StoreError['code'], string>> = {
   'too-large': 'message too large',
   closed: 'store is closed',
 };
-
-export function storeLimitsOf(config: StreamConfig): StoreLimits {
-  return {
-    maxMsgs: config.max_msgs ?? -1,
-    maxBytes: config.max_bytes ?? -1,
-    maxAge: BigInt(config.max_age ?? 0),
-    maxMsgSize: config.max_msg_size ?? -1,
-    maxMsgsPerSubject: config.max_msgs_per_subject ?? -1,
-    discard: config.discard ?? 'old',
-    discardNewPerSubject: config.discard_new_per_subject ?? false,
-    allowMsgTtl: config.allow_msg_ttl ?? false,
-    // A memory stream accepts the setting and ignores it, as nats-server's memory store does.
-    compress: config.compression === 's2' && config.storage !== 'memory',
-  };
-}
 
 export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> implements FeedTarget {
   #config: StreamConfig;
@@ -154,7 +116,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     // A new stream starts at first_seq (nats-server's stores purge up to it when they open).
     if (config.first_seq && store.state().lastSeq === 0) store.compact(config.first_seq);
     this.#configure();
-    this.#recoverDuplicates();
+    this.#lastMsgId = this.#duplicates.recover(store, BigInt(config.duplicate_window ?? 0));
   }
 
   get name(): string {
@@ -411,39 +373,6 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   #stop(): void {
     for (const feed of this.#feeds.splice(0)) feed.stop();
     for (const sub of this.#subscriptions.splice(0)) this.#host.client.unsubscribe(sub);
-  }
-
-  /** Rebuilds the duplicate window from the messages still inside it, after a restart. */
-  #recoverDuplicates(): void {
-    const state = this.store.state();
-    if (state.messages === 0) return;
-    const windowNanos = BigInt(this.#config.duplicate_window ?? 0);
-    const since = this.store.seqFromTime(BigInt(Date.now()) * 1_000_000n - windowNanos);
-    for (let seq = since; ; seq++) {
-      const message = this.#loadNextSafely(seq);
-      if (!message) break;
-      seq = message.seq;
-      const id = message.headers && headerValue(message.headers, 'Nats-Msg-Id');
-      if (id) this.#duplicates.record(id, message.seq, Number(message.time / 1_000_000n));
-    }
-    const last = this.#loadLastSafely();
-    this.#lastMsgId = (last?.headers && headerValue(last.headers, 'Nats-Msg-Id')) || '';
-  }
-
-  #loadNextSafely(seq: number): StoredMessage | undefined {
-    try {
-      return this.store.loadNext('', seq);
-    } catch {
-      return undefined;
-    }
-  }
-
-  #loadLastSafely(): StoredMessage | undefined {
-    try {
-      return this.store.loadLast('');
-    } catch {
-      return undefined;
-    }
   }
 
   /** Called from inside the router's fan-out: stores synchronously, answers later. */
