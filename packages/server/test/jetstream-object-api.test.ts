@@ -406,3 +406,30 @@ describe('refusals: every bad input gets a JSON error', () => {
     expect(await announce(meta({ chunks: 2, size: 6 }))).toMatchObject({ pending: true });
   });
 });
+
+describe('messages on $OBJ subjects that are not the API’s', () => {
+  it('a consumer delivering another subject’s message to a deliver subject under $OBJ gets no answer', async () => {
+    // A push delivery shows the stored message's own subject (here resp.1), not the deliver
+    // subject the API's $OBJ.> subscription heard it on; read as a request it was answered as one
+    // to bucket '1' ("bucket_not_found") on the delivery's ack subject.
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'FOREIGN', subjects: ['resp.*'] });
+    const answers = nc.subscribe('$JS.ACK.FOREIGN.>');
+    nc.publish('resp.1', '{}');
+    const deliverSubject = '$OBJ.deliveries.x';
+    const seen = nc.subscribe(deliverSubject, { max: 1 });
+    await jsm.consumers.add('FOREIGN', {
+      deliver_subject: deliverSubject,
+      ack_policy: 'explicit',
+      durable_name: 'd',
+    });
+    for await (const delivery of seen) {
+      expect(delivery.subject).toBe('resp.1');
+      expect(delivery.reply).toMatch(/^\$JS\.ACK\.FOREIGN\.d\./);
+    }
+    await delay(300);
+    // what the API answers goes to the delivery's reply, its ack subject
+    expect(answers.getReceived()).toBe(0);
+    answers.unsubscribe();
+  });
+});

@@ -102,7 +102,10 @@ export class ObjectApi {
   #received(message: InternalMessage): void {
     // What the API sends on $OBJ subjects (a stored record, a notification) comes back here.
     if (this.#host.writer.sending) return;
+    // A consumer delivering to a deliver subject under $OBJ. hands over the stored message's own
+    // subject, which need not be an $OBJ one: such a message is no request of this API.
     const tokens = message.subject.split('.');
+    if (tokens[0] !== '$OBJ') return;
     const bucket = tokens[1]!;
     if (tokens.length === 2) this.#requests.handle(bucket, message);
     else if (tokens[2] === 'info' && tokens.length >= 4) this.#uploads.announce(bucket, message);
