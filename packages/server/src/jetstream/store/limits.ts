@@ -48,6 +48,13 @@ export interface IncomingMessage {
   oldestOnSubjectSize: () => number;
 }
 
+/** What a store's error says for each refusal of discard_new. */
+export const refusalText: Partial<Record<StoreErrorCode, string>> = {
+  'max-msgs': 'maximum messages exceeded',
+  'max-bytes': 'maximum bytes exceeded',
+  'max-per-subject': 'maximum messages per subject exceeded',
+};
+
 /**
  * Under discard new, the error that refuses a message, or undefined to accept it. A
  * subject at its max_msgs_per_subject replaces its oldest message, so the stream-wide

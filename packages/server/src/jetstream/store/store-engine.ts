@@ -4,10 +4,9 @@
  * TTL expiry on one timer, and the semantics of nats-server's load / purge / compact / truncate / state
  * calls. Memory and SQLite stores are this engine over different logs.
  */
-import { hasWildcard, subjectMatches } from '@slipstream/protocol';
-import { timerDelay } from '../../timer-delay.js';
 import { DueHeap } from '../shared/due-heap.js';
 import { type Clock, systemClock } from './clock.js';
+import { ExpiryTimer } from './expiry-timer.js';
 import {
   discardNewRefusal,
   expiryCutoff,
@@ -15,6 +14,7 @@ import {
   messageSize,
   overStreamLimits,
   overSubjectLimit,
+  refusalText,
 } from './limits.js';
 import type { MessageLog, RemovedSubject } from './message-log.js';
 import {
@@ -24,26 +24,25 @@ import {
   type StoredMessage,
   type StoredPosition,
   StoreError,
-  type StoreErrorCode,
   type StoreLimits,
   type StoreState,
   type SubjectState,
 } from './message-store.js';
 import { NEVER, storedTtl } from './message-ttl.js';
+import {
+  deletedSeqs,
+  isAll,
+  matchingEntries,
+  matchingSeqs,
+  matchingSubjects,
+  nextMatching,
+  stateFrom,
+} from './subject-queries.js';
 
 export interface EngineOptions {
   name: string;
   limits: StoreLimits;
   clock?: Clock;
-}
-
-/** Above this many subjects a wildcard look-up scans messages instead of subjects. */
-const SCAN_SUBJECTS_ABOVE = 256;
-/** How long expiry waits before trying again after the log failed. */
-const EXPIRY_RETRY_MS = 1000;
-
-function isAll(filter: string): boolean {
-  return filter === '' || filter === '>';
 }
 
 export class StoreEngine implements MessageStore {
@@ -54,9 +53,7 @@ export class StoreEngine implements MessageStore {
   private closed = false;
   /** Set when the store can no longer tell what it holds (see writesLost). */
   private failure: StoreError | undefined;
-  private expiryTimer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires (clock time), so a sooner TTL can re-arm it. */
-  private expiryDue = 0n;
+  private readonly expiryTimer: ExpiryTimer;
   /** Messages with a TTL, by when they are due (allowMsgTtl). */
   private readonly ttls = new DueHeap<bigint>();
   /** Messages whose TTL is `never`: max_age passes them by. */
@@ -81,6 +78,7 @@ export class StoreEngine implements MessageStore {
     this.name = options.name;
     this.limits = options.limits;
     this.clock = options.clock ?? systemClock;
+    this.expiryTimer = new ExpiryTimer(this.clock, () => this.expire());
     this.log.compress?.(this.limits.compress ?? false);
     this.reloadState();
     this.enforceAll();
@@ -149,7 +147,7 @@ export class StoreEngine implements MessageStore {
       }
     } catch (error) {
       this.failure = error instanceof StoreError ? error : new StoreError('io', String(error));
-      this.disarmExpiry();
+      this.expiryTimer.disarm();
     } finally {
       this.recounting = false;
     }
@@ -232,7 +230,13 @@ export class StoreEngine implements MessageStore {
 
   loadNext(filter: string, start: number): StoredMessage | undefined {
     this.ensureOpen();
-    const seq = this.nextMatching(filter, Math.max(start, this.firstSeq));
+    const seq = nextMatching(
+      this.subjects,
+      this.log,
+      this.lastSeq,
+      filter,
+      Math.max(start, this.firstSeq),
+    );
     return seq === undefined ? undefined : this.read(seq);
   }
 
@@ -242,7 +246,7 @@ export class StoreEngine implements MessageStore {
     if (isAll(filter)) {
       seq = this.log.prevSeq(this.lastSeq + 1);
     } else {
-      for (const state of this.matchingSubjects(filter)) {
+      for (const state of matchingSubjects(this.subjects, filter)) {
         if (seq === undefined || state.last > seq) seq = state.last;
       }
     }
@@ -281,7 +285,7 @@ export class StoreEngine implements MessageStore {
     if (isAll(subject)) return this.compact(this.lastSeq - keep + 1);
     const upTo = below > 1 ? below - 1 : matching.last;
     const doomed: number[] = [];
-    for (const seq of this.matchingSeqs(subject, matching.first, upTo)) {
+    for (const seq of matchingSeqs(this.log, subject, matching.first, upTo)) {
       if (doomed.length >= limit) break;
       doomed.push(seq);
     }
@@ -337,23 +341,15 @@ export class StoreEngine implements MessageStore {
   filteredState(seq: number, filter: string): SubjectState {
     this.ensureOpen();
     const start = Math.max(seq, this.firstSeq);
-    const result: SubjectState = { messages: 0, first: 0, last: 0 };
-    if (start > this.lastSeq || this.messages === 0) return result;
-    for (const [subject, state] of this.matchingEntries(filter)) {
-      if (state.last < start) continue;
-      const partial = state.first < start;
-      const first = partial ? this.log.nextSeqOfSubject(subject, start - 1)! : state.first;
-      result.messages += partial ? this.log.countOfSubjectFrom(subject, start) : state.messages;
-      if (result.first === 0 || first < result.first) result.first = first;
-      if (state.last > result.last) result.last = state.last;
-    }
-    return result;
+    if (start > this.lastSeq || this.messages === 0) return { messages: 0, first: 0, last: 0 };
+    return stateFrom(this.subjects, this.log, start, filter);
   }
 
   subjectsState(filter: string): Map<string, SubjectState> {
     this.ensureOpen();
     const result = new Map<string, SubjectState>();
-    for (const [subject, state] of this.matchingEntries(filter)) result.set(subject, { ...state });
+    for (const [subject, state] of matchingEntries(this.subjects, filter))
+      result.set(subject, { ...state });
     return result;
   }
 
@@ -362,7 +358,8 @@ export class StoreEngine implements MessageStore {
     this.ensureOpen();
     const start = Math.max(seq, this.firstSeq);
     let subjects = 0;
-    for (const state of this.matchingSubjects(filter)) if (state.last >= start) subjects++;
+    for (const state of matchingSubjects(this.subjects, filter))
+      if (state.last >= start) subjects++;
     return subjects;
   }
 
@@ -379,7 +376,8 @@ export class StoreEngine implements MessageStore {
       numSubjects: this.subjects.size,
       numDeleted: span - this.messages,
     };
-    if (options.deleted) state.deleted = this.deletedSeqs(state.numDeleted);
+    if (options.deleted)
+      state.deleted = deletedSeqs(this.log, this.firstSeq, this.lastSeq, state.numDeleted);
     return state;
   }
 
@@ -418,13 +416,13 @@ export class StoreEngine implements MessageStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.disarmExpiry();
+    this.expiryTimer.disarm();
     await this.log.close();
   }
 
   async delete(): Promise<void> {
     this.closed = true;
-    this.disarmExpiry();
+    this.expiryTimer.disarm();
     await this.log.destroy();
   }
 
@@ -480,7 +478,7 @@ export class StoreEngine implements MessageStore {
     this.firstTime = 0n;
     this.spared.clear();
     this.ttls.clear();
-    this.disarmExpiry();
+    this.expiryTimer.disarm();
   }
 
   private setFirst(seq: number | undefined): void {
@@ -526,7 +524,7 @@ export class StoreEngine implements MessageStore {
   private enforceAll(): void {
     this.enforceSubjectLimits();
     this.enforceStreamLimits();
-    this.disarmExpiry();
+    this.expiryTimer.disarm();
     this.expire();
   }
 
@@ -535,7 +533,6 @@ export class StoreEngine implements MessageStore {
    * TTL is `never`), then sets the one timer for whichever is due next.
    */
   private expire(): void {
-    this.expiryTimer = undefined;
     if (this.closed || this.failure) return;
     const now = this.clock();
     for (const seq of this.ttls.takeDue(now)) this.removeMessage(seq, false);
@@ -574,16 +571,6 @@ export class StoreEngine implements MessageStore {
     return seq;
   }
 
-  private expireFromTimer(): void {
-    try {
-      this.expire();
-    } catch {
-      // The log failed (full disk): its error reaches the next caller; try again later.
-      this.expiryTimer = setTimeout(() => this.expireFromTimer(), EXPIRY_RETRY_MS);
-      this.expiryTimer.unref();
-    }
-  }
-
   /** When the next message is due to expire (clock time), or undefined when none will. */
   private nextExpiry(): bigint | undefined {
     let due = this.ttls.nextDue;
@@ -604,96 +591,6 @@ export class StoreEngine implements MessageStore {
   }
 
   private armExpiry(): void {
-    const due = this.nextExpiry();
-    if (due === undefined) {
-      this.disarmExpiry();
-      return;
-    }
-    // A timer already set for as soon or sooner stays.
-    if (this.expiryTimer && this.expiryDue <= due) return;
-    this.disarmExpiry();
-    const dueInNs = due - this.clock();
-    const dueInMs = dueInNs <= 0n ? 0 : timerDelay(Number(dueInNs / 1_000_000n) + 1);
-    this.expiryDue = due;
-    this.expiryTimer = setTimeout(() => this.expireFromTimer(), dueInMs);
-    this.expiryTimer.unref();
-  }
-
-  private disarmExpiry(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
-  }
-
-  private *matchingEntries(filter: string): Iterable<[string, SubjectState]> {
-    if (isAll(filter)) {
-      yield* this.subjects;
-    } else if (!hasWildcard(filter)) {
-      const state = this.subjects.get(filter);
-      if (state) yield [filter, state];
-    } else {
-      for (const entry of this.subjects) if (subjectMatches(entry[0], filter)) yield entry;
-    }
-  }
-
-  private *matchingSubjects(filter: string): Iterable<SubjectState> {
-    for (const [, state] of this.matchingEntries(filter)) yield state;
-  }
-
-  /** Sequences in [from, to] whose subject matches `filter`, ascending. */
-  private *matchingSeqs(filter: string, from: number, to: number): Iterable<number> {
-    if (!isAll(filter) && !hasWildcard(filter)) {
-      for (
-        let seq = this.log.nextSeqOfSubject(filter, from - 1);
-        seq !== undefined && seq <= to;
-      ) {
-        yield seq;
-        seq = this.log.nextSeqOfSubject(filter, seq);
-      }
-      return;
-    }
-    for (const { seq, subject } of this.log.scan(from)) {
-      if (seq > to) return;
-      if (isAll(filter) || subjectMatches(subject, filter)) yield seq;
-    }
-  }
-
-  private nextMatching(filter: string, start: number): number | undefined {
-    if (start > this.lastSeq) return undefined;
-    if (isAll(filter)) return this.log.nextSeq(start - 1);
-    if (!hasWildcard(filter)) {
-      const state = this.subjects.get(filter);
-      if (!state || state.last < start) return undefined;
-      return state.first >= start ? state.first : this.log.nextSeqOfSubject(filter, start - 1);
-    }
-    if (this.subjects.size > SCAN_SUBJECTS_ABOVE) {
-      for (const seq of this.matchingSeqs(filter, start, this.lastSeq)) return seq;
-      return undefined;
-    }
-    let next: number | undefined;
-    for (const [subject, state] of this.matchingEntries(filter)) {
-      if (state.last < start) continue;
-      const first =
-        state.first >= start ? state.first : this.log.nextSeqOfSubject(subject, start - 1)!;
-      if (next === undefined || first < next) next = first;
-    }
-    return next;
-  }
-
-  private deletedSeqs(count: number): number[] {
-    const deleted: number[] = [];
-    if (count === 0) return deleted;
-    let expected = this.firstSeq;
-    for (const { seq } of this.log.scan(this.firstSeq)) {
-      for (; expected < seq; expected++) deleted.push(expected);
-      expected = seq + 1;
-    }
-    for (; expected <= this.lastSeq; expected++) deleted.push(expected);
-    return deleted;
+    this.expiryTimer.arm(this.nextExpiry());
   }
 }
-
-const refusalText: Partial<Record<StoreErrorCode, string>> = {
-  'max-msgs': 'maximum messages exceeded',
-  'max-bytes': 'maximum bytes exceeded',
-  'max-per-subject': 'maximum messages per subject exceeded',
-};
