@@ -1,17 +1,11 @@
 import {
-  ClientSideParser,
-  type ConnectInfo,
   encodeUtf8,
   FrameWriter,
   isValidPublishSubject,
   type MsgHdrsImpl,
-  type ProtocolError,
-  parseServerInfo,
-  type ServerFrame,
   type ServerInfo,
 } from '@slipstream/protocol';
 import { type Transport, type TransportConnection, TransportError } from '@slipstream/transport';
-import { authenticate } from './authenticator.js';
 import {
   AuthorizationError,
   ClosedConnectionError,
@@ -21,19 +15,16 @@ import {
   InvalidSubjectError,
   MaxPayloadExceededError,
   NatsError,
-  OutboundBufferFullError,
   PermissionViolationError,
-  ProtocolViolationError,
-  ReconnectBufferFullError,
   type SlowConsumerError,
-  StaleConnectionError,
   TimeoutError,
   UserAuthenticationExpiredError,
 } from './errors.js';
 import { type ResolvedOptions, resolveOptions } from './options.js';
+import { Outbox } from './outbox.js';
 import { Requester } from './requester.js';
-import { errorFromServer } from './server-error.js';
 import { type ServerEntry, ServerPool } from './servers.js';
+import { type MessageFrame, type PongWaiter, Session, type SessionHost } from './session.js';
 import { StatusEvents } from './status-events.js';
 import type { SubscriptionImpl } from './subscription.js';
 import { Subscriptions } from './subscriptions.js';
@@ -50,40 +41,28 @@ import type {
   Subscription,
   SubscriptionOptions,
 } from './types.js';
-import { LANG, VERSION } from './version.js';
 
 /** An empty payload, shared. */
 export const Empty: Uint8Array = new Uint8Array(0);
 
-enum State {
-  Connecting,
-  Connected,
-  Reconnecting,
-  Closed,
-}
+/**
+ * Where the connection is in its life. `connecting` covers the first connect and every
+ * reconnect: opening a socket, shaking hands on it (then `session` is that socket's), or waiting
+ * before the next attempt. A stale callback from an old socket fails one test: its session is
+ * not the one held here.
+ */
+type ConnectionState =
+  | { readonly kind: 'connecting'; readonly session: Session | undefined }
+  | { readonly kind: 'connected'; readonly session: Session }
+  | { readonly kind: 'closed' };
 
-/** Publishes are written once per event-loop turn, or as soon as this many bytes are pending. */
-const WRITE_THRESHOLD = 64 * 1024;
-/** Server messages can carry a little more than max_payload (JetStream adds headers). */
-const PAYLOAD_SLACK = 64 * 1024;
-/** Server control lines (MSG subject + reply) are not bound by the client-side 4096 limit. */
-const SERVER_CONTROL_LINE = 64 * 1024;
-
-type PongWaiter = (error?: Error) => void;
-
-interface Handshake {
-  connectSent: boolean;
-  settled: boolean;
-  resolve(): void;
-  reject(error: Error): void;
-}
-
-const nextTurn: (fn: () => void) => void =
-  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+const BETWEEN_ATTEMPTS: ConnectionState = Object.freeze({ kind: 'connecting', session: undefined });
+const CLOSED: ConnectionState = Object.freeze({ kind: 'closed' });
 
 /**
- * One client connection: it owns the socket of the moment, the protocol state on it, the
- * subscriptions that outlive sockets, and the reconnect loop.
+ * One client connection: what outlives its sockets (subscriptions, the outbox that is also the
+ * reconnect buffer, flushes waiting for a socket, status events) and the reconnect loop that
+ * replaces a lost socket's session (session.ts) with a new one.
  */
 export class NatsConnectionImpl implements NatsConnection {
   info: ServerInfo | undefined;
@@ -91,22 +70,16 @@ export class NatsConnectionImpl implements NatsConnection {
   readonly #options: ResolvedOptions;
   readonly #transport: Transport;
   readonly #pool: ServerPool;
-  #server: ServerEntry | undefined;
-  #conn: TransportConnection | undefined;
-  #parser: ClientSideParser | undefined;
-  #handshake: Handshake | undefined;
-  #state = State.Connecting;
+  #state: ConnectionState = BETWEEN_ATTEMPTS;
+  /** host:port of the latest socket's server, kept once it closed (getServer(), status events). */
+  #serverName = '';
   #draining = false;
   /** Set by drain once every subscription is drained, before the final flush (as nats.js). */
   #noMorePublishing = false;
 
-  /** Outbound frames not yet handed to the socket; also the reconnect buffer while disconnected. */
-  readonly #writer = new FrameWriter(64 * 1024);
-  #writeScheduled = false;
-  /** The socket reported back-pressure; writes wait for it to drain. */
-  #blocked = false;
-  /** Most bytes the writer may hold: outboundBufSize while connected, reconnectBufSize otherwise. */
-  #writerLimit: number;
+  readonly #outbox: Outbox;
+  /** The connection as its sessions see it. */
+  readonly #sessionHost: SessionHost;
   /** The last subject publish accepted: a hot publish loop checks its subject once. */
   #lastValidSubject: string | undefined;
   #maxPayload = 1024 * 1024;
@@ -115,16 +88,12 @@ export class NatsConnectionImpl implements NatsConnection {
   readonly #subs: Subscriptions;
   readonly #requester: Requester;
 
-  /** One entry per PING on the current socket, in order; null for keep-alive pings. */
-  #pongs: Array<PongWaiter | null> = [];
   /** flush() calls made while disconnected, sent once a socket is up again. */
   #deferredPongs: PongWaiter[] = [];
-  #pingsOut = 0;
-  #pingTimer: ReturnType<typeof setInterval> | undefined;
   #wakeSleeper: (() => void) | undefined;
 
-  readonly #stats: Stats = { inBytes: 0, outBytes: 0, inMsgs: 0, outMsgs: 0, reconnects: 0 };
   readonly #status: StatusEvents;
+  readonly #stats: Stats = { inBytes: 0, outBytes: 0, inMsgs: 0, outMsgs: 0, reconnects: 0 };
   readonly #closed: Promise<Error | undefined>;
   #resolveClosed!: (value: Error | undefined) => void;
 
@@ -132,9 +101,19 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#options = resolveOptions(options);
     this.#transport = this.#options.transport;
     this.#headersOn = this.#options.headers;
-    this.#writerLimit = this.#options.reconnectBufSize;
     this.#status = new StatusEvents(this.#options.debug);
     this.#subs = new Subscriptions(this.#subscriptionHost);
+    this.#outbox = new Outbox(this.#options);
+    this.#sessionHost = {
+      options: this.#options,
+      outbox: this.#outbox,
+      headersOn: () => this.#headersOn,
+      message: (frame) => this.#deliver(frame),
+      info: (info, from) => this.#onInfo(info, from),
+      serverError: (error) => this.#onServerError(error),
+      lost: (session, error) => this.#onSessionLost(session, error),
+      emit: (status) => this.#status.emit(status),
+    };
     this.#requester = new Requester({
       inboxPrefix: this.#options.inboxPrefix,
       requestManyWait: this.#options.timeout,
@@ -197,15 +176,12 @@ export class NatsConnectionImpl implements NatsConnection {
     }
     const size = headers === undefined ? data.length : data.length + headers.length;
     if (size > this.#maxPayload) throw new MaxPayloadExceededError(size, this.#maxPayload);
-    if (this.#writer.length + size > this.#writerLimit) this.#bufferFull();
-    this.#writer.pub(subject, reply, data, headers);
+    const outbox = this.#outbox;
+    outbox.reserve(size);
+    outbox.writer.pub(subject, reply, data, headers);
     this.#stats.outMsgs++;
     this.#stats.outBytes += size;
-    if (this.#writer.length >= WRITE_THRESHOLD) {
-      if (this.#state === State.Connected) this.#writeNow();
-    } else if (!this.#writeScheduled) {
-      this.#scheduleWrite();
-    }
+    outbox.written();
   }
 
   publishMessage(msg: Msg): void {
@@ -228,10 +204,11 @@ export class NatsConnectionImpl implements NatsConnection {
 
   #subscribe(subject: string, options: SubscriptionOptions): SubscriptionImpl {
     const sub = this.#subs.add(subject, options);
-    if (this.#state === State.Connected) {
-      this.#writer.sub(subject, sub.sid, sub.queue);
-      if (sub.max !== undefined && sub.max > 0) this.#writer.unsub(sub.sid, sub.max);
-      this.#scheduleWrite();
+    if (this.#state.kind === 'connected') {
+      const writer = this.#outbox.writer;
+      writer.sub(subject, sub.sid, sub.queue);
+      if (sub.max !== undefined && sub.max > 0) writer.unsub(sub.sid, sub.max);
+      this.#outbox.schedule();
     }
     return sub;
   }
@@ -241,9 +218,9 @@ export class NatsConnectionImpl implements NatsConnection {
     publish: (subject: string, payload?: Payload, options?: PublishOptions) =>
       this.publish(subject, payload, options),
     unsubscribeWire: (sid: number, max?: number) => {
-      if (this.#state !== State.Connected) return; // resubscription after reconnect covers it
-      this.#writer.unsub(sid, max);
-      this.#scheduleWrite();
+      if (this.#state.kind !== 'connected') return; // resubscription after reconnect covers it
+      this.#outbox.writer.unsub(sid, max);
+      this.#outbox.schedule();
     },
     forget: (sub: SubscriptionImpl) => this.#subs.forget(sub),
     flush: () => this.flush(),
@@ -288,13 +265,13 @@ export class NatsConnectionImpl implements NatsConnection {
   // ---- flush, rtt, stats, status ----------------------------------------------------------
 
   flush(): Promise<void> {
-    if (this.#state === State.Closed) return Promise.reject(new ClosedConnectionError());
+    const state = this.#state;
+    if (state.kind === 'closed') return Promise.reject(new ClosedConnectionError());
     return new Promise((resolve, reject) => {
       const waiter: PongWaiter = (error) => (error ? reject(error) : resolve());
-      if (this.#state === State.Connected) {
-        this.#pongs.push(waiter);
-        this.#writer.ping();
-        this.#writeNow();
+      if (state.kind === 'connected') {
+        state.session.ping(waiter);
+        this.#outbox.writeNow();
       } else {
         this.#deferredPongs.push(waiter);
       }
@@ -312,15 +289,15 @@ export class NatsConnectionImpl implements NatsConnection {
   }
 
   status(): AsyncIterable<Status> {
-    return this.#status.listen(this.#state === State.Closed);
+    return this.#status.listen(this.isClosed());
   }
 
   getServer(): string {
-    return this.#server?.hostport ?? '';
+    return this.#serverName;
   }
 
   isClosed(): boolean {
-    return this.#state === State.Closed;
+    return this.#state.kind === 'closed';
   }
 
   isDraining(): boolean {
@@ -352,32 +329,31 @@ export class NatsConnectionImpl implements NatsConnection {
   async reconnect(): Promise<void> {
     this.#assertOpen();
     if (this.#draining) throw new DrainingConnectionError();
-    if (this.#state !== State.Connected) return;
+    const state = this.#state;
+    if (state.kind !== 'connected') return;
     this.#status.emit({ type: 'forceReconnect' });
-    await this.#conn?.close();
+    await state.session.close();
   }
 
   async #close(error: Error | undefined): Promise<void> {
-    if (this.#state === State.Closed) {
+    const state = this.#state;
+    if (state.kind === 'closed') {
       await this.#closed;
       return;
     }
-    const wasConnected = this.#state === State.Connected;
-    this.#state = State.Closed;
-    this.#stopPings();
+    this.#state = CLOSED;
     this.#wakeSleeper?.();
-    this.#handshake?.reject(new ClosedConnectionError());
-    const conn = this.#conn;
-    this.#conn = undefined;
-    if (conn) {
-      if (wasConnected && this.#writer.length > 0) conn.send(this.#writer.take());
-      await conn.close();
+    const session = state.session;
+    if (session) {
+      if (state.kind === 'connected') this.#outbox.sendRest();
+      this.#outbox.detach();
+      // A handshake under way fails with ClosedConnectionError.
+      await session.close();
     }
     const closedError = new ClosedConnectionError();
-    const waiters = [...this.#pongs, ...this.#deferredPongs];
-    this.#pongs = [];
+    const waiters = [...(session?.takeWaiters() ?? []), ...this.#deferredPongs];
     this.#deferredPongs = [];
-    for (const waiter of waiters) waiter?.(closedError);
+    for (const waiter of waiters) waiter(closedError);
     this.#requester.failAll(closedError);
     for (const sub of this.#subs.all()) sub.fail(undefined);
     this.#status.emit(error ? { type: 'close', error } : { type: 'close' });
@@ -386,7 +362,7 @@ export class NatsConnectionImpl implements NatsConnection {
   }
 
   #assertOpen(): void {
-    if (this.#state === State.Closed) throw new ClosedConnectionError();
+    if (this.isClosed()) throw new ClosedConnectionError();
   }
 
   // ---- connecting -------------------------------------------------------------------------
@@ -404,14 +380,13 @@ export class NatsConnectionImpl implements NatsConnection {
       }
     }
     if (this.#options.waitOnFirstConnect) {
-      this.#state = State.Reconnecting;
       const connected = new Promise<void>((resolve, reject) => {
         void this.#reconnectLoop(lastError, resolve, reject);
       });
       await connected;
       return;
     }
-    this.#state = State.Closed;
+    this.#state = CLOSED;
     this.#resolveClosed(asError(lastError));
     throw lastError instanceof NatsError
       ? lastError
@@ -435,214 +410,66 @@ export class NatsConnectionImpl implements NatsConnection {
         throw new TimeoutError({ cause: error });
       throw error;
     }
-    if (this.#state === State.Closed) {
+    if (this.isClosed()) {
       await conn.close();
       throw new ClosedConnectionError();
     }
-    const parser = new ClientSideParser(this.#sink, {
-      maxControlLine: SERVER_CONTROL_LINE,
-      maxPayload: this.#maxPayload + PAYLOAD_SLACK,
-    });
-    this.#parser = parser;
-    this.#conn = conn;
-    this.#server = entry;
-    this.#pongs = [];
-    this.#pingsOut = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const session = new Session(conn, entry, this.#sessionHost, this.#maxPayload);
+    this.#state = { kind: 'connecting', session };
+    this.#serverName = entry.hostport;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const handshake: Handshake = {
-          connectSent: false,
-          settled: false,
-          resolve: () => {
-            if (handshake.settled) return;
-            handshake.settled = true;
-            resolve();
-          },
-          reject: (error) => {
-            if (handshake.settled) return;
-            handshake.settled = true;
-            reject(error);
-          },
-        };
-        this.#handshake = handshake;
-        timer = setTimeout(
-          () => handshake.reject(new TimeoutError()),
-          Math.max(0, deadline - Date.now()),
-        );
-        conn.listen({
-          data: (chunk) => parser.parse(chunk),
-          closed: (error) => this.#onSocketClosed(conn, error),
-        });
-      });
+      await session.handshake(deadline);
     } catch (error) {
-      if (this.#conn === conn) this.#conn = undefined;
-      await conn.close(asError(error));
+      if (this.#state.kind === 'connecting' && this.#state.session === session) {
+        this.#state = BETWEEN_ATTEMPTS;
+      }
+      await session.close(asError(error));
       throw error;
-    } finally {
-      clearTimeout(timer);
-      this.#handshake = undefined;
     }
-    this.#onConnected(entry, conn);
+    this.#onConnected(session);
   }
 
-  #onConnected(entry: ServerEntry, conn: TransportConnection): void {
-    this.#state = State.Connected;
-    this.#blocked = false;
-    this.#writerLimit = this.#options.outboundBufSize;
+  #onConnected(session: Session): void {
+    this.#state = { kind: 'connected', session };
+    session.start();
+    const entry = session.server;
     entry.failures = 0;
     entry.didConnect = true;
-    entry.encrypted = conn.encrypted;
+    entry.encrypted = session.encrypted;
     // Subscriptions first, then what was published while disconnected, then deferred flushes.
     const resubscribe = new FrameWriter(1024);
     this.#subs.resubscribe(resubscribe);
-    if (resubscribe.length > 0) conn.send(resubscribe.take());
-    for (const waiter of this.#deferredPongs) {
-      this.#pongs.push(waiter);
-      this.#writer.ping();
-    }
+    if (resubscribe.length > 0) session.send(resubscribe.take());
+    for (const waiter of this.#deferredPongs) session.ping(waiter);
     this.#deferredPongs = [];
-    this.#writeNow();
-    this.#startPings();
+    this.#outbox.writeNow();
   }
 
-  async #sendConnect(
-    conn: TransportConnection,
-    info: ServerInfo,
-    handshake: Handshake,
-  ): Promise<void> {
-    try {
-      const auth = await authenticate(this.#options, info.nonce);
-      if (handshake.settled || this.#conn !== conn) return;
-      const o = this.#options;
-      const connect = {
-        verbose: o.verbose,
-        pedantic: o.pedantic,
-        tls_required: conn.encrypted,
-        lang: LANG,
-        version: VERSION,
-        protocol: 1,
-        echo: !o.noEcho,
-        headers: this.#headersOn,
-        no_responders: this.#headersOn && o.noResponders,
-        ...(o.name === undefined ? {} : { name: o.name }),
-        ...auth,
-      } as ConnectInfo;
-      const w = new FrameWriter(512);
-      w.connect(connect);
-      w.ping();
-      this.#pongs.push((error) => (error ? handshake.reject(error) : handshake.resolve()));
-      if (o.debug)
-        console.debug(
-          '[nats] > CONNECT',
-          JSON.stringify({
-            ...connect,
-            pass: undefined,
-            auth_token: undefined,
-            jwt: undefined,
-            sig: undefined,
-          }),
-        );
-      conn.send(w.take());
-    } catch (error) {
-      handshake.reject(asError(error) ?? new ConnectionError('authentication failed'));
-    }
+  #deliver(frame: MessageFrame): void {
+    this.#stats.inMsgs++;
+    this.#stats.inBytes +=
+      frame.headers === undefined
+        ? frame.payload.length
+        : frame.payload.length + frame.headers.length;
+    this.#subs.get(frame.sid)?.deliver(frame.subject, frame.reply, frame.headers, frame.payload);
   }
 
-  // ---- incoming frames --------------------------------------------------------------------
-
-  readonly #sink = {
-    frame: (frame: ServerFrame) => {
-      if (frame.op === 'MSG') {
-        this.#stats.inMsgs++;
-        this.#stats.inBytes +=
-          frame.headers === undefined
-            ? frame.payload.length
-            : frame.payload.length + frame.headers.length;
-        this.#subs
-          .get(frame.sid)
-          ?.deliver(frame.subject, frame.reply, frame.headers, frame.payload);
-        return;
-      }
-      if (this.#options.debug)
-        console.debug(
-          '[nats] <',
-          frame.op,
-          'json' in frame ? frame.json : 'message' in frame ? frame.message : '',
-        );
-      switch (frame.op) {
-        case 'PING':
-          if (this.#state === State.Connected) {
-            this.#writer.pong();
-            this.#writeNow();
-          } else {
-            // Mid-handshake the shared writer holds publishes that must wait: answer on the side.
-            const w = new FrameWriter(8);
-            w.pong();
-            this.#conn?.send(w.take());
-          }
-          break;
-        case 'PONG': {
-          this.#pingsOut = 0;
-          this.#pongs.shift()?.();
-          break;
-        }
-        case 'INFO':
-          this.#onInfo(frame.json);
-          break;
-        case 'ERR':
-          this.#onServerError(frame.message);
-          break;
-        case 'OK':
-          break;
-      }
-    },
-    error: (error: ProtocolError) => {
-      void this.#conn?.close(
-        new ProtocolViolationError(`bad data from the server: ${error.message}`, { cause: error }),
-      );
-    },
-  };
-
-  #onInfo(json: string): void {
-    const parsed = parseServerInfo(json);
-    if (!parsed.ok) {
-      void this.#conn?.close(
-        new ProtocolViolationError(`the server sent a bad INFO: ${parsed.error.message}`, {
-          cause: parsed.error,
-        }),
-      );
-      return;
-    }
-    const info = parsed.value;
+  #onInfo(info: ServerInfo, from: Session): void {
     this.info = info;
-    if (info.max_payload > 0) {
-      this.#maxPayload = info.max_payload;
-      if (this.#parser) this.#parser.maxPayload = info.max_payload + PAYLOAD_SLACK;
-    }
+    if (info.max_payload > 0) this.#maxPayload = info.max_payload;
     if (info.headers === false) this.#headersOn = false;
-    const handshake = this.#handshake;
-    if (handshake && !handshake.connectSent && this.#conn) {
-      handshake.connectSent = true;
-      void this.#sendConnect(this.#conn, info, handshake);
-    }
     if (!this.#options.ignoreClusterUpdates) {
       const urls = this.#transport.name === 'websocket' ? info.ws_connect_urls : info.connect_urls;
       if (urls && urls.length > 0) {
-        const { added, deleted } = this.#pool.update(urls, this.#server);
+        const { added, deleted } = this.#pool.update(urls, from.server);
         if (added.length > 0 || deleted.length > 0)
           this.#status.emit({ type: 'update', added, deleted });
       }
     }
-    if (info.ldm && !handshake) this.#status.emit({ type: 'ldm', server: this.getServer() });
+    if (info.ldm && !from.handshaking) this.#status.emit({ type: 'ldm', server: this.getServer() });
   }
 
-  #onServerError(text: string): void {
-    const error = errorFromServer(text);
-    if (this.#handshake) {
-      this.#handshake.reject(error);
-      return;
-    }
+  #onServerError(error: NatsError): void {
     if (error instanceof PermissionViolationError) {
       if (error.operation === 'subscription') this.#subs.failRefused(error);
       // A refused request fails now rather than at its timeout, as in nats.js.
@@ -651,105 +478,20 @@ export class NatsConnectionImpl implements NatsConnection {
     this.#status.emit({ type: 'error', error });
   }
 
-  // ---- writing ----------------------------------------------------------------------------
-
-  #scheduleWrite(): void {
-    if (this.#writeScheduled) return;
-    this.#writeScheduled = true;
-    nextTurn(this.#writeTurn);
-  }
-
-  readonly #writeTurn = () => {
-    this.#writeScheduled = false;
-    if (this.#state === State.Connected) this.#writeNow();
-  };
-
-  /**
-   * Hands pending frames to the socket unless it pushed back; while it does, frames keep
-   * accumulating in the writer (bounded by outboundBufSize) and go out as one write on drain.
-   */
-  #writeNow(): void {
-    const conn = this.#conn;
-    if (this.#writer.length === 0 || !conn || this.#blocked) return;
-    if (this.#sendPending(conn)) return;
-    this.#blocked = true;
-    void conn.drained().then(() => {
-      if (this.#conn !== conn) return;
-      this.#blocked = false;
-      if (this.#state === State.Connected) this.#writeNow();
-    });
-  }
-
-  /**
-   * Hands the writer's bytes to the socket; returns false on back-pressure. Where the connection
-   * says when it is done with them, the bytes go out without a copy and the writer's buffer is
-   * reused: at 1 KiB per message that copy was a tenth of the publisher's CPU.
-   */
-  #sendPending(conn: TransportConnection): boolean {
-    if (conn.pendingBytes === undefined) return conn.send(this.#writer.take());
-    let accepted = true;
-    this.#writer.writeTo((bytes) => {
-      accepted = conn.send(bytes);
-      return conn.pendingBytes === 0;
-    });
-    return accepted;
-  }
-
-  #bufferFull(): never {
-    if (this.#state === State.Connected) throw new OutboundBufferFullError(this.#writerLimit);
-    throw new ReconnectBufferFullError(this.#writerLimit);
-  }
-
-  // ---- keep-alive -------------------------------------------------------------------------
-
-  #startPings(): void {
-    this.#stopPings();
-    if (this.#options.pingInterval <= 0) return;
-    this.#pingTimer = setInterval(() => {
-      if (this.#state !== State.Connected) return;
-      if (this.#pingsOut >= this.#options.maxPingOut) {
-        this.#status.emit({ type: 'staleConnection' });
-        void this.#conn?.close(new StaleConnectionError());
-        return;
-      }
-      this.#pingsOut++;
-      this.#status.emit({ type: 'ping', pendingPings: this.#pingsOut });
-      this.#pongs.push(null);
-      this.#writer.ping();
-      this.#writeNow();
-    }, this.#options.pingInterval);
-    (this.#pingTimer as { unref?: () => void }).unref?.();
-  }
-
-  #stopPings(): void {
-    if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
-    this.#pingTimer = undefined;
-  }
-
   // ---- losing and regaining the server ----------------------------------------------------
 
-  #onSocketClosed(conn: TransportConnection, error: Error | undefined): void {
-    if (this.#handshake && this.#conn === conn) {
-      this.#handshake.reject(
-        error ?? new ConnectionError('the server closed the connection during the handshake'),
-      );
-      return;
-    }
-    if (this.#conn !== conn || this.#state !== State.Connected) return;
-    this.#conn = undefined;
-    this.#parser = undefined;
-    this.#writerLimit = this.#options.reconnectBufSize;
-    this.#stopPings();
+  #onSessionLost(session: Session, error: Error | undefined): void {
+    if (this.#state.kind !== 'connected' || this.#state.session !== session) return;
+    this.#state = BETWEEN_ATTEMPTS;
+    this.#outbox.detach();
     // User flushes wait for the next socket; keep-alive pings die with this one.
-    for (const waiter of this.#pongs) if (waiter) this.#deferredPongs.push(waiter);
-    this.#pongs = [];
+    this.#deferredPongs.push(...session.takeWaiters());
     const server = this.getServer();
     this.#status.emit({ type: 'disconnect', server });
     if (!this.#options.reconnect || this.#draining) {
       void this.#close(error ?? new ConnectionError(`disconnected from ${server}`));
       return;
     }
-    this.#state = State.Reconnecting;
     void this.#reconnectLoop(error);
   }
 
@@ -761,7 +503,7 @@ export class NatsConnectionImpl implements NatsConnection {
     let lastError = firstError;
     let attempt = 0;
     for (;;) {
-      if (this.#state === State.Closed) return;
+      if (this.isClosed()) return;
       const entry = this.#pool.next(this.#options.maxReconnectAttempts);
       if (!entry) {
         const error = new ConnectionError('no server left to reconnect to', { cause: lastError });
@@ -770,7 +512,6 @@ export class NatsConnectionImpl implements NatsConnection {
         return;
       }
       await this.#sleep(this.#reconnectDelay(entry));
-      // isClosed(), not a field test: TypeScript would keep the loop-top narrowing across the await.
       if (this.isClosed()) return;
       attempt++;
       if (!onConnected)
