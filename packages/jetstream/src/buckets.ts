@@ -2,9 +2,8 @@ import type { NatsConnection } from '@slipstream/client';
 import { bucketNameProblem, type StreamInfo } from '@slipstream/jsapi';
 import { jetstream } from './entry-points.js';
 import { InvalidNameError } from './errors.js';
-import type { JetStreamClient } from './jetstream-client.js';
+import type { JetStreamClient, JetStreamManager } from './jetstream-types.js';
 import type { Lister } from './lister.js';
-import type { JetStreamManager } from './manager.js';
 import type { StoredMsg } from './stored-msg.js';
 import type { MsgRequest } from './stream-api.js';
 

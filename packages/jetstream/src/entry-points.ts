@@ -1,6 +1,7 @@
 import type { NatsConnection } from '@slipstream/client';
-import { type JetStreamClient, JetStreamClientImpl } from './jetstream-client.js';
-import { type JetStreamManager, JetStreamManagerImpl } from './manager.js';
+import { JetStreamClientImpl } from './jetstream-client.js';
+import type { JetStreamClient, JetStreamManager } from './jetstream-types.js';
+import { JetStreamManagerImpl } from './manager.js';
 import type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
 
 /** A JetStream client on a connection (no round trip: nothing is checked until first use). */

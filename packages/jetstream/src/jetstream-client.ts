@@ -2,7 +2,7 @@ import type { NatsConnection, Payload } from '@slipstream/client';
 import { ApiClient } from './api-client.js';
 import { ConsumerAPIImpl } from './consumer-api.js';
 import { type Consumers, ConsumersImpl } from './consumers.js';
-import type { JetStreamManager } from './manager.js';
+import type { JetStreamClient, JetStreamManager } from './jetstream-types.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
 import { decodePubAck, type PubAck } from './pub-ack.js';
 import {
@@ -12,50 +12,8 @@ import {
   type PublishAsyncFailure,
   type PublishAsyncOptions,
 } from './publish-async.js';
-import { type PublishHeaderOptions, publishHeaders } from './publish-headers.js';
+import { type JetStreamPublishOptions, publishHeaders } from './publish-headers.js';
 import { retryingRequest } from './request.js';
-
-export type { PubAck };
-
-export interface JetStreamPublishOptions extends PublishHeaderOptions {
-  /** Milliseconds to wait for the PubAck (default: the client's timeout). */
-  timeout: number;
-  /**
-   * Attempts in all while nothing answers (no responders: a stream being created or
-   * recovering); default 1. A timeout is never retried.
-   */
-  retries: number;
-}
-
-/** The JetStream client, shaped like nats.js's JetStreamClient. */
-export interface JetStreamClient {
-  /** Publishes into a stream and resolves with the stream's PubAck. */
-  publish(
-    subject: string,
-    payload?: Payload,
-    options?: Partial<JetStreamPublishOptions>,
-  ): Promise<PubAck>;
-  /**
-   * Sends without waiting for the PubAck and resolves with its future once the message is
-   * sent; with `publishAsyncMaxPending` acks outstanding it first waits for one to come back.
-   */
-  publishAsync(
-    subject: string,
-    payload?: Payload,
-    options?: Partial<PublishAsyncOptions>,
-  ): Promise<PubAckFuture>;
-  /** How many `publishAsync` acks are outstanding. */
-  publishAsyncPending(): number;
-  /**
-   * Resolves once every `publishAsync` so far has its PubAck or its failure, with the failures
-   * since the previous call.
-   */
-  publishAsyncComplete(): Promise<PublishAsyncFailure[]>;
-  /** The consumers of the account's streams, to read from. */
-  readonly consumers: Consumers;
-  getOptions(): JetStreamOptions;
-  jetstreamManager(checkAPI?: boolean): Promise<JetStreamManager>;
-}
 
 export class JetStreamClientImpl implements JetStreamClient {
   readonly consumers: Consumers;

@@ -1,28 +1,15 @@
 import type { NatsConnection } from '@slipstream/client';
 import { type Advisory, advisories } from './advisories.js';
-import { ApiClient, type ApiSuccess } from './api-client.js';
+import { ApiClient } from './api-client.js';
 import { type ConsumerAPI, ConsumerAPIImpl } from './consumer-api.js';
 import { type DirectStreamAPI, DirectStreamAPIImpl } from './direct-api.js';
-import type { JetStreamClient } from './jetstream-client.js';
+import type {
+  JetStreamAccountStats,
+  JetStreamClient,
+  JetStreamManager,
+} from './jetstream-types.js';
 import { type JetStreamOptions, resolveOptions } from './options.js';
 import { type StreamAPI, StreamAPIImpl } from './stream-api.js';
-
-/** The account's JetStream usage, limits and API counters (`$JS.API.INFO`). */
-export type JetStreamAccountStats = ApiSuccess<'accountInfo'>;
-
-/** JetStream management, shaped like nats.js's JetStreamManager. */
-export interface JetStreamManager {
-  readonly streams: StreamAPI;
-  readonly consumers: ConsumerAPI;
-  /** Direct gets, for streams with `allow_direct`. */
-  readonly direct: DirectStreamAPI;
-  getAccountInfo(): Promise<JetStreamAccountStats>;
-  /** The account's JetStream advisories from now on, until the loop is left. */
-  advisories(): AsyncIterable<Advisory>;
-  getOptions(): JetStreamOptions;
-  /** A JetStream client with the same options. */
-  jetstream(): JetStreamClient;
-}
 
 export class JetStreamManagerImpl implements JetStreamManager {
   readonly streams: StreamAPI;

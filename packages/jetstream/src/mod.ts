@@ -27,10 +27,13 @@ export {
   StreamNotFoundError,
 } from './errors.js';
 export { Feature, serverFeature } from './features.js';
-export type { JetStreamClient, JetStreamPublishOptions, PubAck } from './jetstream-client.js';
+export type {
+  JetStreamAccountStats,
+  JetStreamClient,
+  JetStreamManager,
+} from './jetstream-types.js';
 export type { DeliveryInfo, JsMsg } from './jsmsg.js';
 export type { Lister } from './lister.js';
-export type { JetStreamAccountStats, JetStreamManager } from './manager.js';
 export type { JetStreamManagerOptions, JetStreamOptions } from './options.js';
 export type { OrderedConsumerOptions } from './ordered-consumer-cursor.js';
 export type { OrderedPushConsumerOptions } from './ordered-consumer-push.js';
@@ -43,12 +46,17 @@ export {
   StorageType,
   StoreCompression,
 } from './policies.js';
+export type { PubAck } from './pub-ack.js';
 export type {
   PubAckFuture,
   PublishAsyncFailure,
   PublishAsyncOptions,
 } from './publish-async.js';
-export { PubHeaders, type StreamExpectations } from './publish-headers.js';
+export {
+  type JetStreamPublishOptions,
+  PubHeaders,
+  type StreamExpectations,
+} from './publish-headers.js';
 export type {
   ConsumeOptions,
   Consumer,

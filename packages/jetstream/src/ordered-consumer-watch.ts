@@ -1,6 +1,6 @@
 import type { DeliverPolicy } from '@slipstream/jsapi';
 import type { ConsumerMessages } from './consumption.js';
-import type { JetStreamClient } from './jetstream-client.js';
+import type { JetStreamClient } from './jetstream-types.js';
 import type { JsMsg } from './jsmsg.js';
 
 /**

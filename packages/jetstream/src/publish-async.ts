@@ -9,9 +9,8 @@ import {
   TimeoutError,
 } from '@slipstream/client';
 import { JetStreamNotEnabled } from './errors.js';
-import type { JetStreamPublishOptions } from './jetstream-client.js';
 import { decodePubAck, type PubAck } from './pub-ack.js';
-import { publishHeaders } from './publish-headers.js';
+import { type JetStreamPublishOptions, publishHeaders } from './publish-headers.js';
 
 /** Options of one `publishAsync`: those of `publish` but retries (a no-responders fails it). */
 export type PublishAsyncOptions = Omit<JetStreamPublishOptions, 'retries'>;

@@ -37,6 +37,17 @@ export interface PublishHeaderOptions {
   ttl: string;
 }
 
+/** A JetStream publish's options: those its headers carry, and how it waits for the PubAck. */
+export interface JetStreamPublishOptions extends PublishHeaderOptions {
+  /** Milliseconds to wait for the PubAck (default: the client's timeout). */
+  timeout: number;
+  /**
+   * Attempts in all while nothing answers (no responders: a stream being created or
+   * recovering); default 1. A timeout is never retried.
+   */
+  retries: number;
+}
+
 /**
  * The caller's headers (copied, never changed) plus the message id, expectations and TTL;
  * undefined when there is nothing to send, so a plain publish stays a PUB rather than an HPUB.

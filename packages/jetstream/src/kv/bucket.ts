@@ -11,8 +11,7 @@ import {
 import { headers } from '@slipstream/protocol';
 import { readStored } from '../buckets.js';
 import { InvalidNameError, JetStreamApiCodes, JetStreamApiError } from '../errors.js';
-import type { JetStreamClient } from '../jetstream-client.js';
-import type { JetStreamManager } from '../manager.js';
+import type { JetStreamClient, JetStreamManager } from '../jetstream-types.js';
 import { storedEntry } from './entry.js';
 import type {
   KvDeleteOptions,

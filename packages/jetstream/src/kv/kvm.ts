@@ -9,9 +9,8 @@ import {
 } from '@slipstream/jsapi';
 import { asJetStreamClient, bucketLister, checkBucket } from '../buckets.js';
 import { StreamNotFoundError } from '../errors.js';
-import type { JetStreamClient } from '../jetstream-client.js';
+import type { JetStreamClient, JetStreamManager } from '../jetstream-types.js';
 import type { Lister } from '../lister.js';
-import type { JetStreamManager } from '../manager.js';
 import { Bucket, type KV, kvStatus } from './bucket.js';
 import type { KvOptions, KvStatus } from './types.js';
 

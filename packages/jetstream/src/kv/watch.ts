@@ -1,5 +1,5 @@
 import { type DeliverPolicy, kvKeySubject, parseKvSubject } from '@slipstream/jsapi';
-import type { JetStreamClient } from '../jetstream-client.js';
+import type { JetStreamClient } from '../jetstream-types.js';
 import { type Watcher, watchStream } from '../ordered-consumer-watch.js';
 import { watchedEntry } from './entry.js';
 import { type KvWatchEntry, KvWatchInclude, type KvWatchOptions } from './types.js';

@@ -7,7 +7,7 @@ import {
 } from '@slipstream/jsapi';
 import type { ConsumerMessages } from '../consumption.js';
 import { JetStreamError } from '../errors.js';
-import type { JetStreamClient } from '../jetstream-client.js';
+import type { JetStreamClient } from '../jetstream-types.js';
 import type { JsMsg } from '../jsmsg.js';
 import type { Consumer } from '../pull-consumer.js';
 import type { ObjectInfo } from './types.js';

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2';
 import { objChunkSubject, objectDigest } from '@slipstream/jsapi';
-import type { JetStreamClient, PubAck } from '../jetstream-client.js';
+import type { JetStreamClient } from '../jetstream-types.js';
+import type { PubAck } from '../pub-ack.js';
 import type { ObjectSource } from './types.js';
 
 /** Chunks whose acknowledgement may be awaited at once: bounds memory, keeps the pipe full. */

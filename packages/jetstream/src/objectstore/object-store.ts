@@ -9,8 +9,8 @@ import {
 import { headers, nuid } from '@slipstream/protocol';
 import { readStored } from '../buckets.js';
 import { InvalidNameError, JetStreamError } from '../errors.js';
-import type { JetStreamClient, PubAck } from '../jetstream-client.js';
-import type { JetStreamManager } from '../manager.js';
+import type { JetStreamClient, JetStreamManager } from '../jetstream-types.js';
+import type { PubAck } from '../pub-ack.js';
 import type { PurgeResponse } from '../stream-api.js';
 import { readChunks } from './chunk-reader.js';
 import { writeChunks } from './chunk-writer.js';

@@ -7,9 +7,8 @@ import {
 } from '@slipstream/jsapi';
 import { asJetStreamClient, bucketLister, checkBucket } from '../buckets.js';
 import { JetStreamError, StreamNotFoundError } from '../errors.js';
-import type { JetStreamClient } from '../jetstream-client.js';
+import type { JetStreamClient, JetStreamManager } from '../jetstream-types.js';
 import type { Lister } from '../lister.js';
-import type { JetStreamManager } from '../manager.js';
 import { resolveOptions } from '../options.js';
 import { type ObjectStore, ObjectStoreImpl, objectStoreStatus } from './object-store.js';
 import { ServerObjectApi } from './server-object-api.js';

@@ -1,5 +1,5 @@
 import { OBJ_SUBJECT_PREFIX, objStreamName } from '@slipstream/jsapi';
-import type { JetStreamClient } from '../jetstream-client.js';
+import type { JetStreamClient } from '../jetstream-types.js';
 import { type Watcher, watchStream } from '../ordered-consumer-watch.js';
 import { decodeInfo } from './meta.js';
 import type { ObjectWatchInfo } from './types.js';
