@@ -105,6 +105,26 @@ export class DeliveryState {
     return from;
   }
 
+  /**
+   * The redelivery timer fired for `seqs`: those still pending, due by `now` and not queued yet
+   * go on the redeliver queue. True when any did.
+   */
+  queueDue(seqs: number[], now: number): boolean {
+    let queued = false;
+    for (const seq of seqs.sort((a, b) => a - b)) {
+      const pending = this.pending.get(seq);
+      if (!pending || pending.due > now || this.redeliverQueue.has(seq)) continue;
+      this.redeliverQueue.add(seq);
+      queued = true;
+    }
+    return queued;
+  }
+
+  /** Every pending delivery goes out again (the deliver subject changed). */
+  queueAllPending(): void {
+    for (const seq of this.pending.keys()) this.redeliverQueue.add(seq);
+  }
+
   /** A delivery that needs no ack (ack policy none) moves the floor with it. */
   deliveredWithoutAck(seq: number, dseq: number): void {
     this.ackFloor.consumer = dseq;

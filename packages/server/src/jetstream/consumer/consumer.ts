@@ -9,29 +9,30 @@
  * subscriptions: acks on `$JS.ACK.<stream>.<name>.*.*.*.*.*`, pull requests on its MSG.NEXT
  * subject, flow control replies on `$JS.FC.<stream>.<name>.*`. It is woken by its stream's
  * appends, by acks and by requests (signal.ts), never by polling; redeliveries wait on one
- * timer queue (redelivery.ts).
+ * timer queue (redelivery.ts). This file is its life (create, update, stop, info) and its
+ * deliver pass; what an ack does is ack-handling.ts, the push side (interest, flow control,
+ * rate limit, heartbeats) push-delivery.ts, its inactive_threshold inactivity.ts.
  */
 import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
-import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
 import { afterWait } from '../../timer-delay.js';
 import { withHeaders } from '../shared/header-block.js';
 import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerStore, StoredMessage } from '../store/message-store.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
-import { type AckedDelivery, ackedDelivery, ackVerb } from './acks.js';
-import { isPull, sampleFrequency, wireConsumerConfig } from './consumer-config.js';
+import { AckHandling } from './ack-handling.js';
+import { isPull, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
 import { SubjectFilters } from './consumer-filters.js';
 import { ConsumerPause } from './consumer-pause.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { ConsumerStateSaver } from './consumer-state-saver.js';
-import { FlowControl } from './flow-control.js';
+import { InactivityWatch } from './inactivity.js';
 import { PriorityGroups } from './priority-groups.js';
 import { PullRequests } from './pull-requests.js';
-import { RateLimit } from './rate-limit.js';
-import { RedeliveryTimer } from './redelivery.js';
+import { PushDelivery } from './push-delivery.js';
+import { ackWaitMs, moveDeadlines, RedeliveryTimer } from './redelivery.js';
 import { Signal } from './signal.js';
 import { idleHeartbeat, statusHeaders } from './status-message.js';
 
@@ -53,8 +54,6 @@ const EMPTY = new Uint8Array(0);
 const NANOS_PER_MS = 1_000_000;
 /** Messages one deliver pass sends before it lets I/O through. */
 const PASS_LIMIT = 256;
-/** Pull consumers' inactivity deadline gets up to 1 s of jitter, as in nats-server. */
-const JITTER_MS = 900;
 
 export class Consumer {
   #config: ConsumerConfig;
@@ -65,7 +64,9 @@ export class Consumer {
   readonly #owner: ConsumerOwner;
   readonly #signal = new Signal(() => this.#deliverPass());
   readonly #redelivery = new RedeliveryTimer(
-    (seqs) => this.#due(seqs),
+    (seqs) => {
+      if (this.#state.queueDue(seqs, Date.now())) this.#signal.raise();
+    },
     () => this.#state.pending,
   );
   /** pause_until: delivery waits for it; its passing is announced and delivery resumes. */
@@ -76,29 +77,24 @@ export class Consumer {
   readonly #pull: PullRequests | undefined;
   /** Pull consumers: priority_groups / priority_policy. */
   readonly #priority: PriorityGroups | undefined;
-  #flow: FlowControl | undefined;
   #closed = false;
   /** last_per_subject: the sequences still to deliver first, and where to go on after. */
   #skip: number[] = [];
   #resume = 0;
   /** Messages left for a first delivery, counted once and then kept up to date. */
   #pendingCount: number | undefined;
-  /** Last delivery and last ack, ms since the epoch (0: never): numbers, not nanosecond
-   * bigints, as they change with every message and only the info reads them. */
+  /** Last delivery, ms since the epoch (0: never): a number, not a nanosecond bigint, as it
+   * changes with every message and only the info reads it. */
   #lastDeliveredMs = 0;
-  #lastAckedMs = 0;
   /** Replay original: the stored time of the previous delivery and the wait for the next. */
   #replayFrom = 0n;
   /** Delivery waits (replay original, rate limit) until this fires. */
   #holdTimer: NodeJS.Timeout | undefined;
-  #rate: RateLimit | undefined;
-  #inactiveTimer: NodeJS.Timeout | undefined;
-  #heartbeatTimer: NodeJS.Timeout | undefined;
-  /** Push, nobody listening: stops waiting for a subscriber to the deliver subject. */
-  #stopWaitingForInterest: (() => void) | undefined;
-  /** Push: whether someone listens on the deliver subject. */
-  #active = true;
+  readonly #inactivity: InactivityWatch;
+  /** Push consumers: interest, flow control, rate limit and heartbeats. */
+  readonly #push: PushDelivery | undefined;
   readonly #saver: ConsumerStateSaver;
+  readonly #acks: AckHandling;
 
   constructor(
     stream: Stream,
@@ -134,6 +130,24 @@ export class Consumer {
           priority: this.#priority,
         })
       : undefined;
+    this.#push = this.#pull
+      ? undefined
+      : new PushDelivery({
+          client: host.client,
+          config: () => this.#config,
+          heartbeat: () => this.#heartbeat(),
+          wake,
+          activeChanged: () => this.#inactivity.watch(),
+          isClosed: () => this.#closed,
+        });
+    this.#inactivity = new InactivityWatch({
+      config: () => this.#config,
+      isClosed: () => this.#closed,
+      pull: this.#pull,
+      push: this.#push,
+      wake,
+      expired: () => owner.expired(this),
+    });
     if (savedState) {
       this.#state = DeliveryState.decode(savedState, (_, time, deliveries) =>
         this.#dueAfter(time, deliveries),
@@ -147,6 +161,20 @@ export class Consumer {
       this.#resume = start.resume;
       this.#saver.now();
     }
+    this.#acks = new AckHandling(
+      {
+        stream,
+        client: host.client,
+        state: this.#state,
+        events: this.events,
+        saver: this.#saver,
+        redelivery: this.#redelivery,
+        signal: this.#signal,
+        acked: (seqs) => owner.acked(this, seqs),
+        pullRequest: (reply, body) => this.#pullRequest(reply, body),
+      },
+      config,
+    );
   }
 
   get config(): ConsumerConfig {
@@ -162,7 +190,7 @@ export class Consumer {
     const client = this.#host.client;
     const stream = this.#stream.name;
     this.#subscriptions.push(
-      client.subscribe(`${this.#ackPrefix}*.*.*.*.*`, (m) => this.#onAck(m)),
+      client.subscribe(`${this.#ackPrefix}*.*.*.*.*`, (m) => this.#acks.received(m)),
     );
     // A push consumer listens too, to tell a pull request it is push based (as nats-server).
     this.#subscriptions.push(
@@ -170,20 +198,12 @@ export class Consumer {
         this.#pullRequest(m.reply, m.payload),
       ),
     );
-    if (!this.#pull) {
-      if (this.#config.flow_control) {
-        const prefix = `$JS.FC.${stream}.${this.name}.`;
-        this.#flow = new FlowControl(prefix);
-        this.#subscriptions.push(
-          client.subscribe(`${prefix}*`, (m) => {
-            if (this.#flow?.answered(m.subject)) this.#signal.raise();
-          }),
-        );
-      }
-      this.#armHeartbeat();
-      this.#limitRate();
-    }
-    this.#watchInactivity();
+    this.#push?.start(
+      `$JS.FC.${stream}.${this.name}.`,
+      this.#subscriptions,
+      this.#stream.config.max_msg_size,
+    );
+    this.#inactivity.watch();
     this.#pause.set(this.#config.pause_until);
     this.#signal.raise();
   }
@@ -194,18 +214,18 @@ export class Consumer {
     const rateChanged = config.rate_limit_bps !== this.#config.rate_limit_bps;
     const before = this.#config;
     this.#config = config;
-    this.#moveDeadlines(before);
+    this.#acks.configure(config);
+    moveDeadlines(this.#state, before, config, this.#redelivery);
     // New filters keep the position; what is pending is counted again (nats-server 2.10).
     this.#filters = new SubjectFilters(config);
     this.#pendingCount = undefined;
     if (deliverChanged) {
-      this.#redeliverAllPending();
+      this.#state.queueAllPending();
       // Waiting for a listener of the old subject is over.
-      this.#stopWaitingForInterest?.();
-      this.#stopWaitingForInterest = undefined;
+      this.#push?.stopWaitingForInterest();
     }
-    if (rateChanged) this.#limitRate();
-    this.#watchInactivity();
+    if (rateChanged) this.#push?.limitRate(this.#stream.config.max_msg_size);
+    this.#inactivity.watch();
     // A changed pause is announced whether it starts, moves or ends (2.11 consumer.go:2203-2216).
     if (this.#pause.set(config.pause_until)) this.#pauseChanged();
     this.#signal.raise();
@@ -267,6 +287,7 @@ export class Consumer {
   stop(deleted: boolean): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#acks.close();
     // A closing stream keeps what was done; a deleted consumer's state goes with it.
     if (deleted) this.#saver.drop();
     else this.#saver.flush();
@@ -274,10 +295,9 @@ export class Consumer {
     this.#redelivery.clear();
     this.#pause.stop();
     this.#priority?.stop();
-    for (const timer of [this.#holdTimer, this.#inactiveTimer, this.#heartbeatTimer]) {
-      clearTimeout(timer);
-    }
-    this.#stopWaitingForInterest?.();
+    clearTimeout(this.#holdTimer);
+    this.#inactivity.stop();
+    this.#push?.stop();
     this.#pull?.stop(deleted);
   }
 
@@ -303,8 +323,8 @@ export class Consumer {
       consumer_seq: state.ackFloor.consumer,
       stream_seq: state.ackFloor.stream,
     };
-    if (this.#lastAckedMs > 0)
-      ackFloor.last_active = wireTime(BigInt(this.#lastAckedMs) * 1_000_000n);
+    if (this.#acks.lastAckedMs > 0)
+      ackFloor.last_active = wireTime(BigInt(this.#acks.lastAckedMs) * 1_000_000n);
     this.#pull?.expire(false);
     const info: ConsumerInfo = {
       stream_name: this.#stream.name,
@@ -318,7 +338,7 @@ export class Consumer {
       num_waiting: this.#pull?.queue.length ?? 0,
       num_pending: this.#numPending(),
     };
-    if (!this.#pull && this.#hasInterest()) info.push_bound = true;
+    if (this.#push?.hasInterest()) info.push_bound = true;
     if (this.#pause.paused) {
       info.paused = true;
       info.pause_remaining = this.pauseRemaining;
@@ -338,11 +358,6 @@ export class Consumer {
     this.#priority?.unpin('admin');
   }
 
-  /** Whether a subscriber listens on the deliver subject (push consumers). */
-  #hasInterest(): boolean {
-    return this.#host.client.hasInterest(this.#config.deliver_subject!);
-  }
-
   // --- delivery -----------------------------------------------------------------------------
 
   #deliverPass(): void {
@@ -355,7 +370,7 @@ export class Consumer {
     // one clock reading per pass: its PASS_LIMIT messages go out within about a millisecond
     const now = Date.now();
     for (;;) {
-      if (!waiting && !this.#canPush()) break;
+      if (!waiting && !this.#push!.canPush()) break;
       if (waiting && waiting.length === 0) break;
       const next = this.#next();
       if (next === 'max-ack-pending') {
@@ -388,7 +403,7 @@ export class Consumer {
         const priority = this.#priority!;
         if (priority.pinned) headers = withHeaders(headers, [['Nats-Pin-Id', priority.pin]]);
       } else {
-        const wait = this.#rate?.take(size) ?? 0;
+        const wait = this.#push!.rateWait(size);
         if (wait > 0) {
           this.#notSent(next);
           this.#hold(wait);
@@ -506,16 +521,7 @@ export class Consumer {
     this.#replayFrom = message.time;
     if (this.#pull) this.#pull.queue.lastActive = now;
     this.#saver.later();
-    if (this.#flow) {
-      const request = this.#flow.delivered(size);
-      if (request) {
-        this.#host.client.publish(this.#config.deliver_subject!, EMPTY, {
-          reply: request,
-          headers: statusHeaders(100, 'FlowControl Request'),
-        });
-      }
-    }
-    this.#armHeartbeat();
+    this.#push?.delivered(size);
   }
 
   /** The ack subject's pending count: messages left for a first delivery after this one. */
@@ -568,138 +574,9 @@ export class Consumer {
     return time + ackWaitMs(this.#config, deliveries);
   }
 
-  /**
-   * An update's new ack_wait moves the deadlines of what is out already (under the new backoff
-   * too), as nats-server measures each wait from the delivery (or the NAK delay's start) when it
-   * checks, and checks at once on a new ack_wait (updateConfig). A new backoff alone applies
-   * from each delivery's next deadline on, as there: nothing is re-checked.
-   */
-  #moveDeadlines(before: ConsumerConfig): void {
-    if (before.ack_wait === this.#config.ack_wait) return;
-    for (const [seq, pending] of this.#state.pending) {
-      const deliveries = this.#state.deliveries(seq);
-      const shift = ackWaitMs(this.#config, deliveries) - ackWaitMs(before, deliveries);
-      if (shift === 0) continue;
-      pending.due += shift;
-      this.#redelivery.schedule(seq, pending.due);
-    }
-  }
-
-  /** The redelivery timer fired: what is still pending and due goes on the queue. */
-  #due(seqs: number[]): void {
-    const now = Date.now();
-    let queued = false;
-    for (const seq of seqs.sort((a, b) => a - b)) {
-      const pending = this.#state.pending.get(seq);
-      if (!pending || pending.due > now || this.#state.redeliverQueue.has(seq)) continue;
-      this.#state.redeliverQueue.add(seq);
-      queued = true;
-    }
-    if (queued) this.#signal.raise();
-  }
-
-  #redeliverAllPending(): void {
-    for (const seq of this.#state.pending.keys()) this.#state.redeliverQueue.add(seq);
-  }
-
-  // --- push ---------------------------------------------------------------------------------
-
-  #limitRate(): void {
-    const bps = this.#config.rate_limit_bps ?? 0;
-    this.#rate = bps > 0 ? new RateLimit(bps, this.#stream.config.max_msg_size) : undefined;
-  }
-
-  /** Push delivery goes on while someone listens and flow control allows. */
-  #canPush(): boolean {
-    const active = this.#hasInterest();
-    if (active !== this.#active) {
-      this.#active = active;
-      this.#watchInactivity();
-    }
-    if (!active) {
-      this.#waitForInterest();
-      return false;
-    }
-    return !this.#flow?.blocked;
-  }
-
-  /** Nobody listens on the deliver subject: delivery resumes when someone subscribes. */
-  #waitForInterest(): void {
-    if (this.#stopWaitingForInterest || this.#closed) return;
-    this.#stopWaitingForInterest = this.#host.client.whenInterest(
-      this.#config.deliver_subject!,
-      () => {
-        this.#stopWaitingForInterest = undefined;
-        this.#signal.raise();
-      },
-    );
-  }
-
-  #armHeartbeat(): void {
-    const every = (this.#config.idle_heartbeat ?? 0) / NANOS_PER_MS;
-    if (this.#pull || every <= 0 || this.#closed) return;
-    clearTimeout(this.#heartbeatTimer);
-    const beat = () => {
-      if (this.#hasInterest()) {
-        this.#host.client.publish(this.#config.deliver_subject!, EMPTY, {
-          headers: this.#heartbeat(),
-        });
-      }
-      this.#armHeartbeat();
-    };
-    afterWait(every, beat, (timer) => {
-      this.#heartbeatTimer = timer;
-    });
-  }
-
   #heartbeat(): Buffer {
     const state = this.#state;
-    return idleHeartbeat(state.nextDeliverySeq - 1, state.nextStreamSeq - 1, this.#flow?.stalledOn);
-  }
-
-  // --- inactivity ---------------------------------------------------------------------------
-
-  /**
-   * With an inactive threshold, a push consumer nobody listens to, or a pull consumer nobody
-   * asks, removes itself once the threshold passes.
-   */
-  #watchInactivity(): void {
-    clearTimeout(this.#inactiveTimer);
-    this.#inactiveTimer = undefined;
-    const threshold = (this.#config.inactive_threshold ?? 0) / NANOS_PER_MS;
-    if (threshold <= 0 || this.#closed) return;
-    const pull = this.#pull;
-    if (!pull) {
-      // Push: a consumer still listened to looks again after the threshold; one nobody
-      // listens to is removed if that is still so when the threshold has passed.
-      const listened = this.#hasInterest();
-      this.#active = listened;
-      this.#inactiveAfter(threshold, () => {
-        const listenedNow = this.#hasInterest();
-        if (!listenedNow && !this.#active) return this.#owner.expired(this);
-        if (listenedNow) this.#signal.raise();
-        this.#watchInactivity();
-      });
-      if (!listened) this.#waitForInterest();
-      return;
-    }
-    const deadline = threshold + 100 + Math.random() * JITTER_MS;
-    const check = (wait: number) =>
-      this.#inactiveAfter(wait, () => {
-        const idle = Date.now() - pull.queue.lastActive;
-        if (idle <= threshold) return check(deadline - idle);
-        pull.expire(true);
-        if (pull.queue.length > 0) return check(deadline);
-        this.#owner.expired(this);
-      });
-    check(deadline);
-  }
-
-  /** Runs `then` once `ms` have passed (a threshold may be longer than one setTimeout waits). */
-  #inactiveAfter(ms: number, then: () => void): void {
-    afterWait(ms, then, (timer) => {
-      this.#inactiveTimer = timer;
-    });
+    return idleHeartbeat(state.nextDeliverySeq - 1, state.nextStreamSeq - 1, this.#push?.stalledOn);
   }
 
   #pullRequest(reply: string | undefined, body: Uint8Array): void {
@@ -711,117 +588,4 @@ export class Consumer {
       });
     }
   }
-
-  // --- acks ---------------------------------------------------------------------------------
-
-  #onAck(message: InternalMessage): void {
-    if (this.#closed) return;
-    const acked = ackedDelivery(message.subject);
-    const verb = ackVerb(message.payload);
-    let confirm = message.reply;
-    switch (verb?.kind) {
-      case 'ack':
-        this.#ack(acked, true);
-        break;
-      case 'term':
-        this.#ack(acked, false);
-        this.events.terminated(acked.consumerSeq, acked.streamSeq, acked.delivered);
-        break;
-      case 'next':
-        this.#ack(acked, true);
-        this.#pullRequest(message.reply, message.payload.subarray(4));
-        confirm = undefined;
-        break;
-      case 'nak':
-        this.#nak(acked, verb.delayNanos);
-        break;
-      case 'progress':
-        this.#progress(acked.streamSeq);
-        break;
-    }
-    if (!confirm) return;
-    // The confirmation (double ack) leaves only once the ack's state is on disk.
-    this.#saver.now();
-    const reply = confirm;
-    this.#stream.store.whenDurable().then(
-      () => this.#host.client.publish(reply, EMPTY),
-      () => {},
-    );
-  }
-
-  /** An ack (or a TERM) of a delivery; `sampled` acks may feed the ack metric. */
-  #ack({ streamSeq: seq, consumerSeq: dseq, delivered }: AckedDelivery, sampled: boolean): void {
-    const state = this.#state;
-    let from: number;
-    switch (this.#config.ack_policy) {
-      case 'explicit': {
-        const pending = state.pending.get(seq);
-        if (pending && sampled && this.#sampled()) {
-          const ackTime = (Date.now() - pending.time) * NANOS_PER_MS;
-          this.events.acked(dseq, seq, delivered, ackTime);
-        }
-        from = state.ackOne(seq) ? seq : 0;
-        break;
-      }
-      case 'all':
-        from = state.ackUpTo(seq, dseq);
-        break;
-      default:
-        return;
-    }
-    if (from === 0) return;
-    this.#lastAckedMs = Date.now();
-    this.#saver.later();
-    if (this.#stream.config.retention !== 'limits') {
-      const acked: number[] = [];
-      for (let s = from; s <= seq; s++) acked.push(s);
-      this.#owner.acked(this, acked);
-    }
-    this.#signal.raise();
-  }
-
-  /** Whether this ack is one of the sample_freq percent reported as a metric. */
-  #sampled(): boolean {
-    const frequency = sampleFrequency(this.#config);
-    return frequency >= 100 || (frequency > 0 && Math.random() * 100 < frequency);
-  }
-
-  #nak(
-    { streamSeq: seq, consumerSeq: dseq, delivered }: AckedDelivery,
-    delayNanos: number | undefined,
-  ): void {
-    const state = this.#state;
-    if (dseq <= state.ackFloor.consumer || dseq >= state.nextDeliverySeq) return;
-    const pending = state.pending.get(seq);
-    if (state.pending.size > 0 && !pending) return;
-    this.events.naked(dseq, seq, delivered);
-    if (delayNanos !== undefined && pending) {
-      state.redeliverQueue.delete(seq);
-      pending.due = Date.now() + delayNanos / NANOS_PER_MS;
-      this.#redelivery.schedule(seq, pending.due);
-      return;
-    }
-    state.redeliverQueue.add(seq);
-    this.#signal.raise();
-  }
-
-  /** +WPI: the ack wait starts again. */
-  #progress(seq: number): void {
-    const pending = this.#state.pending.get(seq);
-    if (!pending) return;
-    const now = Date.now();
-    pending.time = now;
-    pending.due = this.#dueAfter(now, this.#state.deliveries(seq));
-    this.#redelivery.schedule(seq, pending.due);
-    this.#saver.later();
-  }
-}
-
-/** How long the given delivery waits for its ack: its backoff step, else ack_wait. */
-function ackWaitMs(config: ConsumerConfig, deliveries: number): number {
-  const backoff = config.backoff;
-  const waitNanos = backoff?.length
-    ? backoff[Math.min(deliveries - 1, backoff.length - 1)]!
-    : config.ack_wait!;
-  return waitNanos / NANOS_PER_MS;
 }

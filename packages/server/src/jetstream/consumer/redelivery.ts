@@ -8,8 +8,13 @@
  * worth of stale deadlines, once they outnumber the pending deliveries by far the queue is
  * rebuilt from those.
  */
+
+import type { ConsumerConfig } from '@slipstream/jsapi';
 import { timerDelay } from '../../timer-delay.js';
 import { DueHeap } from '../shared/due-heap.js';
+import type { DeliveryState } from './consumer-state.js';
+
+const NANOS_PER_MS = 1_000_000;
 
 /** Stale entries tolerated beyond twice the pending deliveries before a rebuild. */
 const REBUILD_SLACK = 1024;
@@ -102,5 +107,36 @@ export class RedeliveryTimer {
     const next = this.#nextDue();
     if (next !== undefined) this.#arm(next);
     if (due.length > 0) this.fire(due);
+  }
+}
+
+/** How long the given delivery waits for its ack: its backoff step, else ack_wait. */
+export function ackWaitMs(config: ConsumerConfig, deliveries: number): number {
+  const backoff = config.backoff;
+  const waitNanos = backoff?.length
+    ? backoff[Math.min(deliveries - 1, backoff.length - 1)]!
+    : config.ack_wait!;
+  return waitNanos / NANOS_PER_MS;
+}
+
+/**
+ * An update's new ack_wait moves the deadlines of what is out already (under the new backoff
+ * too), as nats-server measures each wait from the delivery (or the NAK delay's start) when it
+ * checks, and checks at once on a new ack_wait (updateConfig). A new backoff alone applies
+ * from each delivery's next deadline on, as there: nothing is re-checked.
+ */
+export function moveDeadlines(
+  state: DeliveryState,
+  before: ConsumerConfig,
+  after: ConsumerConfig,
+  timer: RedeliveryTimer,
+): void {
+  if (before.ack_wait === after.ack_wait) return;
+  for (const [seq, pending] of state.pending) {
+    const deliveries = state.deliveries(seq);
+    const shift = ackWaitMs(after, deliveries) - ackWaitMs(before, deliveries);
+    if (shift === 0) continue;
+    pending.due += shift;
+    timer.schedule(seq, pending.due);
   }
 }
