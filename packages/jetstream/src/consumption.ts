@@ -1,5 +1,7 @@
+import type { Msg, NatsConnection, Subscription } from '@slipstream/client';
 import { type ConsumerNotification, ConsumerStatus } from './consumer-status.js';
 import type { Delivery } from './delivery.js';
+import { HeartbeatMonitor } from './heartbeat-monitor.js';
 import type { JsMsg } from './jsmsg.js';
 
 /**
@@ -104,6 +106,35 @@ export abstract class Consumption implements ConsumerMessages {
     this.delivery.stop(error);
     this.notifications.end();
     this.#resolveClosed(error);
+  }
+
+  /**
+   * Subscribes where the consumer's messages arrive (the subscription's end ends the
+   * consumption) and sets up the watch for its idle heartbeats over that subscription: `missed`
+   * runs once a miss has been notified. The watch starts when the caller starts it.
+   */
+  protected listen(
+    nc: NatsConnection,
+    subject: string,
+    options: {
+      queue?: string | undefined;
+      idleHeartbeat: number;
+      arrived: (msg: Msg) => void;
+      missed: () => void;
+    },
+  ): { sub: Subscription; heartbeat: HeartbeatMonitor } {
+    const sub = nc.subscribe(subject, {
+      ...(options.queue ? { queue: options.queue } : {}),
+      callback: (error, msg) => (error ? this.end(error) : options.arrived(msg)),
+    });
+    // the connection closed or drained under it
+    void sub.closed.then((error) => this.end(error));
+    const signs = { getReceived: () => sub.getReceived(), getPending: () => this.getPending() };
+    const heartbeat = new HeartbeatMonitor(options.idleHeartbeat, signs, (count) => {
+      this.notifications.notify({ type: 'heartbeats_missed', count });
+      options.missed();
+    });
+    return { sub, heartbeat };
   }
 
   /** Lets go of the subscription, timers and whatever else the consumption holds. */

@@ -5,7 +5,7 @@ import { heartbeatNotification, problemNotification } from './consumer-status.js
 import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
 import { JetStreamStatusError } from './errors.js';
-import { HeartbeatMonitor } from './heartbeat-monitor.js';
+import type { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { JsMsgImpl } from './jsmsg.js';
 import {
   discardNotification,
@@ -52,19 +52,13 @@ export class PullBatch extends Consumption {
     this.#options = options;
     const body = encodeRequest('consumerNext', options.request);
     const inbox = createInbox();
-    this.#sub = nc.subscribe(inbox, {
-      callback: (error, msg) => (error ? this.end(error) : this.#arrived(msg)),
+    const listening = this.listen(nc, inbox, {
+      idleHeartbeat: options.idleHeartbeat,
+      arrived: (msg) => this.#arrived(msg),
+      missed: () => this.end(new JetStreamStatusError('idle heartbeats missed', 409)),
     });
-    // the connection closed or drained under it
-    void this.#sub.closed.then((error) => this.end(error));
-    const signs = {
-      getReceived: () => this.#sub.getReceived(),
-      getPending: () => this.getPending(),
-    };
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, signs, (count) => {
-      this.notifications.notify({ type: 'heartbeats_missed', count });
-      this.end(new JetStreamStatusError('idle heartbeats missed', 409));
-    });
+    this.#sub = listening.sub;
+    this.#heartbeat = listening.heartbeat;
     delivery.whenTaken(() => this.#ask(inbox, body));
   }
 

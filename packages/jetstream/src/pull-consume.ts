@@ -5,7 +5,7 @@ import { heartbeatNotification, type PullOptions, problemNotification } from './
 import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
 import { JetStreamStatusError } from './errors.js';
-import { HeartbeatMonitor } from './heartbeat-monitor.js';
+import type { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { JsMsgImpl } from './jsmsg.js';
 import {
   discardNotification,
@@ -75,19 +75,13 @@ export class PullConsume extends Consumption {
     this.#options = options;
     // options the server would refuse are refused by consume() itself
     encodeRequest('consumerNext', this.#request());
-    this.#sub = nc.subscribe(this.#inbox, {
-      callback: (error, msg) => (error ? this.end(error) : this.#arrived(msg)),
+    const listening = this.listen(nc, this.#inbox, {
+      idleHeartbeat: options.idleHeartbeat,
+      arrived: (msg) => this.#arrived(msg),
+      missed: () => void this.#missed(),
     });
-    // the connection closed or drained under it
-    void this.#sub.closed.then((error) => this.end(error));
-    const signs = {
-      getReceived: () => this.#sub.getReceived(),
-      getPending: () => this.getPending(),
-    };
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, signs, (count) => {
-      this.notifications.notify({ type: 'heartbeats_missed', count });
-      void this.#missed();
-    });
+    this.#sub = listening.sub;
+    this.#heartbeat = listening.heartbeat;
     this.#topUp();
   }
 

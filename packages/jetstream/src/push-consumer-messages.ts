@@ -2,7 +2,7 @@ import type { Msg, NatsConnection, Subscription } from '@slipstream/client';
 import { heartbeatNotification, problemNotification } from './consumer-status.js';
 import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
-import { HeartbeatMonitor } from './heartbeat-monitor.js';
+import type { HeartbeatMonitor } from './heartbeat-monitor.js';
 import { JsMsgImpl } from './jsmsg.js';
 
 export interface PushConsumerMessagesOptions {
@@ -42,20 +42,14 @@ export class PushConsumerMessages extends Consumption {
     super(delivery);
     this.#nc = nc;
     this.#options = options;
-    this.#sub = nc.subscribe(options.deliverSubject, {
-      ...(options.queue ? { queue: options.queue } : {}),
-      callback: (error, msg) => (error ? this.end(error) : this.#arrived(msg)),
+    const listening = this.listen(nc, options.deliverSubject, {
+      queue: options.queue,
+      idleHeartbeat: options.idleHeartbeat,
+      arrived: (msg) => this.#arrived(msg),
+      missed: () => void this.#missed(),
     });
-    // the connection closed or drained under it
-    void this.#sub.closed.then((error) => this.end(error));
-    const signs = {
-      getReceived: () => this.#sub.getReceived(),
-      getPending: () => this.getPending(),
-    };
-    this.#heartbeat = new HeartbeatMonitor(options.idleHeartbeat, signs, (count) => {
-      this.notifications.notify({ type: 'heartbeats_missed', count });
-      void this.#missed();
-    });
+    this.#sub = listening.sub;
+    this.#heartbeat = listening.heartbeat;
     this.#heartbeat.start();
   }
 
