@@ -18,26 +18,11 @@ import {
 } from '@slipstream/test-servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Objm } from '../src/objectstore/mod.js';
+import { generatedBytes } from './generated-bytes.js';
 
 const MiB = 1024 * 1024;
 const SIZE = 50 * MiB;
-const PIECE = 64 * 1024;
 const BOUND = 48 * MiB;
-
-/** SIZE bytes made on demand, a piece at a time, hashed as they go out. */
-function generated(hash: ReturnType<typeof createHash>): ReadableStream<Uint8Array> {
-  let made = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (made >= SIZE) return controller.close();
-      const piece = new Uint8Array(PIECE);
-      for (let i = 0; i < PIECE; i += 4) piece[i] = (made + i) % 253;
-      made += PIECE;
-      hash.update(piece);
-      controller.enqueue(piece);
-    },
-  });
-}
 
 let server: RunningNatsServer;
 let nc: NatsConnection;
@@ -61,7 +46,7 @@ it("a 50 MiB object goes in assembled by the server and comes back streamed, the
   const peakBefore = peakRssBytes(pid);
 
   const written = createHash('sha256');
-  const info = await store.put({ name: 'big' }, generated(written), { size: SIZE });
+  const info = await store.put({ name: 'big' }, generatedBytes(SIZE, written), { size: SIZE });
   expect(info).toMatchObject({ size: SIZE, chunks: SIZE / (128 * 1024) });
   const afterPut = peakRssBytes(pid);
 

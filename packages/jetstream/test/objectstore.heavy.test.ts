@@ -3,26 +3,11 @@ import type { NatsConnection } from '@slipstream/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jetstream } from '../src/mod.js';
 import { Objm } from '../src/objectstore/mod.js';
+import { generatedBytes } from './generated-bytes.js';
 import { streamServers, useJetStreamServer } from './servers.js';
 
 const MiB = 1024 * 1024;
 const SIZE = 50 * MiB;
-const PIECE = 64 * 1024;
-
-/** SIZE bytes made on demand, a piece at a time, hashed as they go out. */
-function generated(hash: ReturnType<typeof createHash>): ReadableStream<Uint8Array> {
-  let made = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (made >= SIZE) return controller.close();
-      const piece = new Uint8Array(PIECE);
-      for (let i = 0; i < PIECE; i += 4) piece[i] = (made + i) % 253;
-      made += PIECE;
-      hash.update(piece);
-      controller.enqueue(piece);
-    },
-  });
-}
 
 /** The highest resident set size seen while `work` runs, sampled every few milliseconds. */
 async function peakRss(work: () => Promise<void>): Promise<number> {
@@ -57,7 +42,7 @@ describe.each(streamServers)('a 50 MiB object against $name', (kind) => {
     let readBytes = 0;
     let error: Error | null = null;
     const peak = await peakRss(async () => {
-      const info = await store.put({ name: 'big' }, generated(written));
+      const info = await store.put({ name: 'big' }, generatedBytes(SIZE, written));
       expect(info).toMatchObject({ size: SIZE, chunks: SIZE / (128 * 1024) });
       const result = await store.get('big');
       const reader = result!.data.getReader();
