@@ -1,8 +1,6 @@
-import { connect } from 'node:net';
 import {
-  freePort,
+  msToFirstInfo,
   requireSystemComponent,
-  runProcess,
   slipstreamServerBin,
 } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
@@ -51,57 +49,3 @@ describe.each(servers)('$name: spawn to first INFO', ({ command, args }) => {
     );
   });
 });
-
-/** Spawns the server and times it until a client connecting over and over receives INFO. */
-async function msToFirstInfo(
-  command: string,
-  args: (port: number) => readonly string[],
-): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const started = performance.now();
-    const server = runProcess(command, args(port));
-    try {
-      await firstInfo(port, () => server.child.exitCode !== null);
-      return performance.now() - started;
-    } catch (error) {
-      // A test file running in parallel may bind the port between freePort() and the server.
-      if (!/address already in use/i.test(server.output())) {
-        throw new Error(`${(error as Error).message}: ${server.output()}`);
-      }
-    } finally {
-      await server.stop('SIGKILL');
-    }
-  }
-}
-
-/** Connects until the port answers with INFO; fails once `exited` or after 10 s. */
-async function firstInfo(port: number, exited: () => boolean): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!(await receivedInfo(port, deadline))) {
-    if (exited()) throw new Error(`the server exited before sending INFO on ${port}`);
-    if (performance.now() > deadline) throw new Error(`no INFO on ${port} after 10 s`);
-    // As tight as a retry can be without taking the CPU the server is starting on.
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
-
-/**
- * Whether one connection to the port received bytes starting with INFO; false when it was
- * refused or closed, or nothing came by the deadline.
- */
-function receivedInfo(port: number, deadline: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const timer = setTimeout(() => socket.destroy(), Math.max(deadline - performance.now(), 0));
-    socket.once('error', () => resolve(false));
-    socket.once('data', (chunk) => {
-      resolve(chunk.toString('latin1').startsWith('INFO '));
-      socket.destroy();
-    });
-    socket.once('close', () => {
-      clearTimeout(timer);
-      resolve(false);
-    });
-  });
-}

@@ -4,6 +4,7 @@ export {
   makeTestCertificates,
   type TestCertificates,
 } from './certificates.js';
+export { msToFirstInfo } from './first-info.js';
 export { freePort } from './free-port.js';
 export {
   credsFile,
@@ -20,7 +21,7 @@ export {
   type RunningNatsServer,
   startNatsServer,
 } from './nats-server.js';
-export { cpuSeconds, peakRssBytes, rssBytes } from './process-stats.js';
+export { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './process-stats.js';
 export { connectRawSocket } from './raw-socket.js';
 export {
   type RunningProcess,

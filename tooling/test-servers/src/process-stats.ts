@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 // Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat (100 on Linux/x86).
 // Asked on first use, so that importing this package does not spawn getconf for every test file.
@@ -28,6 +28,14 @@ export function cpuSeconds(pid: number): number {
 /** Peak resident set size (VmHWM) of a process in bytes. */
 export function peakRssBytes(pid: number): number {
   return statusKilobytes(pid, 'VmHWM') * 1024;
+}
+
+/**
+ * Sets a process's peak RSS back to its current RSS (`5` into /proc/<pid>/clear_refs, Linux 4.0+),
+ * so that the next peakRssBytes reading is the peak of what ran in between.
+ */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** Current resident set size (VmRSS) of a process in bytes. */
