@@ -5,7 +5,6 @@
  * by the official clients; then pull consume again driven by @slipstream/jetstream with each server
  * pinned to one core and this process to another.
  */
-import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import * as officialJs from '@nats-io/jetstream';
@@ -14,6 +13,7 @@ import { connect as officialConnect } from '@nats-io/transport-node';
 import { cpuSeconds } from '@slipstream/test-servers';
 import { fdatasyncLatency } from './disk-sync-floor.js';
 import { importIfBuilt } from './harness/optional.js';
+import { CLIENT_CORE, SERVER_CORE, whilePinned } from './harness/pinning.js';
 import { alternateRounds, pick, type RoundsResult, type Sample } from './harness/rounds.js';
 import { RatioTable } from './harness/table.js';
 import {
@@ -24,7 +24,7 @@ import {
 
 const PAYLOAD = 128;
 /** Stored messages consumed per round unless `--messages` says otherwise (about 1.5 minutes in all). */
-const DEFAULT_MESSAGES = 50_000;
+export const DEFAULT_CONSUME_MESSAGES = 50_000;
 /** Messages a consume keeps requested from the server: the clients' default ballpark. */
 const PULL_BATCH = 500;
 /** PubAcks outstanding while the stream is filled (not measured). */
@@ -35,12 +35,10 @@ const SYNC_PROBES = 200;
 const KV_KEYS = 100;
 const STREAM = 'CONSUME';
 const SUBJECT = 'consume.bench';
-const SERVER_CORE = 1;
-const CLIENT_CORE = 0;
 const KINDS: readonly JetStreamServerKind[] = ['nats-server', 'slipstream always'];
 
 // The calls both JetStream clients share (nats.js v3 names), all the workloads use.
-interface Connection {
+export interface Connection {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,11 +49,12 @@ interface Consumer {
     }
   >;
 }
-interface JetStream {
+export interface JetStream {
+  publish(subject: string, payload: Uint8Array): Promise<unknown>;
   consumers: { get(stream: string, durable?: string): Promise<Consumer> };
 }
 /** One JetStream client: how it connects and opens its JetStream context. */
-interface Client {
+export interface Client {
   connect(url: string): Promise<Connection>;
   jetstream(nc: Connection): JetStream;
 }
@@ -65,7 +64,7 @@ const official: Client = {
   jetstream: (nc) => officialJs.jetstream(nc as never) as unknown as JetStream,
 };
 
-async function loadOurClient(): Promise<Client | { skipped: string }> {
+export async function loadOurClient(): Promise<Client | { skipped: string }> {
   const core = await importIfBuilt<{ connect(o: { servers: string }): Promise<Connection> }>(
     '@slipstream/client',
     ['connect'],
@@ -83,7 +82,7 @@ async function loadOurClient(): Promise<Client | { skipped: string }> {
 }
 
 /** A started server holding the filled stream, with its pid for /proc CPU readings. */
-interface Prepared {
+export interface Prepared {
   readonly server: JetStreamServer;
   readonly url: string;
   readonly pid: number;
@@ -96,7 +95,7 @@ async function start(kind: JetStreamServerKind, core?: number): Promise<Prepared
 }
 
 /** Starts a server (pinned when `core` is set) and stores `messages` random 128 B messages. */
-async function prepare(
+export async function prepare(
   kind: JetStreamServerKind,
   messages: number,
   core?: number,
@@ -160,7 +159,11 @@ async function drain(consumer: Consumer, count: number, ack: boolean): Promise<n
 let durables = 0;
 
 /** A new durable explicit-ack consumer from the first message, consumed to the end, then deleted. */
-async function pullConsume(client: Client, target: Prepared, count: number): Promise<Sample> {
+export async function pullConsume(
+  client: Client,
+  target: Prepared,
+  count: number,
+): Promise<Sample> {
   const admin = await officialConnect({ servers: target.url });
   const nc = await client.connect(target.url);
   try {
@@ -265,22 +268,11 @@ function compare(
   );
 }
 
-/** This process's CPU affinity list (`0-1`), to restore after the pinned phase. */
-function affinity(): string {
-  const out = execFileSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
-  return out.trim().split(' ').at(-1)!;
-}
-
-function pinSelf(cores: string): void {
-  // -a: every thread, libuv's pool too.
-  execFileSync('taskset', ['-a', '-cp', cores, String(process.pid)], { stdio: 'ignore' });
-}
-
 export async function jetstreamConsumeBenchmark(options: {
   rounds: number;
   messages?: number;
 }): Promise<{ render(): string }> {
-  const count = options.messages ?? DEFAULT_MESSAGES;
+  const count = options.messages ?? DEFAULT_CONSUME_MESSAGES;
   const { rounds } = options;
   const load = () => loadavg()[0].toFixed(2);
   const officialTable = new RatioTable(
@@ -352,10 +344,8 @@ export async function jetstreamConsumeBenchmark(options: {
     return { render: () => `${officialTable.render()}\n\n${pinnedTable.render()}` };
   }
   const pinnedLoadBefore = load();
-  const unpinned = affinity();
-  pinSelf(String(CLIENT_CORE));
-  try {
-    await withPreparedServers(count, SERVER_CORE, async (nats, ours) => {
+  await whilePinned(CLIENT_CORE, () =>
+    withPreparedServers(count, SERVER_CORE, async (nats, ours) => {
       const pull = await compare(rounds, 'pinned pull consume', nats, ours, (t) =>
         pullConsume(ourClient, t, count),
       );
@@ -372,10 +362,8 @@ export async function jetstreamConsumeBenchmark(options: {
         better: 'lower',
         ...pick(pull, 'pullCpuMicros'),
       });
-    });
-  } finally {
-    pinSelf(unpinned);
-  }
+    }),
+  );
   pinnedTable.note(
     `Same stream and pull consume as above; every server runs under \`taskset -c ${SERVER_CORE}\`, this process under \`taskset -a -cp ${CLIENT_CORE}\`. Load average (1 min) ${pinnedLoadBefore} before this table, ${load()} after.`,
   );

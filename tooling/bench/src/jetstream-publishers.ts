@@ -4,6 +4,7 @@
  */
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { Client } from './jetstream-consume.js';
 
 export interface JetStreamPublisher {
   /** Publishes one message with a reply subject; resolves once its PubAck arrived. */
@@ -19,6 +20,15 @@ export const officialPublisher: PublisherFactory = async (url) => {
   const js = jetstream(nc);
   return { publish: (subject, payload) => js.publish(subject, payload), close: () => nc.close() };
 };
+
+/** Any JetStream client's own `jetstream(nc).publish`, such as @slipstream/jetstream's. */
+export function jetstreamPublisher(client: Client): PublisherFactory {
+  return async (url) => {
+    const nc = await client.connect(url);
+    const js = client.jetstream(nc);
+    return { publish: (subject, payload) => js.publish(subject, payload), close: () => nc.close() };
+  };
+}
 
 /** The part of @slipstream/client this benchmark drives (nats.js v3 names). */
 export interface RawClient {

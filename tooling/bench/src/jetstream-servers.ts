@@ -37,7 +37,7 @@ export async function startJetStreamServer(
   const root = await mkdtemp(join(tmpdir(), 'bench-js-'));
   const storeDir = join(root, 'store');
   try {
-    const command = await commandLine(kind, root, storeDir);
+    const command = await jetStreamCommand(kind, root, storeDir);
     const pinned =
       options.core === undefined ? command : ['taskset', '-c', String(options.core), ...command];
     const server = await startServerProcess(pinned[0], (port) => [
@@ -63,8 +63,8 @@ export async function startJetStreamServer(
   }
 }
 
-/** Command and arguments of a server kind, before the port and address. */
-async function commandLine(
+/** Command and arguments of a server kind, before the port and address; `root` may hold its config file. */
+export async function jetStreamCommand(
   kind: JetStreamServerKind,
   root: string,
   storeDir: string,

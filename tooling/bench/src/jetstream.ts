@@ -63,17 +63,22 @@ interface DriverRun {
   readonly results: Record<string, RoundsResult>;
 }
 
-export async function jetstreamBenchmark(options: {
-  rounds: number;
-  messages?: number;
-}): Promise<{ render(): string }> {
-  const messages = options.messages ?? DEFAULT_JETSTREAM_MESSAGES;
-  const shape: RoundShape = {
+/** A round of `messages` windowed 128 B publishes, and a fortieth of that (at least 20) awaited one by one. */
+export function publishShape(messages: number): RoundShape {
+  return {
     size: PAYLOAD,
     asyncMessages: messages,
     syncMessages: Math.max(20, Math.round(messages / 40)),
     inFlight: IN_FLIGHT,
   };
+}
+
+export async function jetstreamBenchmark(options: {
+  rounds: number;
+  messages?: number;
+}): Promise<{ render(): string }> {
+  const messages = options.messages ?? DEFAULT_JETSTREAM_MESSAGES;
+  const shape = publishShape(messages);
   const core = cpus().length - 1;
   const client = await importIfBuilt<RawClient>('@slipstream/client', ['connect']);
   const official: Driver = {
