@@ -1,12 +1,13 @@
 /**
  * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream,
- * jetstream-client, jetstream-consume; all by default) and prints
+ * jetstream-client, jetstream-consume, capacity; all by default) and prints
  * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
  *
- *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [--rounds N] [--messages N]
+ *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [capacity] [--rounds N] [--messages N]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
+import { capacityBenchmark } from './capacity.js';
 import { clientBenchmark } from './client.js';
 import { codecBenchmark } from './codec.js';
 import { fairnessBenchmark } from './fairness.js';
@@ -26,6 +27,7 @@ const benchmarks: Record<
   jetstream: jetstreamBenchmark,
   'jetstream-client': jetstreamClientBenchmark,
   'jetstream-consume': jetstreamConsumeBenchmark,
+  capacity: capacityBenchmark,
 };
 
 const { values, positionals } = parseArgs({

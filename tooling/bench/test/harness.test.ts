@@ -1,5 +1,8 @@
-import { cpuSeconds, peakRssBytes, rssBytes } from '@slipstream/test-servers';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
+import { CapacityTable } from '../src/harness/capacity-table.js';
 import { alternateRounds, pick, type Sample } from '../src/harness/rounds.js';
 import { median, percentile } from '../src/harness/stats.js';
 import { formatNumber, RatioTable } from '../src/harness/table.js';
@@ -93,6 +96,59 @@ describe('RatioTable', () => {
   });
 });
 
+describe('CapacityTable', () => {
+  const table = new CapacityTable('capacity', 'ref', 'ours');
+  table.add({
+    workload: 'publish',
+    unit: 'msgs/s',
+    main: { reference: 100, ours: 45, better: 'higher', ratioTarget: 1 },
+    cpu: { reference: 1, ours: 3, better: 'lower', ratioTarget: 1.2 },
+    peakRss: { reference: 10, ours: 20, better: 'lower', oursLimit: 50 },
+  });
+  table.add({
+    workload: 'start',
+    unit: 'ms',
+    main: { reference: 40, ours: 100, better: 'lower', ratioTarget: 2.5, oursLimit: 150 },
+  });
+
+  it('puts the three figures of a workload on one line and names every target missed', () => {
+    const lines = table.render().split('\n');
+    expect(lines).toContain(
+      '| publish | msgs/s | 100 | 45.0 | 0.45x | 1.00 | 3.00 | 3.00x | 10.0 | 20.0 | NOT met: msgs/s < 1x, server CPU > 1.2x |',
+    );
+    expect(lines).toContain('| start | ms | 40.0 | 100 | 2.50x |  |  |  |  |  | met |');
+  });
+
+  it('calls a regression only a floor missed by more than the slack', () => {
+    expect(table.regressions(2)).toEqual(['publish, msgs/s: 0.45x, below 0.50x']);
+    expect(table.regressions(3)).toEqual([]);
+  });
+
+  it('judges a regression from the baseline when the figure stood below its target', () => {
+    const short = new CapacityTable('capacity', 'ref', 'ours');
+    short.add({
+      workload: 'publish',
+      unit: 'msgs/s',
+      main: { reference: 100, ours: 30, better: 'higher', ratioTarget: 1, baseline: 0.42 },
+    });
+    expect(short.regressions(2)).toEqual([]);
+    expect(short.regressions(1)).toEqual(['publish, msgs/s: 0.30x, below 0.42x']);
+  });
+
+  it('shows n/a for a ratio over a reference of 0, and judges no target on it', () => {
+    const tiny = new CapacityTable('capacity', 'ref', 'ours');
+    tiny.add({
+      workload: 'publish',
+      unit: 'msgs/s',
+      main: { reference: 100, ours: 100, better: 'higher', ratioTarget: 1 },
+      cpu: { reference: 0, ours: 1, better: 'lower', ratioTarget: 1.2 },
+    });
+    expect(tiny.render().split('\n')).toContain(
+      '| publish | msgs/s | 100 | 100 | 1.00x | 0.00 | 1.00 | n/a |  |  | met |',
+    );
+  });
+});
+
 describe('/proc readers', () => {
   it('read CPU seconds and resident memory of a live process', () => {
     expect(cpuSeconds(process.pid)).toBeGreaterThan(0);
@@ -100,5 +156,28 @@ describe('/proc readers', () => {
     expect(rss).toBeGreaterThan(1024 * 1024);
     // The peak so far can only be at or above any earlier reading.
     expect(peakRssBytes(process.pid)).toBeGreaterThanOrEqual(rss);
+  });
+
+  it('set the peak RSS back to the current RSS', async () => {
+    // A child whose peak stays 64 MiB above its RSS: a buffer touched, then freed.
+    const child = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        '-e',
+        'let b = Buffer.alloc(64 << 20, 1); b = null; gc(); console.log("ready"); setInterval(() => {}, 1000);',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await once(child.stdout!, 'data');
+      const pid = child.pid!;
+      const MiB = 1024 * 1024;
+      expect(peakRssBytes(pid) - rssBytes(pid)).toBeGreaterThan(32 * MiB);
+      resetPeakRss(pid);
+      expect(peakRssBytes(pid) - rssBytes(pid)).toBeLessThan(4 * MiB);
+    } finally {
+      child.kill();
+    }
   });
 });
