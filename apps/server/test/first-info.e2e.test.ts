@@ -5,7 +5,7 @@ import {
 } from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
 
-// Issue #20: harnesses start a server, wait a little and connect (nats.c's suite gives two
+// Harnesses start a server, wait a little and connect (nats.c's suite gives two
 // servers 500 ms), but slipstream-server took 0.6-1.5 s to greet its first client, loading
 // JetStream's schemas, SQLite and ws whatever its configuration. Measured here from the spawn of
 // the built binary to the first INFO bytes on a TCP socket, nats-server 2.9.10 beside it as the

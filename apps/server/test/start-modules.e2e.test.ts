@@ -6,7 +6,7 @@ import { freePort, slipstreamServerBin, startServerProcess } from '@slipstream/t
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectPrinted } from './server-process.js';
 
-// Issue #20: the binary loaded JetStream (the API's zod schemas, SQLite), ws, the monitoring pages
+// Before this test the binary loaded JetStream (the API's zod schemas, SQLite), ws, the monitoring pages
 // and nkeys whatever its configuration, which made most of its 0.6-1.5 s to the first INFO.
 // first-info.e2e.test.ts times the start; this says which code a start loads, without a clock.
 

@@ -236,7 +236,7 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
     socket.off('data', this.#onData);
     this.#reader.drop();
     // No -ERR: nats-server just drops a slow consumer (shared/reference/wire-protocol.md §7);
-    // issue #3 asks for -ERR 'Slow Consumer', we follow the reference server, and count it. A TLS
+    // an -ERR 'Slow Consumer' was once asked for; we follow the reference server, and count it. A TLS
     // connection whose handshake failed or is not over has no channel to write on: an end()
     // would wait for it (with handshake_first's INFO queued) and never close the socket.
     if (

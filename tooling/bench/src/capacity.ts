@@ -1,5 +1,5 @@
 /**
- * Per-core capacity (issue #22): @slipstream/client, and @slipstream/jetstream for the JetStream
+ * Per-core capacity: @slipstream/client, and @slipstream/jetstream for the JetStream
  * rows, drives nats-server 2.9.10 and slipstream-server, each pinned to one core with JetStream on
  * (`-js -sd <fresh dir>`), this process pinned to the other core, so that neither client cost nor
  * a borrowed core hides the server's own cost. Per workload: msgs/s, server CPU per message, peak
@@ -42,7 +42,7 @@ import {
 
 const MiB = 1024 * 1024;
 const KINDS = ['nats-server', 'slipstream always'] as const satisfies JetStreamServerKind[];
-/** Issue #22's targets, as ratios ours / nats-server and budgets of ours. */
+/** The efficiency targets, as ratios ours / nats-server and budgets of ours. */
 const TARGET = {
   rate: 1,
   coreCpu: 1.2,
