@@ -2,7 +2,7 @@ import type { Msg, NatsConnection, Subscription } from '@slipstream/client';
 import { type ConsumerNotification, ConsumerStatus } from './consumer-status.js';
 import type { Delivery } from './delivery.js';
 import { HeartbeatMonitor } from './heartbeat-monitor.js';
-import type { JsMsg } from './jsmsg.js';
+import { type JsMsg, JsMsgImpl } from './jsmsg.js';
 
 /**
  * The messages of a consumption (fetch, consume, a push consumer's): iterate them, or give a
@@ -97,6 +97,21 @@ export abstract class Consumption implements ConsumerMessages {
     } catch (error) {
       this.end(error as Error);
     }
+  }
+
+  /**
+   * Hands on a message the server sent the consumer; one that is no JetStream message (its
+   * reply is not an ack subject) ends the consumption with the error, as a throwing callback does.
+   */
+  protected deliverArrived(msg: Msg, nc: NatsConnection, ackTimeout: number): void {
+    let jsMsg: JsMsg;
+    try {
+      jsMsg = new JsMsgImpl(msg, nc, ackTimeout);
+    } catch (error) {
+      this.end(error as Error);
+      return;
+    }
+    this.deliver(jsMsg);
   }
 
   protected end(error?: Error): void {

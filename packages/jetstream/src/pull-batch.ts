@@ -6,7 +6,6 @@ import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
 import { JetStreamStatusError } from './errors.js';
 import type { HeartbeatMonitor } from './heartbeat-monitor.js';
-import { JsMsgImpl } from './jsmsg.js';
 import {
   discardNotification,
   endsRequestNormally,
@@ -80,11 +79,7 @@ export class PullBatch extends Consumption {
     const status = pullStatus(msg);
     if (!status) {
       this.#received++;
-      try {
-        this.deliver(new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout));
-      } catch (error) {
-        this.end(error as Error);
-      }
+      this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
       if (this.#received >= this.#options.request.batch) this.end();
     } else if (isHeartbeat(status)) {
       this.notifications.notify(heartbeatNotification(msg));

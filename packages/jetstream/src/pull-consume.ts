@@ -6,7 +6,6 @@ import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
 import { JetStreamStatusError } from './errors.js';
 import type { HeartbeatMonitor } from './heartbeat-monitor.js';
-import { JsMsgImpl } from './jsmsg.js';
 import {
   discardNotification,
   endsRequestNormally,
@@ -89,11 +88,7 @@ export class PullConsume extends Consumption {
     if (this.ended) return;
     const status = pullStatus(msg);
     if (!status) {
-      try {
-        this.deliver(new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout));
-      } catch (error) {
-        this.end(error as Error);
-      }
+      this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
       this.#received(1, msg.subject.length + (msg.reply?.length ?? 0) + msg.data.length);
     } else if (isHeartbeat(status)) {
       this.notifications.notify(heartbeatNotification(msg));

@@ -3,7 +3,6 @@ import { heartbeatNotification, problemNotification } from './consumer-status.js
 import { Consumption } from './consumption.js';
 import type { Delivery } from './delivery.js';
 import type { HeartbeatMonitor } from './heartbeat-monitor.js';
-import { JsMsgImpl } from './jsmsg.js';
 
 export interface PushConsumerMessagesOptions {
   /** The consumer's deliver_subject. */
@@ -59,11 +58,7 @@ export class PushConsumerMessages extends Consumption {
     if (code === 100) this.#answer(msg);
     else if (code) this.notifications.notify(problemNotification(code, msg.headers!.description));
     else {
-      try {
-        this.deliver(new JsMsgImpl(msg, this.#nc, this.#options.ackTimeout));
-      } catch (error) {
-        this.end(error as Error);
-      }
+      this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
     }
   }
 
