@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { type FlushQueue, Outbound } from './outbound.js';
 import { PacedReader } from './paced-reader.js';
-import { afterWait } from './timer-delay.js';
+import { afterWait, deadline } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
 import { readTlsSession, type TlsSession } from './tls/tls-session.js';
 import type { TrafficStats } from './traffic-stats.js';
@@ -160,18 +160,11 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
       return;
     }
     const tls = options.tls!;
-    let handshake: NodeJS.Timeout | undefined;
-    afterWait(
-      tls.timeout,
-      () => this.close('TLS Handshake Failure'),
-      (timer) => {
-        handshake = timer;
-      },
-    );
+    const stopHandshakeClock = deadline(tls.timeout, () => this.close('TLS Handshake Failure'));
     this.#handshaking = true;
     socket.once('secure', () => {
       this.#handshaking = false;
-      clearTimeout(handshake);
+      stopHandshakeClock();
       this.#tlsSession = readTlsSession(socket, { verify: tls.verify });
       const refusal = handshakeRefusal(this.#tlsSession, tls);
       if (refusal !== undefined) {
@@ -256,15 +249,8 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
       socket.end();
       // A peer that never reads would hold the socket open forever; give it the write deadline.
       // The timer goes once the socket has closed, so it does not keep the connection in memory.
-      let linger: NodeJS.Timeout | undefined;
-      afterWait(
-        this.host.options.writeDeadline,
-        () => socket.destroy(),
-        (timer) => {
-          linger = timer;
-        },
-      );
-      socket.once('close', () => clearTimeout(linger));
+      const stopLinger = deadline(this.host.options.writeDeadline, () => socket.destroy());
+      socket.once('close', stopLinger);
     }
   }
 

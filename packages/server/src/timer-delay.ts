@@ -33,3 +33,15 @@ export function afterWait(
   };
   arm(ms);
 }
+
+/**
+ * afterWait for a caller that only ever cancels: runs `then` after `ms` and returns the function
+ * that cancels the wait, whichever step's timer is pending.
+ */
+export function deadline(ms: number, then: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  afterWait(ms, then, (armed) => {
+    timer = armed;
+  });
+  return () => clearTimeout(timer);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterWait, timerDelay } from '../src/timer-delay.js';
+import { afterWait, deadline, timerDelay } from '../src/timer-delay.js';
 
 describe('timerDelay', () => {
   it('keeps a wait Node can honour, and makes a past deadline fire at once', () => {
@@ -64,5 +64,16 @@ describe('afterWait', () => {
     expect(ran).toBe(false);
     expect(timers).toHaveLength(1);
     clearTimeout(timers[0]);
+  });
+});
+
+describe('deadline', () => {
+  it('runs after the wait unless cancelled first', async () => {
+    let ran = 0;
+    deadline(5, () => ran++);
+    const cancel = deadline(5, () => ran++);
+    cancel();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(ran).toBe(1);
   });
 });

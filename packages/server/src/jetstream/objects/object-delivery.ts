@@ -8,9 +8,9 @@
  */
 import { nuid } from '@slipstream/protocol';
 import type { InternalClient } from '../../internal-client.js';
+import { deadline } from '../../timer-delay.js';
 import { statusBlock, withHeaders } from '../shared/header-block.js';
 import type { BucketLayout } from './bucket-layout.js';
-import { deadline } from './deadline.js';
 import type { ObjectRecord } from './object-meta.js';
 import type { StreamWriter } from './stream-writer.js';
 

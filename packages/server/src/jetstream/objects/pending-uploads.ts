@@ -3,7 +3,7 @@
  * (the rest are refused), each forgotten, and its `onStalled` called, when no chunk came for the
  * configured timeout, so an abandoned upload holds nothing past it.
  */
-import { deadline } from './deadline.js';
+import { deadline } from '../../timer-delay.js';
 import { ObjectApiError } from './object-errors.js';
 import { type Upload, uploadKey } from './upload.js';
 

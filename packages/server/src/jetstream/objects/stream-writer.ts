@@ -9,7 +9,7 @@
 import { nuid } from '@slipstream/protocol';
 import type { InternalClient } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
-import { deadline } from './deadline.js';
+import { deadline } from '../../timer-delay.js';
 import { ObjectApiError } from './object-errors.js';
 
 interface PubAckBody {
