@@ -148,6 +148,8 @@ export class Delivery implements ReaderPace {
 
   #take(): JsMsg {
     const msg = this.#queue[this.#head]!;
+    // the reader owns it now: the queue must not keep its payload alive until the next compaction
+    (this.#queue as (JsMsg | undefined)[])[this.#head] = undefined;
     this.#head++;
     // drop the taken ones now and then, so a long consumption keeps no growing array
     if (this.#head === this.#queue.length) {
