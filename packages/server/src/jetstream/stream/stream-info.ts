@@ -7,13 +7,17 @@ import type { Stream } from './stream.js';
 import { withServerApiLevel } from './stream-api-level.js';
 import { wireStreamConfig } from './stream-config.js';
 
-/** config, created and state: the body of every stream info (and of /jsz's stream details). */
+/**
+ * config, created and state: the body of every stream info (and of /jsz's stream details);
+ * `config` is the stream's own unless an answer shows it with more (the API level).
+ */
 export function streamInfo(
   stream: Stream,
   options: { subjectsFilter?: string; deleted?: boolean } = {},
+  config = stream.config,
 ) {
   return {
-    config: wireStreamConfig(stream.config),
+    config: wireStreamConfig(config),
     created: wireTime(stream.created),
     state: stream.state(options),
   };
@@ -45,8 +49,7 @@ export function answeredStreamInfo(
 ) {
   const config = parts.apiLevel ? withServerApiLevel(stream.config) : stream.config;
   return {
-    ...streamInfo(stream, options),
-    config: wireStreamConfig(config),
+    ...streamInfo(stream, options, config),
     ...(parts.domain ? { domain: parts.domain } : {}),
     ...(parts.origins ? stream.origins() : {}),
     ts: wireTime(nowNanos()),
