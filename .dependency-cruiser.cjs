@@ -30,10 +30,11 @@ module.exports = {
     },
     {
       name: 'client-side-never-imports-server',
-      comment: 'transport, client and jetstream never import the server or better-sqlite3.',
+      comment:
+        'protocol, transport, client, jetstream and the cli never import the server (library or app) or better-sqlite3.',
       severity: 'error',
-      from: { path: '^packages/(transport|client|jetstream)/src/' },
-      to: { path: ['^packages/server/', 'better-sqlite3'] },
+      from: { path: '^(packages/(protocol|transport|client|jetstream)|apps/cli)/src/' },
+      to: { path: ['^packages/server/', '^apps/server/', 'better-sqlite3'] },
     },
     {
       name: 'server-never-imports-client',
