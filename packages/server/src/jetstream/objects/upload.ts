@@ -6,7 +6,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { objectDigest } from '@slipstream/jsapi';
 import type { BucketLayout } from './bucket-layout.js';
-import { ObjectApiError } from './object-errors.js';
+import { asObjectApiError, ObjectApiError } from './object-errors.js';
 import type { ObjectRecord } from './object-meta.js';
 
 export type ChunkOutcome = 'more' | 'last';
@@ -72,10 +72,7 @@ export class Upload {
     acked.then(
       () => this.#settled(),
       (error: unknown) => {
-        this.#failure ??=
-          error instanceof ObjectApiError
-            ? error
-            : new ObjectApiError('store_failed', String(error));
+        this.#failure ??= asObjectApiError(error);
         this.#settled();
       },
     );
