@@ -41,7 +41,6 @@ export class PullBatch extends Consumption {
   readonly #nc: NatsConnection;
   readonly #options: PullBatchOptions;
   readonly #sub: Subscription;
-  #received = 0;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #heartbeat: HeartbeatMonitor;
 
@@ -78,9 +77,8 @@ export class PullBatch extends Consumption {
     if (this.ended) return;
     const status = pullStatus(msg);
     if (!status) {
-      this.#received++;
       this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
-      if (this.#received >= this.#options.request.batch) this.end();
+      if (this.getReceived() >= this.#options.request.batch) this.end();
     } else if (isHeartbeat(status)) {
       this.notifications.notify(heartbeatNotification(msg));
     } else if (endsRequestNormally(status)) {
