@@ -57,9 +57,7 @@ export class PushConsumerMessages extends Consumption {
     const code = statusCode(msg);
     if (code === 100) this.#answer(msg);
     else if (code) this.notifications.notify(problemNotification(code, msg.headers!.description));
-    else {
-      this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
-    }
+    else this.deliverArrived(msg, this.#nc, this.#options.ackTimeout);
   }
 
   #answer(msg: Msg): void {
