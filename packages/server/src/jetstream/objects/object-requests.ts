@@ -7,9 +7,9 @@
 import { isValidPublishSubject } from '@slipstream/protocol';
 import type { InternalMessage } from '../../internal-client.js';
 import { type BucketLayout, bucketLayout } from './bucket-layout.js';
-import type { ObjectApiHost } from './object-api-host.js';
+import { answerRefusal, type ObjectApiHost } from './object-api-host.js';
 import type { DeliveryTarget } from './object-delivery.js';
-import { asObjectApiError, ObjectApiError } from './object-errors.js';
+import { ObjectApiError } from './object-errors.js';
 import {
   checkName,
   deletedRecord,
@@ -68,13 +68,7 @@ export class ObjectRequests {
     const reply = message.reply;
     this.#answer(bucket, message.payload).then(
       (body) => this.host.writer.answer(reply, body),
-      (error: unknown) => {
-        const refusal = asObjectApiError(error);
-        if (refusal.code === 'store_failed') {
-          this.host.logger.warn(`Object store: ${refusal.message}`);
-        }
-        this.host.writer.answer(reply, refusal.toJSON());
-      },
+      (error: unknown) => answerRefusal(this.host, reply, error),
     );
   }
 

@@ -8,8 +8,8 @@
  */
 import type { InternalMessage } from '../../internal-client.js';
 import { bucketLayout } from './bucket-layout.js';
-import type { ObjectApiHost } from './object-api-host.js';
-import { asObjectApiError, ObjectApiError } from './object-errors.js';
+import { answerRefusal, type ObjectApiHost } from './object-api-host.js';
+import { ObjectApiError } from './object-errors.js';
 import { objectInfo, readAnnouncement } from './object-meta.js';
 import { hasChunks, purgeChunks, putRecord } from './object-records.js';
 import { type PendingUploadLimits, PendingUploads } from './pending-uploads.js';
@@ -63,7 +63,7 @@ export class Uploads {
       this.#pending.add(upload);
       this.host.writer.answer(reply, { pending: true, bucket, name: record.name, nonce });
     } catch (error) {
-      this.#refuse(reply, error);
+      answerRefusal(this.host, reply, error);
     }
   }
 
@@ -96,7 +96,7 @@ export class Uploads {
           const progress = upload.progress;
           acked.then(
             () => writer.answer(reply, progress),
-            (error: unknown) => this.#refuse(reply, error),
+            (error: unknown) => answerRefusal(this.host, reply, error),
           );
         }
         return;
@@ -104,7 +104,7 @@ export class Uploads {
       this.#pending.remove(upload);
       void this.#storeMeta(upload, reply, true);
     } catch (error) {
-      this.#refuse(reply, error);
+      answerRefusal(this.host, reply, error);
     }
   }
 
@@ -137,7 +137,7 @@ export class Uploads {
       this.host.writer.answer(reply, objectInfo(record));
     } catch (error) {
       if (assembled) this.#abandon(upload);
-      this.#refuse(reply, error);
+      answerRefusal(this.host, reply, error);
     }
   }
 
@@ -159,11 +159,5 @@ export class Uploads {
         `Object store could not purge the chunks of nonce '${upload.record.nonce}': ${(error as Error).message}`,
       );
     }
-  }
-
-  #refuse(reply: string | undefined, error: unknown): void {
-    const refusal = asObjectApiError(error);
-    if (refusal.code === 'store_failed') this.host.logger.warn(`Object store: ${refusal.message}`);
-    this.host.writer.answer(reply, refusal.toJSON());
   }
 }
