@@ -96,7 +96,8 @@ export class DeliveryState {
     if (dseq <= this.ackFloor.consumer || seq <= this.ackFloor.stream) return 0;
     if (dseq >= this.nextDeliverySeq || seq >= this.nextStreamSeq) return 0;
     const from = this.ackFloor.stream + 1;
-    for (const pendingSeq of [...this.pending.keys()]) {
+    // Deleting the entry being visited is safe in a Map's own iteration: no copy of every key.
+    for (const pendingSeq of this.pending.keys()) {
       if (pendingSeq > seq) break;
       this.forget(pendingSeq);
     }
