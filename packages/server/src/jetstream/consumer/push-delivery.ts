@@ -31,6 +31,8 @@ export class PushDelivery {
   #flow: FlowControl | undefined;
   #rate: RateLimit | undefined;
   #heartbeatTimer: NodeJS.Timeout | undefined;
+  /** When the last message went out (performance.now()), which the heartbeat waits after. */
+  #lastDelivered = 0;
   /** Nobody listening: stops waiting for a subscriber to the deliver subject. */
   #stopWaitingForInterest: (() => void) | undefined;
   /** Whether someone listens on the deliver subject. */
@@ -48,7 +50,7 @@ export class PushDelivery {
         }),
       );
     }
-    this.armHeartbeat();
+    this.#armHeartbeat();
     this.limitRate(maxMsgSize);
   }
 
@@ -119,22 +121,29 @@ export class PushDelivery {
         });
       }
     }
-    this.armHeartbeat();
+    // The heartbeat timer is not re-armed per message: when it fires it finds this and waits on.
+    this.#lastDelivered = performance.now();
   }
 
-  armHeartbeat(): void {
+  /** A heartbeat goes out once the deliver subject has been idle for `idle_heartbeat`. */
+  #armHeartbeat(wait?: number): void {
     const every = (this.consumer.config().idle_heartbeat ?? 0) / NANOS_PER_MS;
     if (every <= 0 || this.consumer.isClosed()) return;
     clearTimeout(this.#heartbeatTimer);
     const beat = () => {
+      const idle = performance.now() - this.#lastDelivered;
+      if (idle < every) {
+        this.#armHeartbeat(every - idle);
+        return;
+      }
       if (this.hasInterest()) {
         this.consumer.client.publish(this.consumer.config().deliver_subject!, EMPTY, {
           headers: this.consumer.heartbeat(),
         });
       }
-      this.armHeartbeat();
+      this.#armHeartbeat();
     };
-    afterWait(every, beat, (timer) => {
+    afterWait(wait ?? every, beat, (timer) => {
       this.#heartbeatTimer = timer;
     });
   }
