@@ -3,5 +3,4 @@
 // a README "not yet" whose marker names no todo or test here.
 import { it } from 'vitest';
 
-it.todo('DIRECT.GET no_hdr (nats-server 2.12): messages without their headers');
 it.todo('message tracing: the ingress event of a publish over max_payload');

@@ -19,7 +19,7 @@ export const streamMsgGet: ApiRoute<'streamMsgGet'> = {
       message = undefined;
     }
     if (!message) throw ApiError.of(jsErrors.JSNoMessageFoundErr);
-    return { message: wireStoredMessage(message) };
+    return { message: wireStoredMessage(message, query.no_hdr) };
   },
 };
 

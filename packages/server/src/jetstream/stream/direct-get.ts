@@ -4,7 +4,9 @@
  * for a batch (`batch`, `max_bytes`, from `seq` or `start_time`, optionally `next_by_subj`) or
  * for the last message of each of several subjects (`multi_last`, bounded by `up_to_seq` or
  * `up_to_time`); those answers carry `Nats-Num-Pending` and `Nats-Last-Sequence` on every
- * message and end with a `204 EOB` status.
+ * message and end with a `204 EOB` status. Since 2.12 `no_hdr` sends a single or batched message
+ * as its bare payload (no stored headers, no origin headers), and the last-by-subject form takes a
+ * body with the fields that make sense there (`no_hdr`, `max_bytes`).
  */
 
 import { decodeJson, msgGetRequestSchema } from '@slipstream/jsapi';
@@ -22,7 +24,8 @@ import {
 
 /** One reply message to the requester. */
 export interface DirectGetReply {
-  headers: Uint8Array;
+  /** undefined for a `no_hdr` message: sent as a plain MSG. */
+  headers: Uint8Array | undefined;
   payload: Uint8Array;
 }
 
@@ -47,9 +50,16 @@ export function directGetReplies(
 ): DirectGetReply[] {
   let query: MessageQuery;
   if (lastBySubject !== undefined) {
-    // The subject names the message: a body (any field) is refused.
-    if (body.length > 0 || lastBySubject === '') return status(408, 'Bad Request');
-    query = { last_by_subj: lastBySubject };
+    // The subject names the message; a body may only shape the answer
+    // (processDirectGetLastBySubjectRequest, v2.12.1 stream.go:4995-5034).
+    let shaping: MessageQuery = {};
+    if (body.length > 0) {
+      const decoded = decodeJson(msgGetRequestSchema, body);
+      if (!decoded.ok) return status(408, 'Malformed Request');
+      shaping = decoded.value ?? {};
+    }
+    if (lastBySubject === '' || choosesMessage(shaping)) return status(408, 'Bad Request');
+    query = { ...shaping, last_by_subj: lastBySubject };
   } else {
     if (body.length === 0) return status(408, 'Empty Request');
     // Decoded with the schema: a field of the wrong type is malformed, as Go's decoder finds.
@@ -63,9 +73,22 @@ export function directGetReplies(
   if (query.batch) return batchReplies(stream, query);
   const message = quietly(() => findMessage(stream, query));
   if (!message) return status(404, 'Message Not Found');
-  return [
-    { headers: withHeaders(message.headers, origin(stream, message)), payload: message.payload },
-  ];
+  const headers = query.no_hdr ? undefined : withHeaders(message.headers, origin(stream, message));
+  return [{ headers, payload: message.payload }];
+}
+
+/** Fields that choose messages, which the last-by-subject form's body may not have. */
+function choosesMessage(query: MessageQuery): boolean {
+  return (
+    !!query.last_by_subj ||
+    !!query.next_by_subj ||
+    !!query.multi_last?.length ||
+    !!query.seq ||
+    !!query.batch ||
+    query.start_time !== undefined ||
+    !!query.up_to_seq ||
+    query.up_to_time !== undefined
+  );
 }
 
 /** A status-only answer (`NATS/1.0 404 Message Not Found`...). */
@@ -165,8 +188,14 @@ function batchReplies(stream: StoredStream, query: MessageQuery): DirectGetReply
       return status(404, 'Message Not Found');
     }
     seq = message.seq + 1;
-    replies.push(inBatch(stream, message, pending, previous));
-    pending = Math.max(0, pending - 1);
+    if (query.no_hdr) {
+      // nats-server counts pending down only while writing the headers, so the EOB of a
+      // no_hdr batch reports the count from its start (getDirectRequest, v2.12.1 stream.go:5247).
+      replies.push({ headers: undefined, payload: message.payload });
+    } else {
+      replies.push(inBatch(stream, message, pending, previous));
+      pending = Math.max(0, pending - 1);
+    }
     previous = message.seq;
     sentBytes += sizeOf(message);
     if (sentBytes >= maxBytes) break;

@@ -28,6 +28,8 @@ export interface MessageQuery {
   multi_last?: string[];
   up_to_seq?: number;
   up_to_time?: string;
+  /** 2.12: the message without its headers. */
+  no_hdr?: boolean;
 }
 
 /** Two ways of choosing the message asked at once, which both requests refuse. */
@@ -66,12 +68,15 @@ export function findMessage(stream: StoredStream, query: MessageQuery): StoredMe
   return stream.store.loadLast(query.last_by_subj!);
 }
 
-/** The message of STREAM.MSG.GET's answer (`hdrs` and `data` in base64). */
-export function wireStoredMessage(message: StoredMessage) {
+/**
+ * The message of STREAM.MSG.GET's answer (`hdrs` and `data` in base64); `no_hdr` (2.12) leaves
+ * the headers out (jsMsgGetRequest, v2.12.1 jetstream_api.go:3660).
+ */
+export function wireStoredMessage(message: StoredMessage, noHeaders = false) {
   return {
     subject: message.subject,
     seq: message.seq,
-    ...(message.headers?.length ? { hdrs: base64(message.headers) } : {}),
+    ...(message.headers?.length && !noHeaders ? { hdrs: base64(message.headers) } : {}),
     ...(message.payload.length ? { data: base64(message.payload) } : {}),
     time: wireTime(message.time),
   };
