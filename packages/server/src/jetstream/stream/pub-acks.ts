@@ -9,10 +9,12 @@
  */
 import type { InternalClient } from '../../internal-client.js';
 
+type Ack = string | number | Uint8Array;
+
 interface Batch {
   readonly durable: Promise<void>;
-  /** Reply subject and sequence of each publish, in turn. */
-  readonly acks: (string | number)[];
+  /** Reply subject, sequence and closing bytes of each publish, in turn. */
+  readonly acks: Ack[];
 }
 
 const ACK_END = Buffer.from('}');
@@ -22,8 +24,8 @@ export class PubAcks {
   /** Everything before the sequence, encoded once. */
   #head = new Uint8Array(0);
   #batch: Batch | undefined;
-  /** A memory store's PubAcks due after this turn: reply subject and sequence of each. */
-  readonly #dueAfterTurn: (string | number)[] = [];
+  /** A memory store's PubAcks due after this turn: reply subject, sequence and end of each. */
+  readonly #dueAfterTurn: Ack[] = [];
 
   constructor(
     private readonly client: InternalClient,
@@ -42,11 +44,15 @@ export class PubAcks {
     );
   }
 
-  /** Acknowledges `seq` on `reply` once `durable`, the store's promise since storing it, resolves. */
-  whenDurable(durable: Promise<void>, reply: string, seq: number): void {
+  /**
+   * Acknowledges `seq` on `reply` once `durable`, the store's promise since storing it, resolves.
+   * `fields` are JSON members the PubAck carries after the sequence (`,"val":"3"` of a counter).
+   */
+  whenDurable(durable: Promise<void>, reply: string, seq: number, fields?: string): void {
+    const end = fields ? Buffer.from(`${fields}}`) : ACK_END;
     if (this.durableAtOnce) {
       if (this.#dueAfterTurn.length === 0) queueMicrotask(this.#sendDue);
-      this.#dueAfterTurn.push(reply, seq);
+      this.#dueAfterTurn.push(reply, seq, end);
       return;
     }
     let batch = this.#batch;
@@ -58,7 +64,7 @@ export class PubAcks {
         () => this.#flush(taken, this.failed),
       );
     }
-    batch.acks.push(reply, seq);
+    batch.acks.push(reply, seq, end);
   }
 
   /** Answers a publish whose `Nats-Msg-Id` the duplicate window already holds at `seq`. */
@@ -66,22 +72,25 @@ export class PubAcks {
     this.client.respond(reply, this.#ack(seq, DUPLICATE_END));
   }
 
-  readonly #acknowledge = (reply: string, seq: number): void => {
-    this.client.respond(reply, this.#ack(seq, ACK_END));
+  readonly #acknowledge = (reply: string, seq: number, end: Uint8Array): void => {
+    this.client.respond(reply, this.#ack(seq, end));
   };
 
   readonly #sendDue = (): void => {
     // An answer may lead to another publish to this stream: the loop takes it too.
     const due = this.#dueAfterTurn;
-    for (let i = 0; i < due.length; i += 2)
-      this.#acknowledge(due[i] as string, due[i + 1] as number);
+    for (let i = 0; i < due.length; i += 3) {
+      this.#acknowledge(due[i] as string, due[i + 1] as number, due[i + 2] as Uint8Array);
+    }
     due.length = 0;
   };
 
-  #flush(batch: Batch, answer: (reply: string, seq: number) => void): void {
+  #flush(batch: Batch, answer: (reply: string, seq: number, end: Uint8Array) => void): void {
     if (this.#batch === batch) this.#batch = undefined;
     const acks = batch.acks;
-    for (let i = 0; i < acks.length; i += 2) answer(acks[i] as string, acks[i + 1] as number);
+    for (let i = 0; i < acks.length; i += 3) {
+      answer(acks[i] as string, acks[i + 1] as number, acks[i + 2] as Uint8Array);
+    }
   }
 
   /** The head, the sequence's digits, then `end`: written straight into one small buffer. */
