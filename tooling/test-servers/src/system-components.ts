@@ -1,11 +1,16 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-/** Programs some tests need that a package manager cannot install: they come from the OS. */
-export type SystemComponent = 'nats-server' | 'chromium' | 'strace' | 'tmux';
+/**
+ * Programs some tests need that a package manager cannot install: they come from the OS. `fuse`
+ * is FUSE 3 as the power-loss tests build and mount their filesystem: fusermount3 (what is
+ * found), with /dev/fuse, libfuse3's headers, pkg-config and a C compiler beside it.
+ */
+export type SystemComponent = 'nats-server' | 'chromium' | 'strace' | 'tmux' | 'fuse';
 
 /** How a newcomer gets every system component at once (Debian and Ubuntu package names). */
-export const installCommand = 'apt-get install nats-server chromium strace tmux';
+export const installCommand =
+  'apt-get install nats-server chromium strace tmux fuse3 libfuse3-dev pkg-config';
 
 // Where each component may be: an environment override, then its names looked up on PATH.
 const overrides: Record<SystemComponent, string> = {
@@ -13,12 +18,24 @@ const overrides: Record<SystemComponent, string> = {
   chromium: 'CHROMIUM_PATH',
   strace: 'STRACE_BIN',
   tmux: 'TMUX_BIN',
+  fuse: 'FUSERMOUNT_BIN',
 };
 const commandNames: Record<SystemComponent, readonly string[]> = {
   'nats-server': ['nats-server'],
   chromium: ['chromium', 'chromium-browser'],
   strace: ['strace'],
   tmux: ['tmux'],
+  fuse: ['fusermount3'],
+};
+/**
+ * What else a component needs beside its program, each a path that must exist (checked unless
+ * the override names the program: then the machine is taken as it is said to be).
+ */
+const companions: Partial<Record<SystemComponent, readonly string[]>> = {
+  fuse: ['/dev/fuse', '/usr/include/fuse3/fuse.h'],
+};
+const companionCommands: Partial<Record<SystemComponent, readonly string[]>> = {
+  fuse: ['cc', 'pkg-config'],
 };
 // Debian puts nats-server in /usr/sbin, which a normal user's PATH lacks.
 const extraDirs = ['/usr/sbin', '/usr/local/sbin'];
@@ -43,6 +60,7 @@ export function findSystemComponent(component: SystemComponent): string | undefi
   if (hiddenComponents().includes(component)) return undefined;
   const override = process.env[overrides[component]];
   if (override) return isAbsolute(override) ? executable(override) : onPath(override);
+  if (missingCompanion(component) !== undefined) return undefined;
   for (const name of commandNames[component]) {
     const found = onPath(name);
     if (found) return found;
@@ -72,7 +90,7 @@ export function requireSystemComponent(component: SystemComponent): string {
     ? `hidden by ${hideVariable}`
     : process.env[overrides[component]]
       ? `${overrides[component]}=${process.env[overrides[component]]} is not executable`
-      : `no ${commandNames[component].join(' or ')} on PATH`;
+      : (missingCompanion(component) ?? `no ${commandNames[component].join(' or ')} on PATH`);
   if (underCi()) {
     throw new Error(
       `${component} is not installed (${where}), and under CI every test must run: ${installCommand}`,
@@ -81,6 +99,14 @@ export function requireSystemComponent(component: SystemComponent): string {
   throw new MissingSystemComponentError(
     `${component} is not installed (${where}); install it with: ${installCommand}`,
   );
+}
+
+/** The first companion of the component that is missing, said as the reason, or undefined. */
+function missingCompanion(component: SystemComponent): string | undefined {
+  const path = companions[component]?.find((path) => !existsSync(path));
+  if (path !== undefined) return `no ${path}`;
+  const command = companionCommands[component]?.find((name) => !onPath(name));
+  return command === undefined ? undefined : `no ${command} on PATH`;
 }
 
 /** The components HIDE_SYSTEM_COMPONENTS names; a name that is no component is an error. */

@@ -15,7 +15,7 @@ const run = async (...args: Parameters<typeof runFixture>) => {
 
 // The runner is tested on a machine made to lack every system component, and on one made to have
 // them all, whatever this machine has installed.
-const noneInstalled = { [hideVariable]: 'nats-server,chromium,strace,tmux' };
+const noneInstalled = { [hideVariable]: 'nats-server,chromium,strace,tmux,fuse' };
 const allInstalled = {
   // runs as nats-server would for startNatsServer
   NATS_SERVER_BIN: join(import.meta.dirname, 'fixtures/bin/stand-in-nats-server.mjs'),
@@ -23,8 +23,10 @@ const allInstalled = {
   CHROMIUM_PATH: process.execPath,
   STRACE_BIN: process.execPath,
   TMUX_BIN: process.execPath,
+  FUSERMOUNT_BIN: process.execPath,
 };
-const installCommand = 'apt-get install nats-server chromium strace tmux';
+const installCommand =
+  'apt-get install nats-server chromium strace tmux fuse3 libfuse3-dev pkg-config';
 
 describe('a test that needs a system component that is not installed', () => {
   it('is skipped, and the run passes and ends with one line naming what to install', async () => {
@@ -33,7 +35,7 @@ describe('a test that needs a system component that is not installed', () => {
     expect(result.report).toMatchObject({ success: true, numPassedTests: 1, numPendingTests: 2 });
     const notices = result.output.split('\n').filter((line) => line.includes('apt-get install'));
     expect(notices).toEqual([
-      `nats-server, chromium, strace and tmux are not installed, so the tests that need them were skipped; to run them: ${installCommand}`,
+      `nats-server, chromium, strace, tmux and fuse are not installed, so the tests that need them were skipped; to run them: ${installCommand}`,
     ]);
   });
 
