@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The installed command. It is a committed file rather than dist/main.js itself because pnpm
-// links a workspace's bins at install time, before the build has made dist/, and warns when the
-// target is missing.
-import '../dist/main.js';
+// The installed command. It is a committed file rather than the bundle itself because pnpm
+// links a workspace's bins at install time, before the build has made bundle/, and warns when
+// the target is missing.
+import '../bundle/main.js';

@@ -7,7 +7,11 @@ import { createRequire } from 'node:module';
  */
 export const NATS_COMPATIBLE_VERSION = '2.11.0';
 
-/** This package's own version (from its package.json), reported in /varz and by the app. */
+/**
+ * This package's own version (from its package.json), reported in /varz and by the app. Asked of
+ * the package by name rather than by a relative path, which would not hold once slipstream-server
+ * bundles this module.
+ */
 export const VERSION: string = (
-  createRequire(import.meta.url)('../package.json') as { version: string }
+  createRequire(import.meta.url)('@slipstream/server/package.json') as { version: string }
 ).version;
