@@ -16,6 +16,7 @@ import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { openSqliteStore } from './store/sqlite-store.js';
+import { storeSyncOf } from './stream/persist-mode.js';
 import { Stream, type StreamHost } from './stream/stream.js';
 import {
   checkStreamConfig,
@@ -310,7 +311,7 @@ export class JsAccount {
       name: config.name,
       path: messagesFile(dir),
       limits: storeLimitsOf(config),
-      sync: this.options.syncInterval,
+      sync: storeSyncOf(config, this.options.syncInterval),
       onDamage: (error) => this.#damage.read(error),
     });
   }

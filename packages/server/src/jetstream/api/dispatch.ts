@@ -20,6 +20,7 @@ import type { Subscription } from '../../subscription.js';
 import type { ApiExchange } from '../advisories.js';
 import type { JetStreamHost } from '../jetstream-host.js';
 import { StoreError } from '../store/message-store.js';
+import { requiredApiLevelRefused } from '../stream/stream-api-level.js';
 import type { ApiRoute } from './route.js';
 import { apiRoutes } from './routes.js';
 
@@ -77,6 +78,9 @@ export class ApiDispatcher {
     };
     let answer: object | Promise<object>;
     try {
+      // Before the body is read, as nats-server's handlers do (2.12).
+      if (requiredApiLevelRefused(message.headers))
+        throw ApiError.of(jsErrors.JSRequiredApiLevelErr);
       const decoded = decodeApiRequest(parsed.operation, message.payload);
       if (!decoded.ok) throw decoded.error;
       answer = route.handle({

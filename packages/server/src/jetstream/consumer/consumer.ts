@@ -20,6 +20,7 @@ import { withHeaders } from '../shared/header-block.js';
 import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerStore, StoredMessage } from '../store/message-store.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
+import { requiredApiLevelRefused } from '../stream/stream-api-level.js';
 import { AckHandling } from './ack-handling.js';
 import { isPull, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
@@ -194,9 +195,14 @@ export class Consumer {
     );
     // A push consumer listens too, to tell a pull request it is push based (as nats-server).
     this.#subscriptions.push(
-      client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) =>
-        this.#pullRequest(m.reply, m.payload),
-      ),
+      client.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${this.name}`, (m) => {
+        // v2.12.1 consumer.go:4113-4118
+        if (m.reply && !this.#closed && this.#pull && requiredApiLevelRefused(m.headers)) {
+          this.#host.client.publish(m.reply, EMPTY, {
+            headers: statusHeaders(412, 'Required Api Level'),
+          });
+        } else this.#pullRequest(m.reply, m.payload);
+      }),
     );
     this.#push?.start(
       `$JS.FC.${stream}.${this.name}.`,

@@ -21,6 +21,7 @@ import {
   type StoredStream,
   startSeq,
 } from './message-get.js';
+import { requiredApiLevelRefused } from './stream-api-level.js';
 
 /** One reply message to the requester. */
 export interface DirectGetReply {
@@ -47,7 +48,10 @@ export function directGetReplies(
   stream: StoredStream,
   body: Uint8Array,
   lastBySubject: string | undefined,
+  requestHeaders?: Uint8Array,
 ): DirectGetReply[] {
+  // v2.12.1 stream.go:4935, 4989
+  if (requiredApiLevelRefused(requestHeaders)) return status(412, 'Required Api Level');
   let query: MessageQuery;
   if (lastBySubject !== undefined) {
     // The subject names the message; a body may only shape the answer

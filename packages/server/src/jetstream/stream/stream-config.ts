@@ -22,6 +22,7 @@ import { NATS_COMPATIBLE_VERSION } from '../../version.js';
 import { isGoEmpty } from '../shared/go-json.js';
 import { transformProblem } from '../shared/subject-transform.js';
 import type { StoreLimits } from '../store/message-store.js';
+import { checkPersistMode } from './persist-mode.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 
 /** Streams a config may refer to (mirrors and sources). */
@@ -78,6 +79,7 @@ const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always'
   ['consumer_limits', 'always'],
   ['allow_msg_ttl', 'always'],
   ['subject_delete_marker_ttl', 'omitempty'],
+  ['persist_mode', 'omitempty'],
   ['metadata', 'omitempty'],
 ];
 
@@ -200,6 +202,7 @@ export function checkStreamConfig(
   }
   checkDiscardNewPerSubject(config);
   checkDeleteMarkers(config);
+  checkPersistMode(config);
   checkOrigins(config, lookup, pedantic);
   if (!config.subjects?.length) {
     if (!config.mirror && !config.sources?.length) config.subjects = [config.name];
@@ -253,6 +256,8 @@ export function checkStreamUpdate(
   if ((config.allow_msg_ttl ?? false) !== (old.allow_msg_ttl ?? false)) {
     throw invalid('message TTL status can not be changed after stream creation');
   }
+  // v2.12.1 stream.go:2157
+  if (config.persist_mode !== old.persist_mode) throw refuse('can not change persist mode');
   if (config.sealed) {
     config.max_age = 0;
     config.discard = 'new';

@@ -360,7 +360,8 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
 
   #directGet(message: InternalMessage, lastBySubject: string | undefined): void {
     if (!message.reply) return;
-    for (const { headers, payload } of directGetReplies(this, message.payload, lastBySubject)) {
+    const replies = directGetReplies(this, message.payload, lastBySubject, message.headers);
+    for (const { headers, payload } of replies) {
       this.#host.client.publish(message.reply, payload, { headers });
     }
   }

@@ -1,0 +1,90 @@
+/**
+ * `persist_mode` (nats-server 2.12): `async` is accepted on a file stream only, cannot be
+ * changed by an update, and acknowledges a publish without waiting for the disk sync: on our
+ * store the lazy sync mode, so no fdatasync of the WAL per PubAck (a `default` stream on a
+ * server with `syncInterval: 'always'` syncs before each). Follows TestJetStreamPersistModeAsync
+ * (nats-server v2.12.1 server/jetstream_test.go:21986) and the checks of checkStreamCfg
+ * (v2.12.1 server/stream.go:1673-1683). nats-server 2.9.10 has no persist_mode: answers are
+ * written out.
+ */
+import type * as fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ConsumerTarget, ConsumerWire, startOurs } from './jetstream-consumer-wire.js';
+
+// Counts the WAL syncs (wal-file.ts syncs with fs.fdatasync on the thread pool).
+const syncs = vi.hoisted(() => ({ count: 0 }));
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<typeof fs>();
+  const fdatasync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    syncs.count++;
+    actual.fdatasync(fd, callback);
+  };
+  return { ...actual, default: { ...actual, fdatasync }, fdatasync };
+});
+
+const invalidConfig = (err: string) => ({ code: 500, err_code: 10052, description: err });
+
+describe('persist_mode as nats-server 2.12 (TestJetStreamPersistModeAsync)', () => {
+  let target: ConsumerTarget;
+  let wire: ConsumerWire;
+
+  beforeAll(async () => {
+    target = await startOurs();
+    wire = await ConsumerWire.connect(target.port);
+  });
+  afterAll(async () => {
+    wire?.close();
+    await target?.stop();
+  });
+
+  const create = (config: object) =>
+    wire.request(`$JS.API.STREAM.CREATE.${(config as { name: string }).name}`, config);
+
+  it('refuses async on memory storage, takes it on file storage and shows it', async () => {
+    const config = { name: 'TEST', subjects: ['foo'], storage: 'memory', persist_mode: 'async' };
+    expect((await create(config)).error).toEqual(
+      invalidConfig('async persist mode is only supported on file storage'),
+    );
+    const created = await create({ ...config, storage: 'file' });
+    expect(created.error).toBeUndefined();
+    const shown = (created as { config: Record<string, unknown> }).config;
+    expect(shown.persist_mode).toBe('async');
+    // The async persist mode needs API level 2 (jetstream_versioning.go:81 at v2.12.1).
+    expect((shown.metadata as Record<string, string>)['_nats.req.level']).toBe('2');
+    const ack = await wire.request('foo', 'x');
+    expect(ack).toEqual({ stream: 'TEST', seq: 1 });
+  });
+
+  it('refuses a change of persist mode on update', async () => {
+    const update = await wire.request('$JS.API.STREAM.UPDATE.TEST', {
+      name: 'TEST',
+      subjects: ['foo'],
+      storage: 'file',
+      persist_mode: 'default',
+    });
+    expect(update.error).toEqual(
+      invalidConfig('stream configuration update can not change persist mode'),
+    );
+  });
+
+  it('leaves "default" out of the config, as Go omits its zero value', async () => {
+    const created = await create({ name: 'PLAIN', subjects: ['plain'], persist_mode: 'default' });
+    const shown = (created as { config: Record<string, unknown> }).config;
+    expect(shown).not.toHaveProperty('persist_mode');
+    expect((shown.metadata as Record<string, string>)['_nats.req.level']).toBe('0');
+  });
+
+  it('acks an async stream without a sync of its WAL, a default stream after one', async () => {
+    const created = await create({ name: 'ASYNC', subjects: ['async'], persist_mode: 'async' });
+    expect((created as { config: { storage: string } }).config.storage).toBe('file');
+    const publishFive = async (subject: string) => {
+      const before = syncs.count;
+      for (let i = 0; i < 5; i++) {
+        expect((await wire.request(subject, 'x')).error).toBeUndefined();
+      }
+      return syncs.count - before;
+    };
+    expect(await publishFive('plain')).toBeGreaterThanOrEqual(5);
+    expect(await publishFive('async')).toBe(0);
+  });
+});
