@@ -81,12 +81,7 @@ describe('priority group config (nats-server 2.11)', () => {
     expect(pinned.priority_groups).toEqual([
       { group: 'A/b_c=-1', pinned_ts: '0001-01-01T00:00:00Z' },
     ]);
-    // 2.11 knows none, overflow and pinned_client: another fails the JSON (consumer.go:258-269).
-    expect(await refusal({ priority_policy: 'prioritized', priority_groups: ['A'] })).toEqual({
-      code: 400,
-      err_code: 10025,
-      description: 'invalid JSON: unknown priority policy: "prioritized"',
-    });
+    // 2.12's fourth policy, prioritized, is in jetstream-consumer-prioritized.test.ts.
     // Policy none is Go's zero value: not written (omitempty); no groups, no priority_groups.
     const none = await js.consumer('C', { durable_name: 'NONE', priority_policy: 'none' });
     expect(configOf(none).priority_policy).toBeUndefined();

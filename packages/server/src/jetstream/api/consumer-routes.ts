@@ -36,12 +36,6 @@ function createConsumer(
 ) {
   const { stream_name, config: requested, action, pedantic } = request as ConsumerCreateRequest;
   const config = { ...requested };
-  // 2.11 decodes three policies; a newer one fails the request's JSON (consumer.go:258-269).
-  if (config.priority_policy === 'prioritized') {
-    throw ApiError.of(jsErrors.JSInvalidJSONErr, {
-      err: 'unknown priority policy: "prioritized"',
-    });
-  }
   if (params.stream !== stream_name) throw ApiError.of(jsErrors.JSStreamMismatchErr);
   const name = params.consumer;
   if (name && /[/\\]/.test(name)) {

@@ -216,9 +216,21 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
   checkPriorityGroups(config);
 }
 
-/** A priority policy needs groups, each with a valid name (2.11 consumer.go:819-831). */
+/**
+ * A priority policy is for pull consumers and needs groups, each with a valid name; without
+ * one, groups and a priority_timeout are refused (2.12 consumer.go:917-941).
+ */
 function checkPriorityGroups(config: ConsumerConfig): void {
-  if ((config.priority_policy ?? 'none') === 'none') return;
+  if ((config.priority_policy ?? 'none') === 'none') {
+    if (config.priority_groups?.length) {
+      throw ApiError.of(jsErrors.JSConsumerPriorityGroupWithPolicyNone);
+    }
+    if ((config.priority_timeout ?? 0) > 0) {
+      throw ApiError.of(jsErrors.JSConsumerPinnedTTLWithoutPriorityPolicyNone);
+    }
+    return;
+  }
+  if (config.deliver_subject) throw ApiError.of(jsErrors.JSConsumerPushWithPriorityGroupErr);
   const groups = config.priority_groups ?? [];
   if (groups.length === 0) throw ApiError.of(jsErrors.JSConsumerPriorityPolicyWithoutGroup);
   for (const group of groups) {

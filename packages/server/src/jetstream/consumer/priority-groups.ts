@@ -6,6 +6,8 @@
  * without a pin id when there is no pin gets a new one (a NUID, sent with every message in
  * Nats-Pin-Id), requests with another id are refused (423), requests without one wait. The pin
  * goes when no request with it arrives for priority_timeout, or on CONSUMER.UNPIN.
+ * `prioritized` (2.12): the waiting requests are served by their `priority`, 0 first, in
+ * turn among equals (the wait queue keeps that order; see wait-queue.ts).
  */
 import type { ConsumerConfig, PriorityGroupState } from '@slipstream/jsapi';
 import { nuid } from '@slipstream/protocol';
@@ -14,13 +16,15 @@ import { nowNanos, wireTime } from '../shared/wire-time.js';
 import type { ConsumerEvents } from './consumer-events.js';
 import type { StatusReply } from './status-message.js';
 
-/** A pull request's priority fields (`group`, `min_pending`, `min_ack_pending`, `id`). */
+/** A pull request's priority fields (`group`, `min_pending`, `min_ack_pending`, `id`, `priority`). */
 export interface PullPriority {
   group: string;
   minPending: number;
   minAckPending: number;
   /** The pin id it claims; the one it was given once pinned. */
   id: string;
+  /** 2.12 `prioritized`: 0 (served first) to 9. */
+  priority: number;
 }
 
 /** What the consumer has outstanding when a message is about to go out. */
@@ -57,6 +61,11 @@ export class PriorityGroups {
     return this.config().priority_policy === 'pinned_client';
   }
 
+  /** Whether waiting requests are ordered by their `priority` (2.12 `prioritized`). */
+  get prioritized(): boolean {
+    return this.config().priority_policy === 'prioritized';
+  }
+
   /**
    * A new pull request's priority fields against the policy (processNextMsgRequest, 2.11
    * consumer.go:3818-3853): false when refused. `send` gets each status; as in nats-server,
@@ -71,6 +80,11 @@ export class PriorityGroups {
     }
     if (priority.id && policy !== 'pinned_client') {
       send(badRequest('Not a Pinned Client Priority consumer'));
+    }
+    // 2.12 consumer.go:4172-4175
+    if (priority.priority < 0 || priority.priority > 9) {
+      send(badRequest('Priority must be between 0 and 9'));
+      return false;
     }
     if (policy === 'none') return true;
     if (!priority.group) {
@@ -105,6 +119,7 @@ export class PriorityGroups {
           group: '',
           minPending: 0,
           minAckPending: 0,
+          priority: 0,
           ...priority,
           id: this.#pin,
         };

@@ -22,7 +22,7 @@ export type ParsedPull =
     }
   | { ok: false; status: StatusReply };
 
-/** The request's fields with their Go types (2.11, whose priority group fields we serve). */
+/** The request's fields with their Go types (2.12, whose priority group fields we serve). */
 const NEXT_REQUEST: GoStruct = {
   name: 'JSApiConsumerGetNextRequest',
   fields: {
@@ -35,6 +35,7 @@ const NEXT_REQUEST: GoStruct = {
     min_pending: 'int64',
     min_ack_pending: 'int64',
     id: 'string',
+    priority: 'int',
   },
 };
 
@@ -77,6 +78,7 @@ function parseRequest(body: Uint8Array, now: number): ParsedPull {
       minPending: field('min_pending', 0),
       minAckPending: field('min_ack_pending', 0),
       id: field('id', ''),
+      priority: field('priority', 0),
     },
   };
 }

@@ -91,7 +91,9 @@ export class PullRequests {
       nextHeartbeat: parsed.heartbeat > 0 ? now + parsed.heartbeat : 0,
       priority: parsed.priority,
     };
-    if (!waiting.add(request)) return { code: 409, description: 'Exceeded MaxWaiting' };
+    if (!waiting.add(request, this.consumer.priority.prioritized)) {
+      return { code: 409, description: 'Exceeded MaxWaiting' };
+    }
     this.#arm();
     this.consumer.wake();
     return undefined;
@@ -133,7 +135,7 @@ export class PullRequests {
         }
       }
       if ((request.expires === 0 || now < request.expires) && this.#listened(request)) {
-        waiting.served();
+        waiting.served(this.consumer.priority.prioritized);
         if (request.batch > 0 && request.heartbeat > 0) {
           request.nextHeartbeat = now + request.heartbeat;
         }

@@ -63,7 +63,10 @@ export function pendingHeaders(request: WaitingRequest): [string, number][] {
 
 /**
  * The requests in arrival order, served round-robin: a request that got a message and
- * wants more goes to the back, as nats-server's pop does.
+ * wants more goes to the back, as nats-server's pop does. Under the `prioritized` policy
+ * (2.12) the order is by each request's `priority` (0 first; a request without priority
+ * fields last), arrival order among equals: a request joins, and one served goes back, behind
+ * the last of its priority (addPrioritized, popAndRequeue, v2.12.1 consumer.go:3680, 3786-3842).
  */
 export class WaitQueue {
   readonly #requests: WaitingRequest[] = [];
@@ -80,9 +83,10 @@ export class WaitQueue {
     return this.#requests.length >= this.capacity;
   }
 
-  add(request: WaitingRequest): boolean {
+  add(request: WaitingRequest, prioritized = false): boolean {
     if (this.full) return false;
-    this.#requests.push(request);
+    if (prioritized) this.#insertByPriority(request);
+    else this.#requests.push(request);
     this.lastActive = Date.now();
     return true;
   }
@@ -103,11 +107,21 @@ export class WaitQueue {
   }
 
   /** Counts one message sent to the head request and moves it along. */
-  served(): void {
+  served(prioritized = false): void {
     const request = this.#requests.shift()!;
     request.delivered++;
     request.batch--;
-    if (request.batch > 0) this.#requests.push(request);
+    if (request.batch <= 0) return;
+    if (prioritized) this.#insertByPriority(request);
+    else this.#requests.push(request);
+  }
+
+  /** Behind every request of the same or a more urgent priority. */
+  #insertByPriority(request: WaitingRequest): void {
+    const rank = rankOf(request);
+    let at = this.#requests.length;
+    while (at > 0 && rankOf(this.#requests[at - 1]!) > rank) at--;
+    this.#requests.splice(at, 0, request);
   }
 
   /** Drops the head request. */
@@ -130,4 +144,9 @@ export class WaitQueue {
   [Symbol.iterator](): Iterator<WaitingRequest> {
     return this.#requests[Symbol.iterator]();
   }
+}
+
+/** A request's place under `prioritized`: its priority, or after all when it has none. */
+function rankOf(request: WaitingRequest): number {
+  return request.priority?.priority ?? Number.MAX_SAFE_INTEGER;
 }
