@@ -62,6 +62,16 @@ export interface ServerOptions {
    * `https_port`; no client certificate is asked). Not together with `httpPort`.
    */
   httpsPort?: number;
+  /**
+   * Basic auth for the monitoring port (ours: nats-server's has none). When set, every request to
+   * it, the endpoints and the dashboard, must carry this user and password (`pass`, plain text).
+   */
+  monitoringAuth?: { user: string; pass: string };
+  /**
+   * The dashboard at `/` of the monitoring port. It is read-only unless `actions` is true, which
+   * lets it purge streams and delete consumers and KV keys (each after a confirmation).
+   */
+  dashboard?: { actions?: boolean };
   /** Milliseconds over which lame duck mode closes clients. Default 120000. */
   lameDuckDuration?: number;
   /** Milliseconds lame duck mode waits before it starts closing clients. Default 10000. */
@@ -152,6 +162,8 @@ export interface ResolvedOptions {
   httpPort: number | undefined;
   /** Whether the monitoring port (httpPort) serves HTTPS. */
   httpsMonitoring: boolean;
+  monitoringAuth: { user: string; pass: string } | undefined;
+  dashboard: { actions: boolean };
   lameDuckDuration: number;
   lameDuckGracePeriod: number;
   authorization: AuthorizationOptions | undefined;
@@ -257,6 +269,8 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     httpHost: options.httpHost ?? host,
     httpPort: httpPort === -1 ? 0 : httpPort,
     httpsMonitoring: options.httpsPort !== undefined,
+    monitoringAuth: resolveMonitoringAuth(options.monitoringAuth),
+    dashboard: { actions: options.dashboard?.actions ?? false },
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
@@ -289,6 +303,14 @@ function monitoringPort(options: ServerOptions): number | undefined {
     throw new ServerError('INVALID_OPTION', `${name} must be a port number, got ${port}`);
   }
   return port;
+}
+
+function resolveMonitoringAuth(auth: ServerOptions['monitoringAuth']) {
+  if (auth === undefined) return undefined;
+  if (!auth.user || !auth.pass || auth.user.includes(':')) {
+    throw new ServerError('INVALID_OPTION', 'monitoringAuth needs a user (without ":") and a pass');
+  }
+  return { user: auth.user, pass: auth.pass };
 }
 
 function resolveTls(tls: TlsOptions | undefined): ResolvedTlsOptions | undefined {

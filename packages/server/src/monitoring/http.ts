@@ -5,7 +5,9 @@ import { listen } from '../listen.js';
 import { refusingPlainHttp } from '../tls/plain-http-refusal.js';
 import { accountStatz } from './account-statz.js';
 import { accountz } from './accountz.js';
+import { basicAuthCheck } from './basic-auth.js';
 import { connz } from './connz.js';
+import { createDashboard } from './dashboard/dashboard.js';
 import { goJson } from './format.js';
 import { jsz } from './jsz.js';
 import type { MonitoredServer } from './monitored-server.js';
@@ -23,25 +25,13 @@ export interface MonitoringServer {
 
 type Endpoint = (query: Query) => { status?: number; body: unknown; pretty?: boolean };
 
-const INDEX_PATHS = [
-  'varz',
-  'connz',
-  'routez',
-  'gatewayz',
-  'leafz',
-  'subsz',
-  'accountz',
-  'accstatz',
-  'jsz',
-  'healthz',
-];
-
 /**
  * The HTTP monitoring endpoints over node:http (node:https with `tls`: the client port's
  * certificate and suites, no client certificate asked, as nats-server's https_port), answering
  * like nats-server: any method,
  * pretty-printed JSON (compact for /healthz), `?callback=` JSONP, 400 text/plain for a bad query
- * value, 404 `404 page not found` otherwise, request counts in /varz http_req_stats.
+ * value, 404 `404 page not found` otherwise, request counts in /varz http_req_stats. `/` and
+ * `/dashboard/*` are our dashboard; with `monitoringAuth` every request needs basic auth.
  */
 export async function startMonitoring(
   server: MonitoredServer,
@@ -51,6 +41,9 @@ export async function startMonitoring(
 ): Promise<MonitoringServer> {
   const httpReqStats: Record<string, number> = {};
   const varz = createVarz(server, httpReqStats);
+  const dashboard = createDashboard(server, varz, server.options.dashboard);
+  const credentials = server.options.monitoringAuth;
+  const authorized = credentials && basicAuthCheck(credentials);
   const subszEndpoint: Endpoint = (query) => ({ body: subsz(server, query) });
   const endpoints: Record<string, Endpoint> = {
     '/varz': () => ({ body: varz() }),
@@ -83,9 +76,8 @@ export async function startMonitoring(
     const url = new URL(req.url ?? '/', 'http://monitor');
     const path = url.pathname;
     const query = new Query(req.url ?? '/');
-    if (path === '/') {
-      httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
-      send(res, 200, 'text/html; charset=utf-8', indexPage());
+    if (dashboard.handle(req, res, path)) {
+      if (path === '/') httpReqStats[path] = (httpReqStats[path] ?? 0) + 1;
       return;
     }
     const endpoint = endpoints[path];
@@ -109,6 +101,11 @@ export async function startMonitoring(
   };
 
   const respond = (req: IncomingMessage, res: ServerResponse) => {
+    if (authorized && !authorized(req)) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="monitoring", charset="UTF-8"' });
+      res.end('401 unauthorized\n');
+      return;
+    }
     try {
       handle(req, res);
     } catch (error) {
@@ -123,6 +120,7 @@ export async function startMonitoring(
     port: boundPort,
     close: () =>
       new Promise<void>((resolve) => {
+        dashboard.close();
         listener.close(() => resolve());
         front?.destroyAll();
         http.closeAllConnections();
@@ -136,11 +134,6 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
     'Content-Length': Buffer.byteLength(body),
   });
   res.end(body);
-}
-
-function indexPage(): string {
-  const links = INDEX_PATHS.map((p) => `    <a href="./${p}">${p}</a><br/>`).join('\n');
-  return `<html lang="en">\n  <head><title>slipstream-server monitoring</title></head>\n  <body>\n${links}\n  </body>\n</html>\n`;
 }
 
 /** The first stream of any account found damaged at start, as a /healthz error. */

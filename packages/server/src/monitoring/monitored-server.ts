@@ -1,5 +1,7 @@
 import type { ServerInfo } from '@slipstream/protocol';
+import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
+import type { InternalClient } from '../internal-client.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ServerIdentity } from '../server-identity.js';
@@ -24,4 +26,6 @@ export interface MonitoredServer {
   readonly jetstream: JetStreamServer | undefined;
   /** Name, host, id and JetStream, as the server's events carry them. */
   identity(): ServerIdentity;
+  /** A new client of the server itself in `account`'s subject space (the dashboard's JetStream API). */
+  internalClient(account: Account): InternalClient;
 }
