@@ -15,6 +15,7 @@ import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
+import { inspectSqliteFile, type Salvage, salvageSqliteFile } from './store/sqlite-salvage.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { storeSyncOf } from './stream/persist-mode.js';
 import { Stream, type StreamHost } from './stream/stream.js';
@@ -54,6 +55,8 @@ export class JsAccount {
 
   private readonly host: StreamHost;
   readonly #damage: StreamDamageReports;
+  /** Streams found at start that cannot be served, by name, with why: answered as offline. */
+  readonly offline = new Map<string, string>();
 
   constructor(
     readonly name: string,
@@ -95,30 +98,37 @@ export class JsAccount {
     );
   }
 
-  /** Reopens the file streams found in the store directory. */
+  /**
+   * Reopens the file streams found in the store directory. A damaged file is rebuilt from what
+   * reads intact first (sqlite-salvage.ts); a stream that cannot be opened at all (its meta.json
+   * damaged, a file with nothing readable) stays on disk as it is and is answered as offline.
+   */
   recover(): void {
     const storeDir = this.options.storeDir;
     if (!storeDir) return;
     clearStaging(storeDir, this.name);
     for (const [name, dir] of listStreamDirs(storeDir, this.name)) {
       try {
-        this.#restore(name, dir);
+        this.#restore(name, dir, true);
       } catch (error) {
-        this.#damage.unreadable(name, dir, (error as Error).message);
+        this.offline.set(name, (error as Error).message);
+        this.#damage.offline(name, dir, (error as Error).message);
       }
     }
   }
 
-  #restore(name: string, dir: string): void {
+  #restore(name: string, dir: string, salvage = false): void {
     const meta = readStreamMeta(dir);
-    const store = this.#openStore(meta.config, dir);
-    try {
-      this.#damage.checkAtStart(name, store);
-    } catch (error) {
-      void store.close();
-      throw error;
+    const file = messagesFile(dir);
+    let salvaged: Salvage | undefined;
+    const damage = salvage && existsSync(file) ? inspectSqliteFile(file) : undefined;
+    if (damage) {
+      salvaged = salvageSqliteFile(file);
+      this.#damage.salvaged(name, damage, salvaged);
     }
+    const store = this.#openStore(meta.config, dir);
     const stream = this.#newStream(meta.config, store, meta.created);
+    if (salvaged && salvaged.lost.msgs.length > 0) stream.lost = salvaged.lost;
     this.streams.set(name, stream);
     stream.start();
     stream.consumers.restore();
@@ -132,6 +142,7 @@ export class JsAccount {
     requested: StreamConfig,
   ): { stream: AccountStream; created: boolean } {
     const config = checkStreamCreate(subjectName, requested, this.lookup);
+    if (this.offline.has(config.name)) throw ApiError.of(jsErrors.JSStreamOfflineErr);
     const existing = this.streams.get(config.name);
     if (existing) {
       if (!sameStreamConfig(existing.config, config))
@@ -206,6 +217,12 @@ export class JsAccount {
   }
 
   async deleteStream(name: string): Promise<void> {
+    if (this.offline.delete(name)) {
+      // The operator's word: an offline stream's files go as a served stream's do.
+      if (this.options.storeDir) removeStreamDir(this.#dirOf(name));
+      this.#damage.forget(name);
+      return;
+    }
     const stream = this.stream(name);
     this.streams.delete(name);
     await stream.delete();
@@ -213,8 +230,10 @@ export class JsAccount {
     this.#damage.forget(name);
   }
 
+  /** The stream named; a stream found at start but not served is offline (10118), as nats-server answers. */
   stream(name: string): AccountStream {
     const stream = this.streams.get(name);
+    if (!stream && this.offline.has(name)) throw ApiError.of(jsErrors.JSStreamOfflineErr);
     if (!stream) throw ApiError.of(jsErrors.JSStreamNotFoundErr);
     return stream;
   }
@@ -282,6 +301,14 @@ export class JsAccount {
     return used + bytes > limit ? jsErrors.JSAccountResourcesExceededErr : undefined;
   }
 
+  /** A read found a message damaged: it is part of the stream's `lost` from now on. */
+  #noteLost(name: string, seq: number): void {
+    const stream = this.streams.get(name);
+    if (!stream) return;
+    stream.lost ??= { msgs: [], bytes: 0 };
+    if (!stream.lost.msgs.includes(seq)) stream.lost.msgs.push(seq);
+  }
+
   #checkNoOverlap(config: StreamConfig): void {
     for (const other of this.streams.values()) {
       if (other.name === config.name) continue;
@@ -312,7 +339,10 @@ export class JsAccount {
       path: messagesFile(dir),
       limits: storeLimitsOf(config),
       sync: storeSyncOf(config, this.options.syncInterval),
-      onDamage: (error) => this.#damage.read(error),
+      onDamage: (error) => {
+        this.#damage.read(error);
+        if (error.seq !== undefined) this.#noteLost(config.name, error.seq);
+      },
     });
   }
 }

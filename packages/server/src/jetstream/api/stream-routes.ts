@@ -90,6 +90,11 @@ export const streamNames: ApiRoute<'streamNames'> = {
   errorFields: emptyListing,
   handle: (context) => {
     const names = sortedStreams(context).map((s) => s.name);
+    // Offline streams are named too (nats-server 2.12 keeps them among the account's streams);
+    // their config may be unknown, so a subject filter leaves them out.
+    const subject = context.request?.subject;
+    if (!subject || subject === '>') names.push(...context.account.offline.keys());
+    names.sort();
     const { items, ...paging } = page(names, context.request?.offset, NAMES_PAGE);
     return { ...paging, streams: items.length > 0 ? items : null };
   },
@@ -100,8 +105,13 @@ export const streamList: ApiRoute<'streamList'> = {
   errorFields: emptyListing,
   handle: (context) => {
     const { items, ...paging } = page(sortedStreams(context), context.request?.offset, LIST_PAGE);
+    // nats-server 2.12 lists an offline stream by name, with why, instead of its info.
+    const { offline } = context.account;
     return {
       ...paging,
+      ...(offline.size > 0
+        ? { missing: [...offline.keys()].sort(), offline: Object.fromEntries(offline) }
+        : {}),
       streams: items.map((stream) =>
         answeredStreamInfo(stream, {
           apiLevel: false,

@@ -3,18 +3,20 @@
  * the account, the stream and the sequences; the list /healthz reads (503 while anything is on
  * it); and our advisory `$JS.EVENT.ADVISORY.STREAM.DAMAGED.<stream>` (nats-server 2.11 has no
  * advisory for damaged data, see advisories.ts). It is found when the server starts (every
- * message's checksum and SQLite's integrity check) or later by a read (a message failing its
- * checksum, SQLite reporting a damaged page). Each damaged message is reported once. Nothing is
- * ever deleted because it looks damaged: the data stays for a person to look at.
+ * message's checksum and SQLite's integrity check; the file is then rebuilt from what reads
+ * intact) or later by a read (a message failing its checksum, SQLite reporting a damaged page).
+ * Each damaged message is reported once. Nothing is ever deleted because it looks damaged: the
+ * damaged files stay for a person to look at.
  */
 import type { Logger } from '../../logger.js';
 import type { Advisories } from '../advisories.js';
-import type { MessageStore, StoreError } from '../store/message-store.js';
+import type { StoreError } from '../store/message-store.js';
+import type { FileDamage, Salvage } from '../store/sqlite-salvage.js';
 
 /**
  * One finding: damaged messages (`seqs`; the stream is served without them), or a file damaged
- * beyond telling which messages (`error`; messages may be missing, or the stream is not served
- * at all when it could not be opened).
+ * beyond telling which messages (`error`; messages may be missing, or the stream is offline
+ * when it could not be opened).
  */
 export interface StreamDamage {
   stream: string;
@@ -28,8 +30,6 @@ const ADVISED_SEQS = 1000;
 
 export class StreamDamageReports {
   #found: StreamDamage[] = [];
-  /** The stream whose start check is running: its reads' damage is the check's to report. */
-  #checking: string | undefined;
 
   constructor(
     private readonly account: string,
@@ -50,46 +50,48 @@ export class StreamDamageReports {
     this.#found = this.#found.filter((damage) => damage.stream !== stream);
   }
 
-  /** The start check of a stream's store: every message's checksum, then the file's structure. */
-  checkAtStart(stream: string, store: MessageStore): void {
-    this.#checking = stream;
-    let seqs: number[];
-    let structure: string | undefined;
-    try {
-      seqs = store.findDamaged();
-      structure = store.checkStructure?.();
-    } finally {
-      this.#checking = undefined;
-    }
-    if (seqs.length > 0) {
-      const shown =
-        seqs.slice(0, LOGGED_SEQS).join(', ') + (seqs.length > LOGGED_SEQS ? ', ...' : '');
-      this.#report(
-        { stream, seqs },
-        `has ${seqs.length} damaged messages (checksum mismatch), which are not served`,
-        `: sequences ${shown}`,
-      );
-    }
-    if (structure) {
-      this.#report(
-        { stream, error: `its file is damaged: ${structure}` },
-        `has a damaged file (${structure}): messages may be missing from it`,
-      );
-    }
+  /**
+   * The start found `damage` in a stream's file and rebuilt it (sqlite-salvage.ts): the intact
+   * messages are served, the lost ones are named, the damaged files wait in `salvage.aside`.
+   */
+  salvaged(stream: string, damage: FileDamage, salvage: Salvage): void {
+    const { msgs } = salvage.lost;
+    const what = damage.structure
+      ? `a damaged file (${damage.structure})`
+      : `${damage.seqs.length} damaged messages (checksum mismatch)`;
+    const consumers =
+      salvage.lostConsumers.length > 0
+        ? `; consumers lost: ${salvage.lostConsumers.join(', ')}`
+        : '';
+    const shown =
+      msgs.slice(0, LOGGED_SEQS).join(', ') + (msgs.length > LOGGED_SEQS ? ', ...' : '');
+    this.#report(
+      {
+        stream,
+        seqs: msgs,
+        ...(damage.structure ? { error: `its file is damaged: ${damage.structure}` } : {}),
+      },
+      `had ${what}: recovered ${salvage.kept} messages, lost ${msgs.length}` +
+        `${consumers}; the damaged files are kept in ${salvage.aside}`,
+      msgs.length > 0 ? `: lost sequences ${shown}` : '',
+    );
   }
 
-  /** A stream that could not be opened at start, left as it is on disk and not served. */
-  unreadable(stream: string, dir: string, error: string): void {
+  /**
+   * A stream that could not be opened at start (its meta.json, or a file with nothing readable):
+   * left as it is on disk and answered as offline.
+   */
+  offline(stream: string, dir: string, error: string): void {
     this.#report(
       { stream, error },
-      `could not be restored from ${dir}, which is left as it is and not served: ${error}`,
+      `could not be restored from ${dir}, which is left as it is; the stream is offline: ${error}`,
     );
   }
 
   /** A read found damage (the store's 'corrupt' error, which the reader gets too). */
   read(error: StoreError): void {
     const { stream, seq, message } = error;
-    if (stream === undefined || stream === this.#checking) return;
+    if (stream === undefined) return;
     const known = this.#found.filter((damage) => damage.stream === stream);
     if (seq === undefined) {
       if (known.some((damage) => damage.error === message)) return;
@@ -110,7 +112,7 @@ export class StreamDamageReports {
     this.#found.push(damage);
     const { stream, seqs } = damage;
     this.logger.error(`JetStream stream '${this.account} > ${stream}' ${reason}${detail}`);
-    const named = seqs ? { seqs: seqs.slice(0, ADVISED_SEQS) } : {};
+    const named = seqs?.length ? { seqs: seqs.slice(0, ADVISED_SEQS) } : {};
     this.advisories.streamDamaged(stream, { ...named, reason }, true);
   }
 }

@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { StreamConfig } from '@slipstream/jsapi';
 
 export interface StreamMeta {
@@ -56,10 +57,15 @@ export function streamDir(storeDir: string, account: string, name: string): stri
 
 export const messagesFile = (dir: string) => join(dir, 'messages.db');
 
-/** Writes meta.json so that a crash leaves the old or the new file, never half of one. */
+/**
+ * Writes meta.json so that a crash leaves the old or the new file, never half of one. It carries
+ * a CRC-32 of the rest, so that a flipped bit which leaves valid JSON (a digit of a limit, a
+ * letter of a subject) is found instead of changing the stream.
+ */
 export function writeStreamMeta(dir: string, meta: StreamMeta): void {
   mkdirSync(dir, { recursive: true });
-  const text = JSON.stringify({ config: meta.config, created: meta.created.toString() });
+  const body = { config: meta.config, created: meta.created.toString() };
+  const text = JSON.stringify({ ...body, checksum: metaChecksum(body) });
   const temp = join(dir, 'meta.json.tmp');
   writeFileSync(temp, text);
   syncPath(temp);
@@ -67,13 +73,21 @@ export function writeStreamMeta(dir: string, meta: StreamMeta): void {
   syncPath(dir);
 }
 
+/** Throws when meta.json is missing, no JSON, or fails its checksum (files written before it had none). */
 export function readStreamMeta(dir: string): StreamMeta {
-  const parsed = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as {
+  const { checksum, ...body } = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as {
     config: StreamConfig;
     created: string;
+    checksum?: number;
   };
-  return { config: parsed.config, created: BigInt(parsed.created) };
+  if (checksum !== undefined && checksum !== metaChecksum(body)) {
+    throw new Error('meta.json is damaged (checksum mismatch)');
+  }
+  return { config: body.config, created: BigInt(body.created) };
 }
+
+const metaChecksum = (body: { config: StreamConfig; created: string }) =>
+  crc32(JSON.stringify({ config: body.config, created: body.created }));
 
 /** The stream directories found under an account, by decoded stream name. */
 export function listStreamDirs(storeDir: string, account: string): Map<string, string> {

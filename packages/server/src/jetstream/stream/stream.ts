@@ -40,6 +40,7 @@ import {
   storedTtl,
   TTL_HEADER,
 } from '../store/message-ttl.js';
+import type { LostMessages } from '../store/sqlite-salvage.js';
 import type { StreamConsumerSet } from './consumer-set.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
@@ -97,6 +98,8 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   #inputTransform: SubjectTransform | undefined;
   /** The trace of the message being captured (nats-server 2.11), while #ingest runs for it. */
   #traced: JetStreamTrace | undefined;
+  /** Messages found damaged since the start (js-account.ts): the state's `lost`, as nats-server's. */
+  lost: LostMessages | undefined;
 
   constructor(
     host: StreamHost,
@@ -293,6 +296,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     }
     if (s.numDeleted > 0) state.num_deleted = s.numDeleted;
     if (options.deleted && s.deleted?.length) state.deleted = s.deleted;
+    if (this.lost) state.lost = { msgs: [...this.lost.msgs], bytes: this.lost.bytes };
     state.consumer_count = this.consumers.count;
     return state;
   }

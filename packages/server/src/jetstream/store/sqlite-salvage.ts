@@ -1,0 +1,394 @@
+/**
+ * A stream's SQLite file looked at before the store opens it, and rebuilt when it is damaged:
+ * the server's own recovery at start. `inspectSqliteFile` reads every message once (checksum,
+ * then SQLite's integrity check) on a read-only connection, which neither writes the file nor
+ * folds its WAL into it. `salvageSqliteFile` copies every message and consumer that still reads
+ * intact into a new file, checked row by row so that one damaged page costs only its rows, then
+ * moves the damaged files aside into `damaged-<time>/` beside it (nothing is deleted) and puts
+ * the new file in their place; a failure before that last step leaves the files as they were.
+ */
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { decodePayload } from './payload-codec.js';
+import { messageChecksum, SCHEMA } from './sqlite-schema.js';
+
+/** What a start finds wrong with a stream's file: messages failing their checksum, or worse. */
+export interface FileDamage {
+  seqs: number[];
+  /** The file's structure is damaged (SQLite's words): messages may be missing. */
+  structure?: string;
+}
+
+/** nats-server's LostStreamData: the messages that could not be read, and their bytes. */
+export interface LostMessages {
+  msgs: number[];
+  bytes: number;
+}
+
+export interface Salvage {
+  /** The directory the damaged files were moved to. */
+  aside: string;
+  /** Messages copied into the new file. */
+  kept: number;
+  lost: LostMessages;
+  /** Consumers whose saved row could not be read (or all of them, as `*`). */
+  lostConsumers: string[];
+}
+
+const SUFFIXES = ['', '-wal', '-shm'] as const;
+
+/** The damage in `file`, or undefined when every message reads intact. */
+export function inspectSqliteFile(file: string): FileDamage | undefined {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('cell_size_check = ON');
+    const seqs: number[] = [];
+    let structure: string | undefined;
+    try {
+      const rows = db
+        .prepare(
+          `SELECT seq, time, subject, headers, payload, checksum, ${encodingOf(db)} FROM messages ORDER BY seq`,
+        )
+        .safeIntegers(true)
+        .raw(true)
+        .iterate() as Iterable<RowColumns>;
+      for (const row of rows) if (!intact(row)) seqs.push(Number(row[0]));
+      const check = db.pragma('integrity_check(1)', { simple: true });
+      if (check !== 'ok') structure = String(check);
+    } catch (error) {
+      structure = (error as Error).message;
+    }
+    return seqs.length > 0 || structure ? { seqs, structure } : undefined;
+  } finally {
+    db.close();
+  }
+}
+
+type RowColumns = [
+  seq: bigint,
+  time: bigint,
+  subject: string,
+  headers: Buffer | null,
+  payload: Buffer,
+  checksum: bigint,
+  encoding: bigint,
+];
+
+/** A file from before compression has no encoding column (sqlite-schema.ts's addEncodingColumn). */
+function encodingOf(db: Database.Database): string {
+  const columns = attempt(() => db.pragma('table_info(messages)') as Array<{ name: string }>);
+  return columns && !columns.some((column) => column.name === 'encoding')
+    ? '0 AS encoding'
+    : 'encoding';
+}
+
+function intact([seq, time, subject, headers, payload, checksum, encoding]: RowColumns): boolean {
+  let decoded: Buffer;
+  try {
+    decoded = decodePayload(payload, Number(encoding));
+  } catch {
+    return false;
+  }
+  const expected = messageChecksum(Number(seq), time, subject, headers ?? undefined, decoded);
+  return BigInt(expected) === checksum;
+}
+
+/**
+ * Rebuilds `file` from what still reads intact. Throws, leaving the files as they were, when
+ * nothing of it can be opened (a damaged header: SQLite's "file is not a database").
+ */
+export function salvageSqliteFile(file: string, now = new Date()): Salvage {
+  const dir = dirname(file);
+  const work = join(dir, 'salvage.tmp');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work);
+  try {
+    // The damaged files are read through a copy: opening them would rewrite them.
+    const copy = join(work, 'damaged.db');
+    copyFileSync(file, copy);
+    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const rebuilt = join(work, 'rebuilt.db');
+    const { kept, lost, lostConsumers } = copyIntact(copy, rebuilt, highestRowid(copy));
+    syncFile(rebuilt);
+    const aside = join(dir, `damaged-${now.toISOString().replace(/[:.]/g, '-')}`);
+    mkdirSync(aside);
+    for (const suffix of SUFFIXES) {
+      const path = file + suffix;
+      if (existsSync(path)) renameSync(path, join(aside, basename(path)));
+    }
+    renameSync(rebuilt, file);
+    syncFile(dir);
+    return { aside, kept, lost, lostConsumers };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'aside'> {
+  const source = new Database(from, { fileMustExist: true });
+  const target = new Database(to);
+  try {
+    // Opens a file shorter than its header says (truncated), which SQLite otherwise refuses
+    // whole; set before anything reads the schema. Unsafe mode (better-sqlite3 turns SQLite's
+    // defensive mode on, which ignores writable_schema) only on this scratch copy.
+    source.unsafeMode(true);
+    source.pragma('writable_schema = ON');
+    source.pragma('cell_size_check = ON');
+    // Fails on a file that is no database at all: nothing to salvage.
+    source.pragma('schema_version');
+    target.exec(SCHEMA);
+    const lost: LostMessages = { msgs: [], bytes: 0 };
+    let kept = 0;
+    let last = { seq: 0, time: 0n };
+    const saved = attempt(
+      () =>
+        source
+          .prepare('SELECT last_seq, last_time FROM sequence_state WHERE id = 1')
+          .safeIntegers(true)
+          .get() as { last_seq: bigint; last_time: bigint } | undefined,
+    );
+    if (saved) last = { seq: Number(saved.last_seq), time: saved.last_time };
+    const highest = attempt(
+      () => source.prepare('SELECT max(seq) FROM messages').pluck().get() as number | null,
+    );
+    const insert = target.prepare(
+      'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const upper = Math.max(last.seq, highest ?? 0, named);
+    // Where the walk first met damage: every sequence past it that is not read back is lost
+    // (a damaged tree can also skip rows without an error).
+    let damagedFrom: number | undefined;
+    const keptPastDamage = new Set<number>();
+    target.transaction(() => {
+      for (const found of walkRows(source, upper)) {
+        if (found.probed) damagedFrom ??= found.seq - 1;
+        if ('row' in found && intact(found.row)) {
+          insert.run(...found.row.slice(0, 5), found.size, ...found.row.slice(5));
+          kept++;
+          if (damagedFrom !== undefined) keptPastDamage.add(found.seq);
+          if (found.seq >= last.seq) last = { seq: found.seq, time: found.row[1] };
+        } else {
+          damagedFrom ??= found.seq - 1;
+          lost.msgs.push(found.seq);
+          lost.bytes += found.size;
+        }
+      }
+      if (damagedFrom !== undefined) {
+        const named = new Set(lost.msgs);
+        for (let seq = damagedFrom + 1; seq <= upper; seq++) {
+          if (!keptPastDamage.has(seq) && !named.has(seq)) lost.msgs.push(seq);
+        }
+        lost.msgs.sort((a, b) => a - b);
+      }
+      last.seq = Math.max(last.seq, upper);
+      // The newest rows are out of reach (the file's end is gone): sequences are skipped, never
+      // handed out again, for as many rows as the last page may have held past every key left.
+      if (highest === undefined) {
+        last.seq += unreachableTail(source);
+      }
+      target
+        .prepare('INSERT INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)')
+        .run(last.seq, last.time);
+    })();
+    const lostConsumers = copyConsumers(source, target);
+    return { kept, lost, lostConsumers };
+  } finally {
+    source.close();
+    target.close();
+  }
+}
+
+/** The most rows a page could hold (of the smallest message row, about 32 bytes). */
+function unreachableTail(db: Database.Database): number {
+  return Math.ceil(Number(db.pragma('page_size', { simple: true })) / 32);
+}
+
+/** One sequence the walk met; `probed` when SQLite could not find it from the one before. */
+type Found = { seq: number; size: number; probed: boolean } & (
+  | { row: RowColumns }
+  | { unreadable: true }
+);
+
+/**
+ * Every sequence that has a row, in order, read one by one: where SQLite cannot find the next
+ * row past a damaged page, each following sequence up to `upper` (the highest one the file
+ * names) is tried on its own.
+ */
+function* walkRows(db: Database.Database, upper: number): Generator<Found> {
+  const next = db.prepare('SELECT seq FROM messages WHERE seq > ? ORDER BY seq LIMIT 1').pluck();
+  const one = db
+    .prepare(
+      `SELECT seq, time, subject, headers, payload, checksum, ${encodingOf(db)}, size FROM messages WHERE seq = ?`,
+    )
+    .safeIntegers(true)
+    .raw(true);
+  let after = 0;
+  for (;;) {
+    let seq: number | undefined;
+    try {
+      seq = next.get(after) as number | undefined;
+      // A damaged page can also misorder what it leads to.
+      if (seq !== undefined && seq <= after) throw new Error('out of order');
+    } catch {
+      seq = undefined;
+    }
+    // Nothing found past `after` (or no way past it), though the file names sequences up to
+    // `upper`: the next one is tried on its own, and one not found there counts as unreadable
+    // too (it may have been deleted before; it may as well sit on a page that is gone).
+    const probing = seq === undefined;
+    if (probing) {
+      if (after >= upper) return;
+      seq = after + 1;
+    }
+    after = seq!;
+    let columns: [...RowColumns, bigint] | undefined;
+    let unreadable = false;
+    try {
+      columns = one.get(after) as [...RowColumns, bigint] | undefined;
+      unreadable = columns ? Number(columns[0]) !== after : probing;
+    } catch {
+      unreadable = true;
+    }
+    if (unreadable) yield { seq: after, size: 0, probed: probing, unreadable: true };
+    if (unreadable || !columns) continue;
+    const size = Number(columns[7]);
+    yield {
+      seq: after,
+      size: Number.isSafeInteger(size) ? size : 0,
+      probed: probing,
+      row: columns.slice(0, 7) as RowColumns,
+    };
+  }
+}
+
+/**
+ * The highest row id any table page of the file (and of its WAL) names, read from the pages
+ * themselves: when the pages that lead to the newest messages are gone (a truncated file), this
+ * is what still tells how far the sequences went, so that fewer are handed out a second time.
+ * Other tables' row ids are small; a freed page's are old sequences: neither goes past it.
+ * Messages on a lost last page past every key still in the file cannot be told.
+ */
+export function highestRowid(file: string): number {
+  const bytes = readFileSync(file);
+  if (bytes.length < 100) return 0;
+  const raw = bytes.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return 0;
+  let highest = 0;
+  for (let at = 0; at + pageSize <= bytes.length; at += pageSize) {
+    highest = Math.max(highest, pageRowids(bytes.subarray(at, at + pageSize), at === 0 ? 100 : 0));
+  }
+  const wal = `${file}-wal`;
+  if (existsSync(wal)) {
+    const frames = readFileSync(wal);
+    const frame = 24 + pageSize;
+    for (let at = 32; at + frame <= frames.length; at += frame) {
+      highest = Math.max(highest, pageRowids(frames.subarray(at + 24, at + frame), 0));
+    }
+  }
+  return highest;
+}
+
+/**
+ * The highest row id a table page names: a leaf's (type 13) cells hold payload size then row id,
+ * an interior page's (type 5) a child page number then the highest row id under that child.
+ */
+function pageRowids(page: Buffer, header: number): number {
+  const type = page[header];
+  if (type !== 13 && type !== 5) return 0;
+  const cells = page.readUInt16BE(header + 3);
+  const pointers = header + (type === 13 ? 8 : 12);
+  let highest = 0;
+  for (let i = 0; i < cells; i++) {
+    const pointer = pointers + i * 2;
+    if (pointer + 2 > page.length) break;
+    const cell = page.readUInt16BE(pointer);
+    const rowid = readVarint(page, type === 13 ? skipVarint(page, cell) : cell + 4);
+    if (rowid !== undefined && Number.isSafeInteger(rowid)) highest = Math.max(highest, rowid);
+  }
+  return highest;
+}
+
+function skipVarint(page: Buffer, at: number): number {
+  for (let i = 0; i < 9 && at < page.length; i++) if ((page[at++]! & 0x80) === 0) break;
+  return at;
+}
+
+/** SQLite's varint: up to 8 bytes of 7 bits, big-endian, then a 9th of 8 bits. */
+function readVarint(page: Buffer, at: number): number | undefined {
+  let value = 0n;
+  for (let i = 0; i < 9; i++) {
+    if (at + i >= page.length) return undefined;
+    const byte = page[at + i]!;
+    if (i === 8) return Number((value << 8n) | BigInt(byte));
+    value = (value << 7n) | BigInt(byte & 0x7f);
+    if ((byte & 0x80) === 0) return Number(value);
+  }
+  return undefined;
+}
+
+/** Copies the consumers' rows that read; the names of those that do not. */
+function copyConsumers(source: Database.Database, target: Database.Database): string[] {
+  const names = attempt(
+    () => source.prepare('SELECT name FROM consumers ORDER BY name').pluck().all() as string[],
+  );
+  if (!names) return ['*'];
+  const select = source
+    .prepare('SELECT name, config, created, state FROM consumers WHERE name = ?')
+    .safeIntegers(true);
+  const insert = target.prepare(
+    'INSERT INTO consumers (name, config, created, state) VALUES (?, ?, ?, ?)',
+  );
+  const lost: string[] = [];
+  for (const name of names) {
+    const row = attempt(
+      () =>
+        select.get(name) as
+          | { name: string; config: string; created: bigint; state: string | null }
+          | undefined,
+    );
+    if (!row || !parses(row.config) || (row.state !== null && !parses(row.state))) {
+      lost.push(name);
+      continue;
+    }
+    insert.run(row.name, row.config, row.created, row.state);
+  }
+  return lost;
+}
+
+function parses(json: string): boolean {
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

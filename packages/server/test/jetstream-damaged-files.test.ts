@@ -1,0 +1,204 @@
+/**
+ * Each file of a stopped server's stream damaged in one known way, then the server restarted on
+ * it: a stream whose messages.db still opens answers STREAM.INFO with its intact messages and the
+ * damage in `state.lost` (nats-server's LostStreamData), its damaged files moved aside into
+ * `damaged-<time>/` and itself writable again; one that cannot be opened (meta.json damaged, the
+ * database's header damaged) is offline (10118) and left on disk as it was, never "not found".
+ * The seeded campaign of random flips and truncations is tooling/reliability's damage section.
+ */
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type NatsServer, silentLogger, startServer } from '../src/index.js';
+import type { InternalClient } from '../src/internal-client.js';
+import { internalClientOf } from '../src/server.js';
+
+const MESSAGES = 200;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+let inboxes = 0;
+
+// biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field
+type Reply = Record<string, any>;
+
+function request(client: InternalClient, subject: string, body = ''): Promise<Reply> {
+  const inbox = `_INBOX.damaged.${++inboxes}`;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no reply to ${subject}`)), 5_000);
+    const sub = client.subscribe(inbox, (message) => {
+      clearTimeout(timer);
+      client.unsubscribe(sub);
+      resolve(JSON.parse(decoder.decode(message.payload)));
+    });
+    client.publish(subject, encoder.encode(body), { reply: inbox });
+  });
+}
+
+const payloadOf = (i: number) => `message-${String(i).padStart(4, '0')}-${'p'.repeat(400)}`;
+
+describe('a damaged stream file found at start', () => {
+  let server: NatsServer | undefined;
+  let dir: string;
+  let errors: string[];
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const streamDir = () => join(dir, 'jetstream', '%24G', 'streams', 'S');
+  const database = () => join(streamDir(), 'messages.db');
+
+  async function start(): Promise<InternalClient> {
+    errors = [];
+    server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      httpPort: 0,
+      logger: { ...silentLogger, error: (line: string) => errors.push(line) },
+      jetstream: { storeDir: dir },
+    });
+    return internalClientOf(server);
+  }
+
+  /** A stream S of MESSAGES messages with an acking durable consumer, then the server stopped. */
+  async function storedAndStopped(): Promise<void> {
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-damaged-'));
+    const client = await start();
+    const config = JSON.stringify({ name: 'S', subjects: ['s.>'] });
+    expect((await request(client, '$JS.API.STREAM.CREATE.S', config)).error).toBeUndefined();
+    for (let i = 1; i <= MESSAGES; i++) {
+      expect((await request(client, 's.m', payloadOf(i))).seq).toBe(i);
+    }
+    const consumer = JSON.stringify({
+      stream_name: 'S',
+      config: { durable_name: 'C', ack_policy: 'explicit' },
+    });
+    expect((await request(client, '$JS.API.CONSUMER.CREATE.S.C', consumer)).error).toBeUndefined();
+    await server!.close();
+    server = undefined;
+  }
+
+  /** Every message is served exactly as stored or not at all; the served ones, counted. */
+  async function servedIntact(client: InternalClient, upTo: number): Promise<number[]> {
+    const served: number[] = [];
+    for (let seq = 1; seq <= upTo; seq++) {
+      const got = await request(client, '$JS.API.STREAM.MSG.GET.S', JSON.stringify({ seq }));
+      if (got.error) {
+        expect(got.error).toMatchObject({ err_code: 10037 });
+        continue;
+      }
+      expect(decoder.decode(Buffer.from(got.message.data, 'base64'))).toBe(payloadOf(seq));
+      served.push(seq);
+    }
+    return served;
+  }
+
+  /** The damaged files sit in one damaged-<time>/ directory beside the new messages.db. */
+  function movedAside(): string {
+    const aside = readdirSync(streamDir()).filter((name) => name.startsWith('damaged-'));
+    expect(aside).toHaveLength(1);
+    return join(streamDir(), aside[0]!);
+  }
+
+  async function writable(client: InternalClient): Promise<void> {
+    const ack = await request(client, 's.m', 'after');
+    expect(ack.error).toBeUndefined();
+    expect(ack.seq).toBeGreaterThan(MESSAGES);
+  }
+
+  it('truncated messages.db: the stream answers with what is intact, the rest as lost', async () => {
+    await storedAndStopped();
+    const size = statSync(database()).size;
+    truncateSync(database(), Math.floor(size / 2));
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.error).toBeUndefined();
+    const served = await servedIntact(client, MESSAGES);
+    expect(served.length).toBeGreaterThan(0);
+    expect(info.state.messages).toBe(served.length);
+    // The newest messages' page is gone: their sequences are skipped, never handed out again.
+    expect(info.state.last_seq).toBeGreaterThanOrEqual(MESSAGES);
+    // Every message not served that the file still names is reported lost.
+    const lost = info.state.lost as { msgs: number[]; bytes: number };
+    expect(lost.msgs.length).toBeGreaterThan(0);
+    const accounted = new Set([...served, ...lost.msgs]);
+    expect(accounted.size).toBeGreaterThan(MESSAGES - 20);
+    expect(Math.max(...accounted)).toBe(accounted.size);
+
+    expect(statSync(join(movedAside(), 'messages.db')).size).toBe(Math.floor(size / 2));
+    expect(errors.join('\n')).toContain("JetStream stream '$G > S' had a damaged file");
+    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+    await writable(client);
+  });
+
+  it('a flipped bit in a stored payload: that message is lost, the others served', async () => {
+    await storedAndStopped();
+    const bytes = readFileSync(database());
+    const at = bytes.indexOf(payloadOf(77));
+    expect(at).toBeGreaterThan(0);
+    bytes[at + 20]! ^= 0x04;
+    writeFileSync(database(), bytes);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.state).toMatchObject({ messages: MESSAGES - 1, lost: { msgs: [77] } });
+    expect(info.state.lost.bytes).toBeGreaterThan(400);
+    expect(await servedIntact(client, MESSAGES)).toHaveLength(MESSAGES - 1);
+    expect(existsSync(join(movedAside(), 'messages.db'))).toBe(true);
+    // The consumer came through the rebuild.
+    const consumer = await request(client, '$JS.API.CONSUMER.INFO.S.C');
+    expect(consumer.error).toBeUndefined();
+    await writable(client);
+  });
+
+  it('a flipped bit in meta.json: offline (10118), never not found, files left as they are', async () => {
+    await storedAndStopped();
+    const meta = join(streamDir(), 'meta.json');
+    const bytes = readFileSync(meta);
+    // A bit that leaves valid JSON: the subject s.> becomes r.>, which must not be served.
+    const at = bytes.indexOf('"s.>"') + 1;
+    bytes[at]! ^= 0x01;
+    writeFileSync(meta, bytes);
+    const before = readFileSync(database());
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.error).toEqual({ code: 500, err_code: 10118, description: 'stream is offline' });
+    const names = await request(client, '$JS.API.STREAM.NAMES');
+    expect(names.streams).toEqual(['S']);
+    const list = await request(client, '$JS.API.STREAM.LIST');
+    expect(list.missing).toEqual(['S']);
+    expect(list.offline.S).toContain('meta.json is damaged');
+    expect(readFileSync(meta)).toEqual(bytes);
+    expect(readFileSync(database())).toEqual(before);
+    const health = (await (await fetch(`${server!.httpUrl}/healthz`)).json()) as Reply;
+    expect(health.error).toContain("JetStream stream '$G > S' is damaged");
+    // The operator may still delete it.
+    expect(await request(client, '$JS.API.STREAM.DELETE.S')).toMatchObject({ success: true });
+    expect(existsSync(streamDir())).toBe(false);
+  });
+
+  it('a damaged database header: offline (10118), the file left as it is', async () => {
+    await storedAndStopped();
+    const bytes = readFileSync(database());
+    bytes[3]! ^= 0x10;
+    writeFileSync(database(), bytes);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.error).toMatchObject({ err_code: 10118 });
+    expect(readFileSync(database())).toEqual(bytes);
+    expect(readdirSync(streamDir()).filter((name) => name.startsWith('damaged-'))).toEqual([]);
+  });
+});
