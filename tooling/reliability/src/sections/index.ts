@@ -1,7 +1,8 @@
 import type { Section } from '../section.js';
+import { powerLoss } from './power-loss.js';
 
 /** Every section of the campaign, in the order they run and appear in the report. */
-export const sections: readonly Section[] = [];
+export const sections: readonly Section[] = [powerLoss];
 
 /** Parts of the campaign without a section yet; the report names them as not measured. */
 export const pendingSections: ReadonlyArray<{ title: string; what: string }> = [
