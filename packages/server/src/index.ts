@@ -21,7 +21,12 @@ export {
   type Logger,
   silentLogger,
 } from './logger.js';
-export { DEFAULTS, type JetStreamOptions, type ServerOptions } from './options.js';
+export {
+  type AtomicBatchLimits,
+  DEFAULTS,
+  type JetStreamOptions,
+  type ServerOptions,
+} from './options.js';
 export { type NatsServer, startServer } from './server.js';
 export type { TlsOptions } from './tls/tls-options.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

@@ -142,6 +142,20 @@ export interface JetStreamOptions {
   objectUploadTimeout?: number;
   /** Uploads the `$OBJ` API holds pending per account; more are refused. Default 64. */
   maxPendingObjectUploads?: number;
+  /** Atomic batch publish limits, as nats-server 2.12's `jetstream { limits { batch {...} } }`. */
+  atomicBatch?: Partial<AtomicBatchLimits>;
+}
+
+/** nats-server 2.12's limits on atomic batches (its defaults in parentheses). */
+export interface AtomicBatchLimits {
+  /** Batches open at once on one stream (50). */
+  maxInflightPerStream: number;
+  /** Batches open at once on the whole server (1000). */
+  maxInflightTotal: number;
+  /** Messages in one batch (1000). */
+  maxMsgs: number;
+  /** Milliseconds a batch may wait for its commit after its first message (10 s). */
+  timeout: number;
 }
 
 /** Options with every default applied. */
@@ -189,6 +203,7 @@ export interface ResolvedJetStreamOptions {
   syncInterval: 'always' | number;
   /** The `$OBJ` object store API's limits; its largest chunk is the server's max payload. */
   objects: { uploadTimeout: number; maxPendingUploads: number; maxChunk: number };
+  atomicBatch: AtomicBatchLimits;
 }
 
 /** The system account nats-server creates when none is configured. */
@@ -375,13 +390,14 @@ function resolveJetStream(
   if (domain !== undefined && !/^[^\s.*>]+$/.test(domain)) {
     throw new ServerError('INVALID_OPTION', `jetstream domain must be one token, got '${domain}'`);
   }
-  const positive = (key: 'objectUploadTimeout' | 'maxPendingObjectUploads', fallback: number) => {
-    const value = options[key] ?? fallback;
+  const positive = (key: string, given: number | undefined, fallback: number) => {
+    const value = given ?? fallback;
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new ServerError('INVALID_OPTION', `jetstream ${key} must be a positive integer`);
     }
     return value;
   };
+  const batch = options.atomicBatch ?? {};
   return {
     storeDir: options.storeDir || undefined,
     maxMemory: limit('maxMemory'),
@@ -389,9 +405,19 @@ function resolveJetStream(
     domain,
     syncInterval: sync,
     objects: {
-      uploadTimeout: positive('objectUploadTimeout', 30_000),
-      maxPendingUploads: positive('maxPendingObjectUploads', 64),
+      uploadTimeout: positive('objectUploadTimeout', options.objectUploadTimeout, 30_000),
+      maxPendingUploads: positive('maxPendingObjectUploads', options.maxPendingObjectUploads, 64),
       maxChunk: maxPayload,
+    },
+    atomicBatch: {
+      maxInflightPerStream: positive(
+        'atomicBatch.maxInflightPerStream',
+        batch.maxInflightPerStream,
+        50,
+      ),
+      maxInflightTotal: positive('atomicBatch.maxInflightTotal', batch.maxInflightTotal, 1000),
+      maxMsgs: positive('atomicBatch.maxMsgs', batch.maxMsgs, 1000),
+      timeout: positive('atomicBatch.timeout', batch.timeout, 10_000),
     },
   };
 }

@@ -16,6 +16,9 @@ import { nuid } from '@slipstream/protocol';
 import type { InternalClient } from '../internal-client.js';
 import { nowNanos, wireTime } from './shared/wire-time.js';
 
+/** Why an atomic batch was abandoned (nats-server 2.12's BatchAbandonReason). */
+export type BatchAbandonReason = 'timeout' | 'large' | 'incomplete' | 'unsupported';
+
 /** A stream's change, as the `action` of a stream_action advisory. */
 export type StreamAction = 'create' | 'modify' | 'delete';
 
@@ -129,6 +132,11 @@ export class Advisories {
       return;
     }
     this.#send('streamDamaged', subject, fields);
+  }
+
+  /** nats-server 2.12: an atomic batch of `stream` was dropped before its commit, and why. */
+  batchAbandoned(stream: string, batch: string, reason: BatchAbandonReason): void {
+    this.#publish('streamBatchAbandoned', stream, () => ({ stream, batch, reason }));
   }
 
   /** An event about one consumer of `stream` (consumer-events.ts says which and with what). */

@@ -10,6 +10,7 @@ import type { ResolvedJetStreamOptions } from '../options.js';
 import type { JsAccountLimits } from './account-limits.js';
 import { JetStream } from './jetstream.js';
 import type { JsAccount } from './js-account.js';
+import { BatchBudget } from './stream/atomic-batch.js';
 import type { Stream } from './stream/stream.js';
 import { streamInfo } from './stream/stream-info.js';
 
@@ -24,6 +25,8 @@ export class JetStreamServer {
   /** Each enabled account's streams, by account name (what /jsz reports). */
   readonly accounts = new Map<string, JsAccount>();
   readonly #services: JetStream[] = [];
+  /** Atomic batches open on the whole server, across accounts. */
+  readonly #batchBudget: BatchBudget;
 
   constructor(
     readonly options: ResolvedJetStreamOptions,
@@ -31,6 +34,7 @@ export class JetStreamServer {
     readonly serverName: string,
     enabled: readonly JetStreamAccountSetup[],
   ) {
+    this.#batchBudget = new BatchBudget(options.atomicBatch);
     for (const setup of enabled) this.#add(setup);
   }
 
@@ -43,6 +47,7 @@ export class JetStreamServer {
       name,
       limits,
       (storage) => this.#exhausted(storage),
+      this.#batchBudget,
     );
     this.#services.push(js);
     this.accounts.set(name, js.account());

@@ -17,6 +17,7 @@ import { ApiDispatcher } from './api/dispatch.js';
 import type { JetStreamHost } from './jetstream-host.js';
 import { JsAccount, type JsAccountLimits } from './js-account.js';
 import { ObjectApi } from './objects/object-api.js';
+import type { BatchBudget } from './stream/atomic-batch.js';
 
 export class JetStream implements JetStreamHost {
   readonly advisories: Advisories;
@@ -36,6 +37,7 @@ export class JetStream implements JetStreamHost {
     limits: JsAccountLimits,
     /** The server's own budget check for a storage type. */
     serverExhausted: (storage: 'memory' | 'file') => JsErrorEntry | undefined,
+    batchBudget: BatchBudget,
   ) {
     this.advisories = new Advisories(client, serverName, options.domain, account);
     this.#account = new JsAccount(
@@ -48,6 +50,7 @@ export class JetStream implements JetStreamHost {
         domain: options.domain,
         resourcesExhausted: serverExhausted,
         claims: (stream, message) => this.objects.claims(stream, message),
+        batchBudget,
       },
       logger,
       limits,

@@ -157,6 +157,12 @@ export interface MessageStore {
    * see changes that are not yet durable, so a PubAck or a delivery waits for this.
    */
   whenDurable(): Promise<void>;
+  /**
+   * Runs `write` (stores and the removals they bring) as one unit: a file store keeps it in one
+   * SQLite transaction (savepoint) and, when `write` throws, undoes all of it and recounts before
+   * rethrowing, so a crash or a failure never leaves part of it. A memory store just runs it.
+   */
+  atomically<T>(write: () => T): T;
 
   /** Throws `not-found` for a removed or unknown sequence at or below the last, `eof` above it. */
   load(seq: number): StoredMessage;

@@ -193,12 +193,7 @@ class SqliteLog implements MessageLog {
         this.idleTimer.unref();
         this.idleTimer.refresh();
       },
-      lostWrites: () => {
-        this.ahead = undefined;
-        // Rolled back with the rest: the rows are there again, and the store removes them again.
-        this.deferredRemovals = [];
-        this.lostWrites();
-      },
+      lostWrites: () => this.forgetUnwritten(),
       translate: (error) => this.translate(error),
       ...(this.lazy ? {} : { sync: () => this.wal.sync() }),
     });
@@ -249,6 +244,14 @@ class SqliteLog implements MessageLog {
     );
     this.lastSeq = message.seq;
     this.lastTime = message.time;
+  }
+
+  /** Writes were rolled back: what was read ahead or deferred may be wrong, the counts too. */
+  private forgetUnwritten(): void {
+    this.ahead = undefined;
+    // Rolled back with the rest: the rows are there again, and the store removes them again.
+    this.deferredRemovals = [];
+    this.lostWrites();
   }
 
   compress(enabled: boolean): void {
@@ -423,6 +426,32 @@ class SqliteLog implements MessageLog {
 
   whenDurable(): Promise<void> {
     return this.group.whenDurable();
+  }
+
+  /**
+   * `write` inside the turn's transaction, under a savepoint: a throw rolls back to it (what came
+   * before in the transaction stays) and the store recounts from the file, as after a lost
+   * transaction. A failed SQLite write inside has already rolled back the whole transaction.
+   */
+  atomically<T>(write: () => T): T {
+    let failure: { error: unknown } | undefined;
+    const result = this.group.write(() => {
+      this.db.exec('SAVEPOINT atomic_write');
+      try {
+        const value = write();
+        this.db.exec('RELEASE atomic_write');
+        return value;
+      } catch (error) {
+        failure = { error };
+        if (this.db.inTransaction) this.db.exec('ROLLBACK TO atomic_write; RELEASE atomic_write');
+        return undefined;
+      }
+    });
+    if (failure) {
+      this.forgetUnwritten();
+      throw failure.error;
+    }
+    return result as T;
   }
 
   summary(): LogSummary {

@@ -220,6 +220,11 @@ export class StoreEngine implements MessageStore {
     return this.log.whenDurable();
   }
 
+  atomically<T>(write: () => T): T {
+    this.ensureOpen();
+    return this.log.atomically ? this.log.atomically(write) : write();
+  }
+
   load(seq: number): StoredMessage {
     this.ensureOpen();
     const message = seq >= this.firstSeq && seq <= this.lastSeq ? this.read(seq) : undefined;

@@ -79,6 +79,7 @@ const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always'
   ['consumer_limits', 'always'],
   ['allow_msg_ttl', 'always'],
   ['subject_delete_marker_ttl', 'omitempty'],
+  ['allow_atomic', 'omitempty'],
   ['persist_mode', 'omitempty'],
   ['metadata', 'omitempty'],
 ];
@@ -424,6 +425,8 @@ function checkOrigins(config: StreamConfig, lookup: StreamConfigLookup, pedantic
     if (config.first_seq) throw ApiError.of(jsErrors.JSMirrorWithFirstSeqErr);
     if (config.subjects?.length) throw ApiError.of(jsErrors.JSMirrorWithSubjectsErr);
     if (config.sources?.length) throw ApiError.of(jsErrors.JSMirrorWithSourcesErr);
+    // v2.12.1 stream.go:1727: a mirror copies its origin's batches, it takes none of its own.
+    if (config.allow_atomic) throw ApiError.of(jsErrors.JSMirrorWithAtomicPublishErr);
     if (config.mirror.filter_subject && config.mirror.subject_transforms?.length) {
       throw ApiError.of(jsErrors.JSMirrorMultipleFiltersNotAllowed);
     }

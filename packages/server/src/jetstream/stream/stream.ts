@@ -41,6 +41,12 @@ import {
   TTL_HEADER,
 } from '../store/message-ttl.js';
 import type { LostMessages } from '../store/sqlite-salvage.js';
+import {
+  AtomicBatches,
+  type BatchBudget,
+  pubAckRefusal,
+  withoutBatchHeaders,
+} from './atomic-batch.js';
 import type { StreamConsumerSet } from './consumer-set.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
@@ -70,6 +76,8 @@ export interface StreamHost {
    * client uploads to a document-layout bucket); the stream then neither stores nor acks it.
    */
   claims?(stream: Stream, message: InternalMessage): boolean;
+  /** The server's open atomic batches and their limits. */
+  readonly batchBudget: BatchBudget;
 }
 
 const MAX_HEADER_BYTES = 65_535;
@@ -98,6 +106,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   #inputTransform: SubjectTransform | undefined;
   /** The trace of the message being captured (nats-server 2.11), while #ingest runs for it. */
   #traced: JetStreamTrace | undefined;
+  readonly #batches: AtomicBatches;
   /** Messages found damaged since the start (js-account.ts): the state's `lost`, as nats-server's. */
   lost: LostMessages | undefined;
 
@@ -120,6 +129,21 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     if (config.first_seq && store.state().lastSeq === 0) store.compact(config.first_seq);
     this.#configure();
     this.#lastMsgId = this.#duplicates.recover(store, BigInt(config.duplicate_window ?? 0));
+    this.#batches = new AtomicBatches({
+      name: config.name,
+      config: () => this.#config,
+      store,
+      client: host.client,
+      budget: host.batchBudget,
+      exhausted: (bytes) => host.resourcesExhausted(this.#config.storage ?? 'file', bytes),
+      storedSubject: (subject) => this.#inputTransform?.(subject) || subject,
+      isDuplicate: (msgId) => this.#duplicates.seqOf(msgId) !== undefined,
+      ingest: (m) => this.#ingest(m.subject, undefined, m.headers, m.payload, 'batched'),
+      acknowledge: (reply, seq, fields) =>
+        this.#pubAcks.whenDurable(store.whenDurable(), reply, seq, fields),
+      abandoned: (batchId, reason) => host.advisories.batchAbandoned(this.name, batchId, reason),
+      logError: (text) => host.logger.error(text),
+    });
   }
 
   get name(): string {
@@ -182,7 +206,8 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
 
   storeMirrored(message: StoredMessage): void {
     try {
-      this.store.store(message.subject, message.headers, message.payload, message);
+      const headers = withoutBatchHeaders(message.headers);
+      this.store.store(message.subject, headers, message.payload, message);
     } catch (error) {
       this.#host.logger.error(
         `JetStream mirror '${this.name}' could not store message ${message.seq}: ${(error as Error).message}`,
@@ -193,7 +218,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   }
 
   storeSourced(subject: string, headers: Uint8Array, payload: Uint8Array): void {
-    this.#ingest(subject, undefined, headers, payload, 'sourced');
+    this.#ingest(subject, undefined, withoutBatchHeaders(headers), payload, 'sourced');
   }
 
   #answerDirectGets(streamName: string): void {
@@ -220,6 +245,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   update(config: StreamConfig): void {
     const becameInterest = config.retention === 'interest' && this.#config.retention !== 'interest';
     this.#config = config;
+    if (!config.allow_atomic) this.#batches.abandonAll();
     this.store.updateLimits(storeLimitsOf(config));
     this.#duplicates.window = windowMs(config);
     this.#configure();
@@ -371,6 +397,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   }
 
   #ended(): void {
+    this.#batches.abandonAll();
     for (const watcher of [...this.#watchers]) watcher.closed();
     this.#watchers.clear();
   }
@@ -388,6 +415,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     const traceHeadersOff = this.#traced !== undefined && !this.#traced.only;
     const headers = traceHeadersOff ? withTraceHeadersDisabled(message.headers) : message.headers;
     try {
+      if (this.#batches.take(message, headers)) return;
       this.#ingest(message.subject, message.reply, headers, message.payload);
     } catch (error) {
       this.#host.logger.error(
@@ -404,7 +432,8 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     reply: string | undefined,
     headers: Uint8Array | undefined,
     payload: Uint8Array,
-    origin: 'published' | 'sourced' | 'marker' = 'published',
+    /** 'batched': a message of a committed atomic batch, whose checks batch-checks.ts made. */
+    origin: 'published' | 'sourced' | 'marker' | 'batched' = 'published',
   ): undefined {
     const config = this.#config;
     // A marker's subject is already a stored one.
@@ -422,7 +451,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
         return this.#reject(reply, jsErrors.JSMessageTTLDisabledErr);
       }
       msgId = headerValue(headers, 'Nats-Msg-Id') ?? '';
-      if (msgId) {
+      if (msgId && origin !== 'batched') {
         const seq = this.#duplicates.seqOf(msgId);
         if (seq !== undefined) {
           this.#traced?.failed('msgid is duplicate');
@@ -431,7 +460,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
         }
       }
       const lastBySubject = headerValue(headers, 'Nats-Expected-Last-Subject-Sequence');
-      if (lastBySubject !== undefined) {
+      if (lastBySubject !== undefined && origin !== 'batched') {
         // 2.11 may name the subject (or filter) to check (v2.11.0 stream.go:4918-4923).
         const checked =
           headerValue(headers, 'Nats-Expected-Last-Subject-Sequence-Subject') || subject;
@@ -441,7 +470,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
         }
       }
       const lastSeq = headerValue(headers, 'Nats-Expected-Last-Sequence');
-      if (lastSeq !== undefined) {
+      if (lastSeq !== undefined && origin !== 'batched') {
         const last = this.store.state().lastSeq;
         if (Number(lastSeq) !== last) {
           return this.#reject(reply, jsErrors.JSStreamWrongLastSequenceErrF, { seq: last });
@@ -563,13 +592,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   ): undefined {
     this.#traced?.failed(ApiError.of(entry, values).description);
     if (!reply) return;
-    const error = ApiError.of(entry, values);
-    const answer = JSON.stringify({
-      error: { code: error.code, err_code: error.errCode, description: error.description },
-      stream: this.name,
-      seq: 0,
-    });
-    this.#host.client.respond(reply, Buffer.from(answer));
+    this.#host.client.respond(reply, pubAckRefusal(this.name, ApiError.of(entry, values)));
   }
 }
 
