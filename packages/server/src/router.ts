@@ -110,6 +110,23 @@ export class Router {
     return this.#route(from, subject, reply, headers, payload, shownSubject, once);
   }
 
+  /**
+   * Routes a message another server forwarded (a leaf node's LMSG): every plain subscription
+   * gets it, but only the queue groups named in `queues` do, for the sending server has already
+   * picked where each of its groups is served.
+   */
+  routeForwarded(
+    from: Subscriber,
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    queues: readonly string[],
+  ): boolean {
+    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    return this.#route(from, subject, reply, headers, payload, undefined, once, queues);
+  }
+
   #route(
     from: Subscriber,
     subject: string,
@@ -118,9 +135,12 @@ export class Router {
     payload: Uint8Array,
     shownSubject: string | undefined,
     once: boolean,
+    queueFilter?: readonly string[],
   ): boolean {
     const result = this.sublist.match(subject, once);
     let delivered = 0;
+    /** Other servers' connections this message goes to, each once, with its queue groups. */
+    let remotes: Map<Subscriber, string[]> | undefined;
     if (result.psubs.length > 0 || result.qsubs.length > 0) {
       const receivers = result.psubs.length + result.qsubs.length;
       const message = this.#acquire(
@@ -133,16 +153,38 @@ export class Router {
       );
       try {
         for (const sub of result.psubs) {
-          if (this.#deliver(from, sub, message, subject)) delivered++;
+          if (sub.subscriber.deliverRemote) {
+            if (sub.subscriber !== from && !remotes?.has(sub.subscriber)) {
+              (remotes ??= new Map()).set(sub.subscriber, []);
+            }
+          } else if (this.#deliver(from, sub, message, subject)) delivered++;
         }
         for (const group of result.qsubs) {
+          if (queueFilter && !queueFilter.includes(group[0]!.queue!)) continue;
           const size = group.length;
           const start = Math.floor(Math.random() * size);
+          let remote: Subscription | undefined;
+          let taken = false;
           for (let i = 0; i < size; i++) {
-            if (this.#deliver(from, group[(start + i) % size]!, message, subject)) {
+            const sub = group[(start + i) % size]!;
+            if (sub.subscriber.deliverRemote) {
+              if (sub.subscriber !== from && !sub.closed) remote ??= sub;
+            } else if (this.#deliver(from, sub, message, subject)) {
               delivered++;
+              taken = true;
               break;
             }
+          }
+          if (!taken && remote) {
+            remotes ??= new Map();
+            const queues = remotes.get(remote.subscriber);
+            if (queues) queues.push(remote.queue!);
+            else remotes.set(remote.subscriber, [remote.queue!]);
+          }
+        }
+        if (remotes) {
+          for (const [subscriber, queues] of remotes) {
+            if (subscriber.deliverRemote!(message, subject, queues, from)) delivered++;
           }
         }
       } finally {

@@ -35,6 +35,19 @@ export interface Subscriber {
   ): boolean;
   /** Drops `sub` (its UNSUB max was reached). */
   removeSubscription(sub: Subscription): void;
+  /**
+   * Present on another server's connection (a leaf node), whose subscriptions stand for that
+   * server's interest: a publish reaches it at most once whatever number of them match, with the
+   * names of the queue groups it is to serve there (`Router` calls this instead of `deliver`),
+   * and a queue group picks such a member only when no local one takes the message, as
+   * nats-server does.
+   */
+  deliverRemote?(
+    message: OutgoingMessage,
+    subject: string,
+    queues: readonly string[],
+    publisher: Subscriber,
+  ): boolean;
 }
 
 /** One SUB of one connection, or one subscription of an internal subscriber. */

@@ -1,0 +1,134 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Account } from '../accounts/account.js';
+import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
+import type { LeafFrame } from './leaf-parser.js';
+
+/** What the accepting side needs to greet and log in a leaf node. */
+export interface AcceptHost {
+  /** The INFO JSON for connection `cid`, with its nonce. */
+  leafInfo(cid: number, nonce: string, extra?: Record<string, unknown>): string;
+  /** The account the CONNECT's user logs in to; undefined when it may not. */
+  login(user: string | undefined, password: string | undefined): Account | undefined;
+  /** The accepted leaves so far, to replace a stale one from the same server. */
+  accepted(): Iterable<LeafConnection>;
+  readonly authTimeout: number;
+  readonly debug: boolean;
+  logError(message: string): void;
+  logWarn(message: string): void;
+}
+
+/** The CONNECT a soliciting server sends (nats-server's leafConnectInfo); unknown fields are ignored. */
+interface LeafConnect {
+  user?: unknown;
+  pass?: unknown;
+  server_id?: unknown;
+  name?: unknown;
+  is_hub?: unknown;
+  headers?: unknown;
+  domain?: unknown;
+  cluster?: unknown;
+  gateway?: unknown;
+  lang?: unknown;
+}
+
+/**
+ * The hub's half of the handshake (nats-server's createLeafNode and processLeafNodeConnect for an
+ * accepted connection): INFO with a nonce at once, then the CONNECT within the auth timeout; the
+ * leaf logs in, is told its account (a second INFO with `connect_info`, which nats-server's leaf
+ * waits for) and is registered, after which both sides send their interest.
+ */
+export class AcceptHandshake implements LeafHandshake {
+  readonly #host: AcceptHost;
+  readonly #nonce: string;
+
+  constructor(host: AcceptHost, nonce: string) {
+    this.#host = host;
+    this.#nonce = nonce;
+  }
+
+  start(leaf: LeafConnection): void {
+    const info = this.#host.leafInfo(leaf.cid, this.#nonce);
+    leaf.send(`INFO ${info}`, `INFO ${info} \r\n`);
+    leaf.handshakeDeadline(
+      this.#host.authTimeout,
+      'Authentication Timeout',
+      'Authentication Timeout',
+    );
+  }
+
+  frame(leaf: LeafConnection, frame: LeafFrame): boolean {
+    if (frame.op === 'INFO') return true;
+    if (frame.op !== 'CONNECT') return false;
+    if (leaf.ready) {
+      leaf.close('Protocol Violation', 'Unknown Protocol Operation');
+      return true;
+    }
+    let connect: LeafConnect;
+    try {
+      connect = JSON.parse(frame.json) as LeafConnect;
+      if (typeof connect !== 'object' || connect === null) throw new Error('not an object');
+    } catch (error) {
+      this.#host.logError(
+        `${leaf.label} - Leafnode CONNECT parse error: ${(error as Error).message}`,
+      );
+      leaf.close('Protocol Violation', 'Protocol Violation');
+      return true;
+    }
+    // A client (whose CONNECT names its language) knocked on the wrong port.
+    if (typeof connect.lang === 'string' && connect.lang !== '') {
+      leaf.close('Wrong Port', 'attempted to connect to leaf node port');
+      return true;
+    }
+    if (typeof connect.gateway === 'string' && connect.gateway !== '') {
+      const text = `Rejecting connection from gateway "${connect.gateway}" on the leafnode port`;
+      this.#host.logError(`${leaf.label} - ${text}`);
+      leaf.close('Wrong Gateway', text);
+      return true;
+    }
+    const account = this.#host.login(text(connect.user), text(connect.pass));
+    if (!account) {
+      this.#host.logError(`${leaf.label} - authentication error`);
+      leaf.close('Authentication Failure', 'Authorization Violation');
+      return true;
+    }
+    leaf.nameRemote(text(connect.name) ?? '', text(connect.server_id) ?? '');
+    // A soliciting side that declares itself the hub makes us its spoke.
+    leaf.isSpoke = connect.is_hub === true;
+    leaf.headers = connect.headers === true;
+    leaf.remoteDomain = text(connect.domain);
+    this.#replaceStale(leaf, account);
+    const info = this.#host.leafInfo(leaf.cid, this.#nonce, {
+      connect_info: true,
+      remote_account: account.name,
+    });
+    leaf.send(`INFO ${info}`, `INFO ${info} \r\n`);
+    leaf.register(account);
+    return true;
+  }
+
+  /**
+   * A server reconnecting before we noticed its old connection died: the new one replaces it
+   * (nats-server's check for duplicates in addLeafNodeConnection).
+   */
+  #replaceStale(leaf: LeafConnection, account: Account): void {
+    if (leaf.remoteName === '') return;
+    for (const old of this.#host.accepted()) {
+      if (old !== leaf && old.remoteName === leaf.remoteName && old.account === account) {
+        old.close('Duplicate Remote LeafNode Connection', 'Duplicate Remote LeafNode Connection');
+        this.#host.logWarn(`${leaf.label} - Replacing connection from same server`);
+      }
+    }
+  }
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Compares secrets in constant time. */
+export function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

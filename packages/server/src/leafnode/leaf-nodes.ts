@@ -1,0 +1,422 @@
+/**
+ * The leaf node room: our server as a leaf of other servers (the `remotes` it connects to) and as
+ * their hub (the leaf node port), speaking nats-server 2.9.10's leaf protocol. `leaf-nodes.ts`
+ * (this file) owns the connections and decides which interest goes to which of them;
+ * `leaf-connection.ts` is one connection's wire, `leaf-accept.ts` and `leaf-remote.ts` the two
+ * halves of the handshake, `leaf-interest.ts` what one connection has announced, and
+ * `leaf-parser.ts` the protocol's frames.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { createInbox } from '@slipstream/protocol';
+import type { Account } from '../accounts/account.js';
+import type { Accounts } from '../accounts/accounts.js';
+import { newNonce } from '../auth/nkey.js';
+import { listen } from '../listen.js';
+import type { Logger } from '../logger.js';
+import type { FlushQueue } from '../outbound.js';
+import type { Subscription } from '../subscription.js';
+import type { TrafficStats } from '../traffic-stats.js';
+import { AcceptHandshake, sameSecret } from './leaf-accept.js';
+import {
+  type LeafConnection as Connection,
+  LeafConnection,
+  type LeafHandshake,
+  type LeafHost,
+  LeafSubscription,
+} from './leaf-connection.js';
+import { interestKey, LOOP_DETECTION_PREFIX } from './leaf-interest.js';
+import type { ResolvedLeafNodeOptions } from './leaf-options.js';
+import { RemoteLeaf } from './leaf-remote.js';
+
+/** What the leaf nodes need of the server. */
+export interface LeafServer {
+  readonly logger: Logger;
+  readonly flushQueue: FlushQueue;
+  readonly stats: TrafficStats;
+  readonly accounts: Accounts;
+  readonly serverId: string;
+  readonly options: {
+    readonly host: string;
+    readonly debug: boolean;
+    readonly trace: boolean;
+    readonly maxPayload: number;
+    readonly maxPending: number;
+    readonly writeDeadline: number;
+    readonly pingInterval: number;
+    readonly pingMax: number;
+    readonly authTimeout: number;
+    readonly leafNodes: ResolvedLeafNodeOptions | undefined;
+    readonly jetstream: { readonly domain: string | undefined } | undefined;
+  };
+  /** The server's name and version as its INFO gives them. */
+  readonly info: { readonly server_name?: string; readonly version: string; readonly go?: string };
+  newCid(): number;
+}
+
+/** One leaf connection as /leafz shows it (nats-server 2.9.10's LeafInfo). */
+export interface LeafView {
+  readonly account: string;
+  readonly ip: string;
+  readonly port: number;
+  readonly rtt: number | undefined;
+  readonly inMsgs: number;
+  readonly outMsgs: number;
+  readonly inBytes: number;
+  readonly outBytes: number;
+  /** The interest the other server announced (LS+ not taken back). */
+  readonly subscriptionCount: number;
+  readonly subjects: string[];
+  /** Ours: the other server's name, and whether we are its spoke (we dialed its hub). */
+  readonly name: string;
+  readonly isSpoke: boolean;
+}
+
+export class LeafNodes implements LeafHost {
+  readonly #server: LeafServer;
+  readonly #options: ResolvedLeafNodeOptions;
+  readonly #connections = new Set<LeafConnection>();
+  /** The registered connections of each account, which its interest goes to. */
+  readonly #byAccount = new Map<Account, Set<LeafConnection>>();
+  /** Each account's loop detection subject, made on first use. */
+  readonly #loopSubjects = new Map<Account, string>();
+  /** The router listeners of each account with leaf connections. */
+  readonly #listening = new Map<Account, () => void>();
+  readonly #remotes: RemoteLeaf[];
+  readonly #remoteOf = new Map<LeafConnection, RemoteLeaf>();
+  /** The server's clients must log in (authorization, users in accounts, operator mode). */
+  readonly #clientLoginRequired: boolean;
+  #listener: Server | undefined;
+  #port: number | undefined;
+  #closing = false;
+
+  constructor(server: LeafServer, options: ResolvedLeafNodeOptions, clientLoginRequired: boolean) {
+    this.#server = server;
+    this.#options = options;
+    this.#clientLoginRequired = clientLoginRequired;
+    const remoteHost = this.#remoteHost();
+    this.#remotes = options.remotes.map((remote) => new RemoteLeaf(remote, remoteHost));
+  }
+
+  get logger(): Logger {
+    return this.#server.logger;
+  }
+
+  get flushQueue(): FlushQueue {
+    return this.#server.flushQueue;
+  }
+
+  get stats(): TrafficStats {
+    return this.#server.stats;
+  }
+
+  get options(): LeafServer['options'] {
+    return this.#server.options;
+  }
+
+  /** The bound leaf node port, when one is open. */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  get host(): string {
+    return this.#options.host ?? this.#server.options.host;
+  }
+
+  get settings(): ResolvedLeafNodeOptions {
+    return this.#options;
+  }
+
+  /** Registered connections, in either role. */
+  get count(): number {
+    let count = 0;
+    for (const leaf of this.#connections) if (leaf.ready) count++;
+    return count;
+  }
+
+  /** Opens the leaf node port (when configured), then starts connecting to the remotes. */
+  async start(): Promise<void> {
+    const port = this.#options.port;
+    if (port !== undefined) {
+      const listener = createServer({ noDelay: true }, (socket) => this.#accept(socket));
+      this.#port = await listen(listener, this.host, port);
+      this.#listener = listener;
+      listener.on('error', (error) =>
+        this.logger.error(`Leafnode listener error: ${error.message}`),
+      );
+      this.logger.info(`Listening for leafnode connections on ${this.host}:${this.#port}`);
+    }
+    for (const remote of this.#remotes) remote.start();
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const remote of this.#remotes) remote.stop();
+    for (const leaf of [...this.#connections]) leaf.close('Server Shutdown');
+    for (const stop of this.#listening.values()) stop();
+    this.#listening.clear();
+    const listener = this.#listener;
+    if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
+  }
+
+  /** The registered connections for /leafz, optionally of one account only. */
+  views(account?: string, withSubscriptions = false): LeafView[] {
+    const views: LeafView[] = [];
+    for (const leaf of this.#connections) {
+      if (!leaf.ready || !leaf.account) continue;
+      if (account && leaf.account.name !== account) continue;
+      views.push({
+        account: leaf.account.name,
+        ip: leaf.ip,
+        port: leaf.port,
+        rtt: leaf.rtt,
+        inMsgs: leaf.inMsgs,
+        outMsgs: leaf.outMsgs,
+        inBytes: leaf.inBytes,
+        outBytes: leaf.outBytes,
+        subscriptionCount: leaf.subscriptions.size,
+        subjects: withSubscriptions ? [...leaf.subscriptions.values()].map((s) => s.subject) : [],
+        name: leaf.remoteName,
+        isSpoke: leaf.isSpoke,
+      });
+    }
+    return views;
+  }
+
+  /** The remotes as /varz lists them: our account and the URLs, without credentials. */
+  remoteViews(): { localAccount: string; urls: string[] }[] {
+    return this.#options.remotes.map((remote) => ({
+      localAccount: remote.account,
+      urls: remote.urls.map((url) => `${url.hostname}:${url.port || 7422}`),
+    }));
+  }
+
+  // LeafHost
+
+  registered(leaf: LeafConnection): void {
+    const account = leaf.account!;
+    let members = this.#byAccount.get(account);
+    if (!members) {
+      members = new Set();
+      this.#byAccount.set(account, members);
+      this.#listen(account);
+    }
+    members.add(leaf);
+    this.logger.info(
+      `${leaf.label} - Leafnode connection ${leaf.solicited ? 'to' : 'from'} "${leaf.remoteName}" registered for account: ${account.name}`,
+    );
+    // Everything the other side should hear of, then our loop detection subject.
+    const entries: { key: string; subject: string; count: number }[] = [];
+    for (const sub of account.router.sublist.all()) {
+      if (sub.closed || !this.#announces(leaf, sub)) continue;
+      entries.push({
+        key: interestKey(sub.subject, sub.queue),
+        subject: sub.subject,
+        count: sub.queue !== undefined && sub instanceof LeafSubscription ? sub.weight : 1,
+      });
+    }
+    const loop = this.loopSubject(account);
+    entries.push({ key: loop, subject: loop, count: 1 });
+    leaf.interest!.announceAll(entries);
+  }
+
+  interestChanged(leaf: LeafConnection, sub: LeafSubscription, delta: number): void {
+    const members = leaf.account && this.#byAccount.get(leaf.account);
+    if (!members) return;
+    for (const other of members) {
+      if (other !== leaf && this.#announces(other, sub)) {
+        other.interest!.update(
+          interestKey(sub.subject, sub.queue),
+          sub.subject,
+          sub.queue !== undefined,
+          delta,
+        );
+      }
+    }
+  }
+
+  closed(leaf: LeafConnection, reason: string): void {
+    this.#connections.delete(leaf);
+    const account = leaf.account;
+    const members = account && this.#byAccount.get(account);
+    members?.delete(leaf);
+    if (account && members?.size === 0) {
+      this.#byAccount.delete(account);
+      this.#listening.get(account)?.();
+      this.#listening.delete(account);
+    }
+    this.logger.info(`${leaf.label} - Leafnode connection closed: ${reason}`);
+    const remote = this.#remoteOf.get(leaf);
+    this.#remoteOf.delete(leaf);
+    if (remote && !this.#closing) remote.lost();
+  }
+
+  loopSubject(account: Account): string {
+    let subject = this.#loopSubjects.get(account);
+    if (subject === undefined) {
+      subject = createInbox(LOOP_DETECTION_PREFIX.slice(0, -1));
+      this.#loopSubjects.set(account, subject);
+    }
+    return subject;
+  }
+
+  loopFound(leaf: LeafConnection): void {
+    this.#remoteOf.get(leaf)?.delayAfterLoop();
+  }
+
+  /**
+   * Whether `sub` is interest `leaf` should hear of (nats-server's updateLeafNodes and
+   * updateSmap): never its own; and a spoke (a connection to our hub) hears only of local
+   * interest and of the leaves for which we are the hub, so interest never travels hub to hub.
+   */
+  #announces(leaf: LeafConnection, sub: Subscription): boolean {
+    const owner = sub.subscriber;
+    if (owner === leaf) return false;
+    if (leaf.isSpoke && owner instanceof LeafConnection && owner.isSpoke) {
+      return sub.subject.startsWith(LOOP_DETECTION_PREFIX);
+    }
+    return true;
+  }
+
+  /** Local subscribe and unsubscribe in `account` reach its leaf connections. */
+  #listen(account: Account): void {
+    const change = (sub: Subscription, delta: number) => {
+      // A leaf's own subscriptions are announced by interestChanged, with their weights.
+      if (sub instanceof LeafSubscription) return;
+      const members = this.#byAccount.get(account);
+      if (!members) return;
+      const key = interestKey(sub.subject, sub.queue);
+      for (const leaf of members) {
+        if (this.#announces(leaf, sub)) {
+          leaf.interest!.update(key, sub.subject, sub.queue !== undefined, delta);
+        }
+      }
+    };
+    const stopSubscribe = account.router.onSubscribe((sub) => change(sub, 1));
+    const stopUnsubscribe = account.router.onUnsubscribe((sub) => change(sub, -1));
+    this.#listening.set(account, () => {
+      stopSubscribe();
+      stopUnsubscribe();
+    });
+  }
+
+  #open(
+    socket: Socket,
+    handshake: LeafHandshake,
+    solicited: boolean,
+    remote?: RemoteLeaf,
+  ): Connection {
+    const leaf = new LeafConnection(this.#server.newCid(), socket, this, handshake, solicited);
+    this.#connections.add(leaf);
+    if (remote) this.#remoteOf.set(leaf, remote);
+    leaf.start();
+    return leaf;
+  }
+
+  #accept(socket: Socket): void {
+    if (this.#closing || socket.destroyed || socket.remoteAddress === undefined) {
+      socket.destroy();
+      return;
+    }
+    const handshake = new AcceptHandshake(
+      {
+        leafInfo: (cid, nonce, extra) => this.#info(cid, nonce, extra),
+        login: (user, password) => this.#login(user, password),
+        accepted: () => [...this.#connections].filter((leaf) => !leaf.solicited && leaf.ready),
+        authTimeout: this.#options.authTimeout ?? this.#server.options.authTimeout,
+        debug: this.options.debug,
+        logError: (message) => this.logger.error(message),
+        logWarn: (message) => this.logger.warn(message),
+      },
+      newNonce(),
+    );
+    this.#open(socket, handshake, false);
+  }
+
+  /**
+   * nats-server's leafnode INFO: auth always required (a leaf must send CONNECT to be bound to an
+   * account), `leafnode_urls` (how a leaf tells this port from a client port) and
+   * `info_on_connect` (it then waits for our second INFO, with `connect_info`).
+   */
+  #info(cid: number, nonce: string, extra: Record<string, unknown> = {}): string {
+    const info = this.#server.info;
+    const domain = this.#server.options.jetstream?.domain;
+    const url = `${this.#advertisedHost()}:${this.#port}`;
+    return JSON.stringify({
+      server_id: this.#server.serverId,
+      server_name: info.server_name ?? this.#server.serverId,
+      version: info.version,
+      go: info.go,
+      host: this.host,
+      port: this.#port,
+      headers: true,
+      auth_required: true,
+      max_payload: this.#server.options.maxPayload,
+      ...(this.#server.options.jetstream ? { jetstream: true } : {}),
+      ...(domain ? { domain } : {}),
+      client_id: cid,
+      nonce,
+      leafnode_urls: [url],
+      proto: 1,
+      info_on_connect: true,
+      ...extra,
+    });
+  }
+
+  #advertisedHost(): string {
+    const host = this.host;
+    if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+    return host.includes(':') ? `[${host}]` : host;
+  }
+
+  /**
+   * The account a leaf logs in to: with `leafnodes.authorization` users, the matching user's;
+   * without, anyone binds to its `account` ($G), unless the server requires clients to log in,
+   * whose users leaves cannot use yet (refused, so nothing gets in that the operator kept out).
+   */
+  #login(user: string | undefined, password: string | undefined): Account | undefined {
+    const users = this.#options.users;
+    const accounts = this.#server.accounts;
+    if (users) {
+      const found = users.find((u) => u.user === user && sameSecret(password, u.password));
+      return found ? accounts.get(found.account || '$G') : undefined;
+    }
+    if (this.#clientLoginRequired) return undefined;
+    return accounts.get(this.#options.account);
+  }
+
+  #remoteHost() {
+    const server = this.#server;
+    const self = this;
+    return {
+      get reconnectInterval() {
+        return self.#options.reconnectInterval;
+      },
+      get debug() {
+        return server.options.debug;
+      },
+      get serverId() {
+        return server.serverId;
+      },
+      get serverName() {
+        return server.info.server_name ?? server.serverId;
+      },
+      get jetstreamDomain() {
+        return server.options.jetstream?.domain;
+      },
+      get jetstream() {
+        return server.options.jetstream !== undefined;
+      },
+      get closing() {
+        return self.#closing;
+      },
+      account: (name: string) => server.accounts.get(name),
+      open: (socket: Socket, handshake: LeafHandshake, remote: RemoteLeaf) => {
+        const leaf = this.#open(socket, handshake, true, remote);
+        return leaf;
+      },
+      logInfo: (message: string) => server.logger.info(message),
+      logError: (message: string) => server.logger.error(message),
+      logDebug: (message: string) => server.logger.debug(message),
+    };
+  }
+}

@@ -1,0 +1,275 @@
+import { connect, type Socket } from 'node:net';
+import type { Account } from '../accounts/account.js';
+import { afterWait } from '../timer-delay.js';
+import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
+import { signWithCredentials } from './leaf-credentials.js';
+import type { ResolvedRemote } from './leaf-options.js';
+import type { LeafFrame } from './leaf-parser.js';
+
+/** nats-server waits this long after a loop was detected before soliciting again. */
+const LOOP_RECONNECT_DELAY = 30_000;
+/** How long the remote has to send its INFO after the TCP connect (nats-server's is 1 s; be lenient). */
+const INFO_WAIT = 2_000;
+
+/** What a remote needs of the server. */
+export interface RemoteHost {
+  readonly reconnectInterval: number;
+  readonly debug: boolean;
+  readonly serverId: string;
+  readonly serverName: string;
+  readonly jetstreamDomain: string | undefined;
+  readonly jetstream: boolean;
+  account(name: string): Account | undefined;
+  /** Wraps a connected socket in a leaf connection (with a fresh cid) and starts it. */
+  open(socket: Socket, handshake: LeafHandshake, remote: RemoteLeaf): LeafConnection;
+  logInfo(message: string): void;
+  logError(message: string): void;
+  logDebug(message: string): void;
+  readonly closing: boolean;
+}
+
+/**
+ * One `leafnodes.remotes` entry: connects to the hub's leaf node port, URL after URL, and
+ * reconnects after the configured interval whenever the connection is lost (30 s after a loop),
+ * as nats-server's connectToRemoteLeafNode; each new connection announces all our interest
+ * again, so a hub restart loses no subscription.
+ */
+export class RemoteLeaf {
+  readonly #host: RemoteHost;
+  readonly #urls: URL[];
+  #current: URL | undefined;
+  #attempts = 0;
+  #nextDelay = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #socket: Socket | undefined;
+  connection: LeafConnection | undefined;
+
+  constructor(
+    readonly options: ResolvedRemote,
+    host: RemoteHost,
+  ) {
+    this.#host = host;
+    this.#urls = [...options.urls];
+    if (!options.noRandomize) this.#urls.sort(() => Math.random() - 0.5);
+  }
+
+  /** The URL connected to (or being tried), without credentials, as /leafz and logs show it. */
+  get url(): URL | undefined {
+    return this.#current;
+  }
+
+  start(): void {
+    this.#connect();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#socket?.destroy();
+  }
+
+  /** The connection ended: try again after the interval (or the loop delay). */
+  lost(): void {
+    this.connection = undefined;
+    const delay = this.#nextDelay || this.#host.reconnectInterval;
+    this.#nextDelay = 0;
+    this.#retry(delay);
+  }
+
+  /** A loop was found: the next attempt waits 30 s, as nats-server's. */
+  delayAfterLoop(): void {
+    this.#nextDelay = LOOP_RECONNECT_DELAY;
+  }
+
+  #retry(delay: number): void {
+    if (this.#host.closing) return;
+    afterWait(
+      delay,
+      () => this.#connect(),
+      (timer) => {
+        this.#timer = timer;
+      },
+    );
+  }
+
+  #pickUrl(): URL {
+    // The URL tried last goes to the end of the list, as nats-server's pickNextURL.
+    if (this.#current && this.#urls.length > 1 && this.#urls[0] === this.#current) {
+      this.#urls.push(this.#urls.shift()!);
+    }
+    this.#current = this.#urls[0]!;
+    return this.#current;
+  }
+
+  #connect(): void {
+    if (this.#host.closing) return;
+    const url = this.#pickUrl();
+    const hostPort = `${url.hostname}:${url.port || 7422}`;
+    if (this.#host.debug) {
+      this.#host.logDebug(`Trying to connect as leafnode to remote server on "${hostPort}"`);
+    }
+    const socket = connect({
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 7422),
+    });
+    this.#socket = socket;
+    const failed = (error: Error) => {
+      this.#attempts++;
+      const text = `Error trying to connect as leafnode to remote server "${hostPort}" (attempt ${this.#attempts}): ${error.message}`;
+      // The first failure is an error, later ones (the hub staying down) only debug, as
+      // nats-server reports connect errors.
+      if (this.#attempts === 1) this.#host.logError(text);
+      else this.#host.logDebug(text);
+      socket.destroy();
+      this.#retry(this.#host.reconnectInterval);
+    };
+    socket.once('error', failed);
+    socket.once('connect', () => {
+      socket.off('error', failed);
+      this.#attempts = 0;
+      this.connection = this.#host.open(socket, new SolicitHandshake(this, this.#host), this);
+    });
+  }
+}
+
+/** The fields of the hub's INFO a leaf reads (nats-server's Info); the others are ignored. */
+interface HubInfo {
+  server_id?: unknown;
+  server_name?: unknown;
+  client_id?: unknown;
+  leafnode_urls?: unknown;
+  nonce?: unknown;
+  headers?: unknown;
+  tls_required?: unknown;
+  domain?: unknown;
+  info_on_connect?: unknown;
+  connect_info?: unknown;
+  remote_account?: unknown;
+}
+
+/**
+ * The soliciting side's half (nats-server's processLeafnodeInfo and sendLeafConnect): the hub's
+ * first INFO (refused when it is not a leaf node port's: no client_id or leafnode_urls), our
+ * CONNECT with the remote's credentials, and registration once the hub's `connect_info` INFO
+ * comes (or at once, for a hub that does not send one).
+ */
+class SolicitHandshake implements LeafHandshake {
+  readonly #remote: RemoteLeaf;
+  readonly #host: RemoteHost;
+  #infoSeen = false;
+
+  constructor(remote: RemoteLeaf, host: RemoteHost) {
+    this.#remote = remote;
+    this.#host = host;
+  }
+
+  start(leaf: LeafConnection): void {
+    const account = this.#host.account(this.#remote.options.account);
+    if (!account) {
+      this.#host.logError(
+        `Unable to lookup account ${this.#remote.options.account} for solicited leafnode connection`,
+      );
+      leaf.close('Missing Account');
+      return;
+    }
+    leaf.account = account;
+    this.#host.logInfo(`${leaf.label} - Leafnode connection created for account: ${account.name}`);
+    leaf.handshakeDeadline(
+      INFO_WAIT * 5,
+      'Stale Leaf Node Connection',
+      'Stale Leaf Node Connection - Closing',
+    );
+  }
+
+  frame(leaf: LeafConnection, frame: LeafFrame): boolean {
+    if (frame.op === 'CONNECT') {
+      leaf.close('Protocol Violation', 'Unknown Protocol Operation');
+      return true;
+    }
+    if (frame.op !== 'INFO') return false;
+    let info: HubInfo;
+    try {
+      info = JSON.parse(frame.json) as HubInfo;
+      if (typeof info !== 'object' || info === null) throw new Error('not an object');
+    } catch (error) {
+      this.#host.logError(`${leaf.label} - Leafnode INFO parse error: ${(error as Error).message}`);
+      leaf.close('Protocol Violation', 'Protocol Violation');
+      return true;
+    }
+    if (!this.#infoSeen) {
+      this.#infoSeen = true;
+      if (!this.#firstInfo(leaf, info)) return true;
+    }
+    if (info.connect_info === true && !leaf.ready) leaf.register(leaf.account!);
+    return true;
+  }
+
+  #firstInfo(leaf: LeafConnection, info: HubInfo): boolean {
+    // A client or route port's INFO has no client_id or leafnode_urls (nats-server's check).
+    if (typeof info.client_id !== 'number' || !Array.isArray(info.leafnode_urls)) {
+      this.#host.logError(`${leaf.label} - attempted to connect to wrong port`);
+      leaf.close('Wrong Port');
+      return false;
+    }
+    if (info.tls_required === true) {
+      this.#host.logError(
+        `${leaf.label} - the remote requires TLS, which leaf node remotes do not support yet`,
+      );
+      leaf.close('TLS Handshake Failure');
+      return false;
+    }
+    leaf.nameRemote(
+      typeof info.server_name === 'string' ? info.server_name : '',
+      typeof info.server_id === 'string' ? info.server_id : '',
+    );
+    leaf.headers = info.headers === true;
+    leaf.remoteDomain =
+      typeof info.domain === 'string' && info.domain !== '' ? info.domain : undefined;
+    const nonce = typeof info.nonce === 'string' ? info.nonce : '';
+    void this.#sendConnect(leaf, nonce, info.info_on_connect === true);
+    return true;
+  }
+
+  async #sendConnect(leaf: LeafConnection, nonce: string, waitForInfo: boolean): Promise<void> {
+    const remote = this.#remote.options;
+    const url = this.#remote.url;
+    const connect: Record<string, unknown> = {
+      version: '2.9.10',
+      tls_required: false,
+      server_id: this.#host.serverId,
+      ...(this.#host.jetstreamDomain ? { domain: this.#host.jetstreamDomain } : {}),
+      name: this.#host.serverName,
+      headers: true,
+      ...(this.#host.jetstream ? { jetstream: true } : {}),
+    };
+    if (remote.credentials) {
+      if (this.#host.debug) {
+        this.#host.logDebug(
+          `${leaf.label} - Authenticating with credentials file "${remote.credentials}"`,
+        );
+      }
+      try {
+        Object.assign(connect, await signWithCredentials(remote.credentials, nonce));
+      } catch (error) {
+        this.#host.logError(`${leaf.label} - ${(error as Error).message}`);
+        leaf.close('Authentication Failure');
+        return;
+      }
+    } else if (url?.username) {
+      connect.user = decodeURIComponent(url.username);
+      connect.pass = decodeURIComponent(url.password);
+    }
+    if (leaf.closed) return;
+    const json = JSON.stringify(connect);
+    leaf.send(`CONNECT ${redacted(connect)}`, `CONNECT ${json}\r\n`);
+    if (this.#host.debug) this.#host.logDebug(`${leaf.label} - Remote leafnode connect msg sent`);
+    if (!waitForInfo) leaf.register(leaf.account!);
+  }
+}
+
+/** The CONNECT as a trace shows it: no password or signature. */
+function redacted(connect: Record<string, unknown>): string {
+  const shown = { ...connect };
+  if ('pass' in shown) shown.pass = '[REDACTED]';
+  if ('sig' in shown) shown.sig = '[REDACTED]';
+  return JSON.stringify(shown);
+}
