@@ -50,6 +50,32 @@ export class DeliveryState {
     this.nextStreamSeq = seq;
   }
 
+  /**
+   * Starts over at `seq` as a new consumer would, except for the ack floor's stream sequence,
+   * just below it (CONSUMER.RESET, resetLocalStartingSeq, v2.14.2 consumer.go:2877-2884).
+   */
+  resetTo(seq: number): void {
+    this.pending.clear();
+    this.redelivered.clear();
+    this.redeliverQueue.clear();
+    this.nextStreamSeq = seq;
+    this.nextDeliverySeq = 1;
+    this.ackFloor.consumer = 0;
+    this.ackFloor.stream = seq - 1;
+  }
+
+  /**
+   * The stream sequence a reset to the ack floor starts above: nats-server's ack store floor,
+   * which begins just below the consumer's first message (selectStartingSeqNo) where the info's
+   * ack floor begins at 0, and follows the deliveries of a consumer that takes no acks.
+   */
+  get resetFloor(): number {
+    if (this.ackFloor.stream > 0 || this.ackFloor.consumer > 0) return this.ackFloor.stream;
+    let oldest = this.nextStreamSeq;
+    for (const seq of this.pending.keys()) oldest = Math.min(oldest, seq);
+    return oldest - 1;
+  }
+
   /** Deliveries of `seq` so far, counting the first. */
   deliveries(seq: number): number {
     return (this.redelivered.get(seq) ?? 0) + 1;

@@ -13,7 +13,14 @@
  * deliver pass; what an ack does is ack-handling.ts, the push side (interest, flow control,
  * rate limit, heartbeats) push-delivery.ts, its inactive_threshold inactivity.ts.
  */
-import { ApiError, type ConsumerConfig, type ConsumerInfo, jsErrors } from '@slipstream/jsapi';
+import {
+  ApiError,
+  apiResponseType,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  jsErrors,
+} from '@slipstream/jsapi';
+import type { InternalMessage } from '../../internal-client.js';
 import type { Subscription } from '../../subscription.js';
 import { afterWait } from '../../timer-delay.js';
 import { withHeaders } from '../shared/header-block.js';
@@ -26,6 +33,7 @@ import { isPull, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
 import { SubjectFilters } from './consumer-filters.js';
 import { ConsumerPause } from './consumer-pause.js';
+import { resetRequestSeq, resetSequence } from './consumer-reset.js';
 import { startPosition } from './consumer-start.js';
 import { DeliveryState } from './consumer-state.js';
 import { ConsumerStateSaver } from './consumer-state-saver.js';
@@ -41,6 +49,8 @@ import { idleHeartbeat, statusHeaders } from './status-message.js';
 export interface ConsumerOwner {
   /** The stream's retention learns which messages this consumer acknowledged. */
   acked(consumer: Consumer, seqs: number[]): void;
+  /** The consumer was reset: under interest retention what nobody needs now goes. */
+  wasReset(consumer: Consumer): void;
   /** The consumer removes itself (inactive too long). */
   expired(consumer: Consumer): void;
 }
@@ -204,6 +214,11 @@ export class Consumer {
         } else this.#pullRequest(m.reply, m.payload);
       }),
     );
+    this.#subscriptions.push(
+      client.subscribe(`$JS.API.CONSUMER.RESET.${stream}.${this.name}`, (m) =>
+        this.#resetRequest(m),
+      ),
+    );
     this.#push?.start(
       `$JS.FC.${stream}.${this.name}.`,
       this.#subscriptions,
@@ -277,6 +292,45 @@ export class Consumer {
     this.#skip = this.#skip.filter((seq) => seq >= state.nextStreamSeq);
     this.#pendingCount = undefined;
     this.#saver.now();
+    this.#signal.raise();
+  }
+
+  /**
+   * CONSUMER.RESET: answered with the consumer's info and `reset_seq`, or the error
+   * (processResetReq, v2.14.2 consumer.go:4495-4530).
+   */
+  #resetRequest(message: InternalMessage): void {
+    if (!message.reply || this.#closed) return;
+    let body: object;
+    try {
+      if (requiredApiLevelRefused(message.headers)) {
+        throw ApiError.of(jsErrors.JSRequiredApiLevelErr);
+      }
+      const requested = resetRequestSeq(message.payload);
+      const floor = this.#state.resetFloor;
+      const seq = resetSequence(this.#config, floor, requested, this.#stream.store);
+      this.#resetTo(seq);
+      body = { ...this.info(), reset_seq: seq };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      body = {
+        error: { code: error.code, err_code: error.errCode, description: error.description },
+      };
+    }
+    const type = apiResponseType('consumer_reset_response');
+    this.#host.client.publish(message.reply, Buffer.from(JSON.stringify({ type, ...body })));
+  }
+
+  #resetTo(seq: number): void {
+    this.#state.resetTo(seq);
+    this.#redelivery.clear();
+    this.#skip = [];
+    this.#resume = 0;
+    this.#pendingCount = undefined;
+    this.#lastDeliveredMs = 0;
+    this.#acks.lastAckedMs = 0;
+    this.#saver.now();
+    this.#owner.wasReset(this);
     this.#signal.raise();
   }
 

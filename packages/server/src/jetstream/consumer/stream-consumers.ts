@@ -243,6 +243,13 @@ export class StreamConsumers implements ConsumerOwner, StreamConsumerSet {
     }
   }
 
+  /** A reset moves the consumer's floor either way: what no consumer needs now goes (interest). */
+  wasReset(_consumer: Consumer): void {
+    if (this.#stream.config.retention === 'interest') {
+      this.#dropUnwanted(this.#stream.store.state().firstSeq);
+    }
+  }
+
   expired(consumer: Consumer): void {
     if (this.#byName.get(consumer.name) === consumer) this.#remove(consumer);
   }
