@@ -22,6 +22,10 @@ import { NATS_COMPATIBLE_VERSION } from '../../version.js';
 import { isGoEmpty } from '../shared/go-json.js';
 import { transformProblem } from '../shared/subject-transform.js';
 import type { StoreLimits } from '../store/message-store.js';
+import {
+  checkCounterAndScheduleToggles,
+  checkCounterAndScheduleUpdate,
+} from './counter-schedule-config.js';
 import { checkPersistMode } from './persist-mode.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 
@@ -79,7 +83,9 @@ const FIELDS: ReadonlyArray<readonly [keyof StreamConfig, 'omitempty' | 'always'
   ['consumer_limits', 'always'],
   ['allow_msg_ttl', 'always'],
   ['subject_delete_marker_ttl', 'omitempty'],
+  ['allow_msg_counter', 'omitempty'],
   ['allow_atomic', 'omitempty'],
+  ['allow_msg_schedules', 'omitempty'],
   ['persist_mode', 'omitempty'],
   ['metadata', 'omitempty'],
 ];
@@ -203,6 +209,7 @@ export function checkStreamConfig(
   }
   checkDiscardNewPerSubject(config);
   checkDeleteMarkers(config);
+  checkCounterAndScheduleToggles(config, pedantic);
   checkPersistMode(config);
   checkOrigins(config, lookup, pedantic);
   if (!config.subjects?.length) {
@@ -257,6 +264,7 @@ export function checkStreamUpdate(
   if ((config.allow_msg_ttl ?? false) !== (old.allow_msg_ttl ?? false)) {
     throw invalid('message TTL status can not be changed after stream creation');
   }
+  checkCounterAndScheduleUpdate(config, old);
   // v2.12.1 stream.go:2157
   if (config.persist_mode !== old.persist_mode) throw refuse('can not change persist mode');
   if (config.sealed) {

@@ -41,7 +41,13 @@ export interface FeedTarget {
   /** The newest message of the stream carrying a source header, scanning back from the end. */
   findLast(match: (message: StoredMessage) => boolean): StoredMessage | undefined;
   storeMirrored(message: StoredMessage): void;
-  storeSourced(subject: string, headers: Uint8Array, payload: Uint8Array): void;
+  /** `originSubject`: the message's subject in its origin, before the source's transforms. */
+  storeSourced(
+    subject: string,
+    headers: Uint8Array,
+    payload: Uint8Array,
+    originSubject: string,
+  ): void;
 }
 
 const RETRY_MS = 1_000;
@@ -213,7 +219,7 @@ export function copyInto(
   const headers = withHeaders(withoutHeader(message.headers, SOURCE_HEADER), [
     [SOURCE_HEADER, `${originName} ${message.seq}`],
   ]);
-  target.storeSourced(subject, headers, message.payload);
+  target.storeSourced(subject, headers, message.payload, message.subject);
 }
 
 /**

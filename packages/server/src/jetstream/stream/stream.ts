@@ -48,8 +48,10 @@ import {
   withoutBatchHeaders,
 } from './atomic-batch.js';
 import type { StreamConsumerSet } from './consumer-set.js';
+import { countMessage, refuseIncrement, totalAckFields } from './counter.js';
 import { DuplicateWindow } from './dedupe.js';
 import { directGetReplies } from './direct-get.js';
+import { admitSchedule, finishedSchedule, MessageSchedules } from './message-schedules.js';
 import { PubAcks } from './pub-acks.js';
 import { storeLimitsOf } from './stream-config.js';
 import { ExternalFeed } from './stream-external-origin.js';
@@ -107,6 +109,10 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
   /** The trace of the message being captured (nats-server 2.11), while #ingest runs for it. */
   #traced: JetStreamTrace | undefined;
   readonly #batches: AtomicBatches;
+  /** The origin subject of the sourced message being ingested (a counter keys its totals by it). */
+  #sourcedFrom: string | undefined;
+  /** With `allow_msg_schedules`: the schedules stored in the stream, and their timer. */
+  #schedules: MessageSchedules | undefined;
   /** Messages found damaged since the start (js-account.ts): the state's `lost`, as nats-server's. */
   lost: LostMessages | undefined;
 
@@ -217,8 +223,18 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     this.#stored(message.subject);
   }
 
-  storeSourced(subject: string, headers: Uint8Array, payload: Uint8Array): void {
-    this.#ingest(subject, undefined, withoutBatchHeaders(headers), payload, 'sourced');
+  storeSourced(
+    subject: string,
+    headers: Uint8Array,
+    payload: Uint8Array,
+    originSubject: string,
+  ): void {
+    this.#sourcedFrom = originSubject;
+    try {
+      this.#ingest(subject, undefined, withoutBatchHeaders(headers), payload, 'sourced');
+    } finally {
+      this.#sourcedFrom = undefined;
+    }
   }
 
   #answerDirectGets(streamName: string): void {
@@ -367,6 +383,7 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     this.#inputTransform = subject_transform?.dest
       ? subjectTransform(subject_transform.src, subject_transform.dest)
       : undefined;
+    if (this.#config.allow_msg_schedules && !this.#schedules) this.#startSchedules();
     const markerTtl = this.#config.subject_delete_marker_ttl ?? 0;
     this.store.onAgedOutLast(markerTtl > 0 ? (m) => this.#markDeleted(m, markerTtl) : undefined);
   }
@@ -396,7 +413,22 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     }
   }
 
+  #startSchedules(): void {
+    this.#schedules = new MessageSchedules(
+      {
+        load: (seq) => this.load(seq),
+        loadNext: (seq) => this.store.loadNext('', seq),
+        loadLast: (subject) => this.#loadLastOf(subject),
+        storeFired: (subject, headers, payload) =>
+          this.#ingest(subject, undefined, headers, payload, 'scheduled'),
+      },
+      this.#host.logger,
+    );
+    this.#schedules.recover(this.store.state().firstSeq);
+  }
+
   #ended(): void {
+    this.#schedules?.stop();
     this.#batches.abandonAll();
     for (const watcher of [...this.#watchers]) watcher.closed();
     this.#watchers.clear();
@@ -433,12 +465,22 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     headers: Uint8Array | undefined,
     payload: Uint8Array,
     /** 'batched': a message of a committed atomic batch, whose checks batch-checks.ts made. */
-    origin: 'published' | 'sourced' | 'marker' | 'batched' = 'published',
+    /** 'scheduled': fired by a schedule, stored as a sourced message is, unchecked. */
+    origin: 'published' | 'sourced' | 'marker' | 'batched' | 'scheduled' = 'published',
   ): undefined {
     const config = this.#config;
     // A marker's subject is already a stored one.
     const subject = (origin !== 'marker' && this.#inputTransform?.(received)) || received;
     if (config.sealed) return this.#reject(reply, jsErrors.JSStreamSealedErr);
+    const counters = config.allow_msg_counter ?? false;
+    const copied = origin === 'sourced' || origin === 'scheduled';
+    const badIncrement = refuseIncrement(headers, payload, copied, counters);
+    if (badIncrement) return this.#reject(reply, badIncrement);
+    if (!copied && origin !== 'marker') {
+      const admitted = admitSchedule(subject, headers, config, (s) => this.#loadLastOf(s));
+      if ('refused' in admitted) return this.#reject(reply, admitted.refused);
+      headers = admitted.headers;
+    }
     let msgId = '';
     let rollup = '';
     if (headers && headers.length > 0) {
@@ -494,6 +536,13 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
         }
       }
     }
+    let ackFields: string | undefined;
+    if (counters) {
+      const counted = countMessage(headers, payload, this.#loadLastOf(subject), this.#sourcedFrom);
+      if (!('total' in counted)) return this.#reject(reply, counted);
+      ({ headers, payload } = counted);
+      ackFields = totalAckFields(counted.total);
+    }
     const maxSize = config.max_msg_size ?? -1;
     if (maxSize >= 0 && (headers?.length ?? 0) + payload.length > maxSize) {
       return this.#reject(reply, jsErrors.JSStreamMessageExceedsMaximumErr);
@@ -545,10 +594,16 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
       this.store.purge(purge);
       this.consumers.purged(purge);
     }
+    const finished = finishedSchedule(headers);
+    if (finished) {
+      this.store.purge({ subject: finished });
+      this.consumers.purged({ subject: finished });
+    }
+    this.#schedules?.stored(seq, subject, headers, position.time);
     if (this.#republish) this.#republishStored(subject, headers, payload, seq, previous);
     // Asked even with no reply to answer: asking is what has a file store sync the message.
     const durable = this.store.whenDurable();
-    if (reply) this.#pubAcks.whenDurable(durable, reply, seq);
+    if (reply) this.#pubAcks.whenDurable(durable, reply, seq, ackFields);
   }
 
   #lastSeqOf(subject: string): number {
