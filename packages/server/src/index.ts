@@ -15,6 +15,11 @@ export type {
 export type { OperatorOptions, ResolverOptions } from './auth/operator-options.js';
 export { checkOptions } from './check-options.js';
 export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
+export type {
+  LeafNodeOptions,
+  LeafUser,
+  RemoteLeafOptions,
+} from './leafnode/leaf-options.js';
 export {
   type ConsoleLoggerOptions,
   createConsoleLogger,

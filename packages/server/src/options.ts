@@ -4,6 +4,11 @@ import { TrustedAccounts } from './accounts/trusted-accounts.js';
 import type { AuthorizationOptions } from './auth/auth-options.js';
 import type { OperatorOptions } from './auth/operator-options.js';
 import { ServerError } from './errors.js';
+import {
+  type LeafNodeOptions,
+  type ResolvedLeafNodeOptions,
+  resolveLeafNodes,
+} from './leafnode/leaf-options.js';
 import type { Logger } from './logger.js';
 import { PIN_PATTERN } from './tls/pinned-certs.js';
 import type { ResolvedTlsOptions, TlsOptions } from './tls/tls-options.js';
@@ -53,6 +58,8 @@ export interface ServerOptions {
   allowNonTls?: boolean;
   /** A WebSocket listener besides the client port (nats-server `websocket {}`). */
   websocket?: WebSocketOptions;
+  /** Leaf node connections: the port other servers join as leaves, and the hubs we join (nats-server `leafnodes {}`). */
+  leafNodes?: LeafNodeOptions;
   /** Monitoring interface. Default: same as `host`. */
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
@@ -190,6 +197,7 @@ export interface ResolvedOptions {
   tls: ResolvedTlsOptions | undefined;
   allowNonTls: boolean;
   websocket: ResolvedWebSocketOptions | undefined;
+  leafNodes: ResolvedLeafNodeOptions | undefined;
   debug: boolean;
   trace: boolean;
   jetstream: ResolvedJetStreamOptions | undefined;
@@ -297,6 +305,13 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     tls,
     allowNonTls: options.allowNonTls ?? false,
     websocket: resolveWebSocket(options.websocket, host),
+    leafNodes: resolveLeafNodes(
+      options.leafNodes,
+      (name) =>
+        name === '$G' ||
+        name === systemAccount ||
+        (operator ? true : Object.hasOwn(options.accounts ?? {}, name)),
+    ),
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: resolveJetStream(options.jetstream, maxPayload),

@@ -11,6 +11,7 @@ import { ClientConnection, type ClientHost } from './client-connection.js';
 import { type CloseReason, ErrText, ServerError } from './errors.js';
 import { InternalClient } from './internal-client.js';
 import type { JetStreamServer } from './jetstream/jetstream-server.js';
+import type { LeafNodes } from './leafnode/leaf-nodes.js';
 import { listen } from './listen.js';
 import { createConsoleLogger, type Logger } from './logger.js';
 import { type ConnectionState, snapshotConnection } from './monitoring/connection-state.js';
@@ -45,6 +46,8 @@ export interface NatsServer {
   /** `ws://host:port` (or `wss://`) of the WebSocket listener, when one was configured. */
   readonly websocketUrl: string | undefined;
   readonly websocketPort: number | undefined;
+  /** The bound leaf node port, when `leafNodes.port` was set. */
+  readonly leafNodePort: number | undefined;
   /** The server part of the INFO every client receives (server_id, server_name, version, …). */
   readonly info: Readonly<ServerInfo>;
   /** Resolves once the server has shut down (by close(), or at the end of lame duck mode). */
@@ -101,6 +104,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly #sniffing = new Set<Socket>();
   #monitoring: MonitoringServer | undefined;
   #websocket: WebSocketListener | undefined;
+  /** Leaf node connections (the leaf node port and the remotes), when configured. */
+  leafNodes: LeafNodes | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStreamServer | undefined;
   /** JetStream's code, which listen() loads only when the options enable JetStream. */
@@ -161,6 +166,10 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const port = this.#websocket?.port;
     if (!ws || port === undefined) return undefined;
     return `${ws.tls ? 'wss' : 'ws'}://${dialable(ws.host)}:${port}`;
+  }
+
+  get leafNodePort(): number | undefined {
+    return this.leafNodes?.port;
   }
 
   get httpPort(): number | undefined {
@@ -243,6 +252,25 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       }
     }
     this.#logStartup();
+    await this.#startLeafNodes();
+  }
+
+  async #startLeafNodes(): Promise<void> {
+    const options = this.options.leafNodes;
+    if (!options) return;
+    const { LeafNodes } = await import('./leafnode/leaf-nodes.js');
+    this.leafNodes = new LeafNodes(this, options, this.authenticator !== undefined);
+    try {
+      await this.leafNodes.start();
+    } catch (error) {
+      await this.close();
+      throw listenFailed(`${options.host ?? this.options.host}:${options.port}`, error as Error);
+    }
+  }
+
+  /** A fresh connection id, shared by clients and leaf connections as nats-server's cids. */
+  newCid(): number {
+    return this.#nextCid++;
   }
 
   /** A client finished CONNECT. */
@@ -490,6 +518,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       ...socketsClosed,
       this.#monitoring?.close(),
       this.#websocket?.close(),
+      this.leafNodes?.close(),
     ]);
     await this.jetstream?.close();
     this.#system?.close();

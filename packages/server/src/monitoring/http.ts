@@ -10,9 +10,10 @@ import { connz } from './connz.js';
 import { createDashboard } from './dashboard/dashboard.js';
 import { goJson } from './format.js';
 import { jsz } from './jsz.js';
+import { leafz } from './leafz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query, QueryError } from './query.js';
-import { gatewayz, leafz, routez } from './standalone-endpoints.js';
+import { gatewayz, routez } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import { createVarz } from './varz.js';
 
@@ -50,7 +51,9 @@ export async function startMonitoring(
     '/connz': (query) => ({ body: connz(server, query) }),
     '/routez': () => ({ body: routez(server) }),
     '/gatewayz': () => ({ body: gatewayz(server) }),
-    '/leafz': () => ({ body: leafz(server) }),
+    '/leafz': (query) => ({
+      body: leafz(server, { subscriptions: query.bool('subs'), account: query.string('acc') }),
+    }),
     '/subsz': subszEndpoint,
     '/subscriptionsz': subszEndpoint,
     '/accountz': (query) => ({ body: accountz(server, query.string('acc')) }),

@@ -8,10 +8,11 @@ import { accountStatz } from './account-statz.js';
 import { accountInfo, accountz } from './accountz.js';
 import { connz } from './connz.js';
 import { jsz, jszAccount } from './jsz.js';
+import { leafz } from './leafz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query } from './query.js';
 import type { RequestOptions } from './request-options.js';
-import { gatewayz, leafz, routez } from './standalone-endpoints.js';
+import { gatewayz, routez } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import type { createVarz } from './varz.js';
 
@@ -67,6 +68,14 @@ function queryOf(name: string, options: RequestOptions, forced: Record<string, s
   return new Query(`/?${params}`);
 }
 
+/** nats-server's LeafzEventOptions: `subscriptions` and `account`. */
+function leafzOptions(options: RequestOptions) {
+  return {
+    subscriptions: options.subscriptions === true,
+    account: typeof options.account === 'string' ? options.account : undefined,
+  };
+}
+
 /** Whether the event filter options (nats-server's EventFilterOptions) name this server. */
 export function selectsServer(server: MonitoredServer, options: RequestOptions): boolean {
   const { server_name: name, host } = options;
@@ -95,7 +104,7 @@ export function serverRequestData(
     case 'GATEWAYZ':
       return gatewayz(server);
     case 'LEAFZ':
-      return leafz(server);
+      return leafz(server, leafzOptions(options));
     case 'ACCOUNTZ':
       return accountz(server, typeof options.account === 'string' ? options.account : undefined);
     case 'JSZ':
@@ -134,7 +143,7 @@ export const ACCOUNT_REQUESTS: Record<string, AccountRequest> = {
     if (server.accounts.get(account)) return data;
     return { ...data, server_id: '', connections: null };
   },
-  LEAFZ: (server) => leafz(server),
+  LEAFZ: (server, account, options) => leafz(server, { ...leafzOptions(options), account }),
   JSZ: (server, account, options) => jszAccount(server, account, queryOf('JSZ', options)),
   INFO: (server, account) => accountInfo(server, account),
   STATZ: (server, account, options) =>

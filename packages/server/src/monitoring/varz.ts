@@ -59,7 +59,7 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       max_pending: options.maxPending,
       cluster: {},
       gateway: {},
-      leaf: {},
+      leaf: leafVarz(server),
       mqtt: {},
       websocket: {},
       jetstream: server.jetstream
@@ -81,7 +81,7 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       total_connections: server.totalConnections,
       routes: 0,
       remotes: 0,
-      leafnodes: 0,
+      leafnodes: server.leafNodes?.count ?? 0,
       in_msgs: stats.inMsgs,
       out_msgs: stats.outMsgs,
       in_bytes: stats.inBytes,
@@ -92,5 +92,24 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       config_load_time: rfc3339(server.startedAt),
       system_account: options.systemAccount,
     };
+  };
+}
+
+/** nats-server's LeafNodeOptsVarz: the leaf node port and the remotes (empty without `leafnodes`). */
+function leafVarz(server: MonitoredServer) {
+  const leaf = server.leafNodes;
+  if (!leaf) return {};
+  const port = leaf.port;
+  return {
+    ...(port === undefined ? {} : { host: leaf.host, port }),
+    auth_timeout: (leaf.settings.authTimeout ?? server.options.authTimeout) / 1_000,
+    ...(leaf.settings.remotes.length > 0
+      ? {
+          remotes: leaf.remoteViews().map((remote) => ({
+            local_account: remote.localAccount,
+            urls: remote.urls,
+          })),
+        }
+      : {}),
   };
 }

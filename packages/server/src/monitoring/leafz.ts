@@ -1,0 +1,37 @@
+import { goDuration, rfc3339 } from './format.js';
+import type { MonitoredServer } from './monitored-server.js';
+
+/** /leafz's options: `subs` lists each connection's subscriptions, `acc` keeps one account's. */
+export interface LeafzOptions {
+  subscriptions?: boolean;
+  account?: string;
+}
+
+/**
+ * /leafz in nats-server 2.9.10's shape (Leafz and LeafInfo): one entry per leaf connection, in
+ * either role; `subscriptions` counts the interest the other server announced to us. Without
+ * leaf connections nats-server writes the list as null.
+ */
+export function leafz(server: MonitoredServer, options: LeafzOptions = {}) {
+  const views = server.leafNodes?.views(options.account, options.subscriptions) ?? [];
+  const leafs = views.map((leaf) => ({
+    account: leaf.account,
+    ip: leaf.ip,
+    port: leaf.port,
+    ...(leaf.rtt === undefined ? {} : { rtt: goDuration(leaf.rtt) }),
+    in_msgs: leaf.inMsgs,
+    out_msgs: leaf.outMsgs,
+    in_bytes: leaf.inBytes,
+    out_bytes: leaf.outBytes,
+    subscriptions: leaf.subscriptionCount,
+    ...(options.subscriptions && leaf.subjects.length > 0
+      ? { subscriptions_list: leaf.subjects }
+      : {}),
+  }));
+  return {
+    server_id: server.serverId,
+    now: rfc3339(Date.now()),
+    leafnodes: leafs.length,
+    leafs: leafs.length > 0 ? leafs : null,
+  };
+}

@@ -1,0 +1,181 @@
+import { headers } from '@nats-io/transport-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  client,
+  collect,
+  eventually,
+  firstDelivery,
+  type LeafTestServer,
+  natsServerHub,
+  natsServerLeaf,
+  ourHub,
+  ourLeaf,
+  pause,
+} from './leafnode-support.js';
+import type { OfficialConnection } from './official-connection.js';
+
+const running: LeafTestServer[] = [];
+const connections: OfficialConnection[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((nc) => nc.close().catch(() => undefined)));
+  for (const server of running.splice(0).reverse()) await server.stop();
+});
+
+async function open(server: LeafTestServer, reconnect = false): Promise<OfficialConnection> {
+  const nc = await client(server.url, reconnect);
+  connections.push(nc);
+  return nc;
+}
+
+/** Each pairing the issue asks for: who is the hub, who its leaf. */
+const topologies = [
+  {
+    name: 'our leaf of a nats-server hub',
+    hub: () => natsServerHub(),
+    leaf: (port: number) => ourLeaf(port),
+  },
+  {
+    name: 'a nats-server leaf of our hub',
+    hub: () => ourHub(),
+    leaf: (port: number) => natsServerLeaf(port),
+  },
+  { name: 'our leaf of our hub', hub: () => ourHub(), leaf: (port: number) => ourLeaf(port) },
+];
+
+describe.each(topologies)('$name', (topology) => {
+  async function pair() {
+    const hub = await topology.hub();
+    running.push(hub);
+    const leaf = await topology.leaf(hub.leafPort!);
+    running.push(leaf);
+    return { hub, leaf, onHub: await open(hub), onLeaf: await open(leaf) };
+  }
+
+  it('carries messages from the leaf to the hub and from the hub to the leaf', async () => {
+    const { onHub, onLeaf } = await pair();
+    const up = onHub.subscribe('up.>');
+    expect((await firstDelivery(onLeaf, 'up.one', up, 'hello')).string()).toBe('hello');
+    const down = onLeaf.subscribe('down');
+    const msg = await firstDelivery(onHub, 'down', down, 'there');
+    expect([msg.subject, msg.string()]).toEqual(['down', 'there']);
+  });
+
+  it('answers requests across the connection both ways', async () => {
+    const { onHub, onLeaf } = await pair();
+    onHub.subscribe('hub.service', { callback: (_, m) => void m.respond(`hub got ${m.string()}`) });
+    onLeaf.subscribe('leaf.service', {
+      callback: (_, m) => void m.respond(`leaf got ${m.string()}`),
+    });
+    const fromLeaf = await eventually(() => onLeaf.request('hub.service', 'a', { timeout: 500 }));
+    expect(fromLeaf.string()).toBe('hub got a');
+    const fromHub = await eventually(() => onHub.request('leaf.service', 'b', { timeout: 500 }));
+    expect(fromHub.string()).toBe('leaf got b');
+  });
+
+  it('carries headers both ways', async () => {
+    const { onHub, onLeaf } = await pair();
+    const sent = headers();
+    sent.set('X-Trace', 'abc');
+    sent.append('X-Trace', 'def');
+    const atHub = onHub.subscribe('h.up');
+    const atLeaf = onLeaf.subscribe('h.down');
+    const probe = async (from: OfficialConnection, subject: string, sub: typeof atHub) => {
+      const got = sub[Symbol.asyncIterator]().next();
+      const timer = setInterval(() => from.publish(subject, 'body', { headers: sent }), 50);
+      try {
+        return (await got).value;
+      } finally {
+        clearInterval(timer);
+      }
+    };
+    for (const msg of [await probe(onLeaf, 'h.up', atHub), await probe(onHub, 'h.down', atLeaf)]) {
+      expect(msg.headers?.values('X-Trace')).toEqual(['abc', 'def']);
+      expect(msg.string()).toBe('body');
+    }
+  });
+
+  it('takes back interest when the last subscriber leaves', async () => {
+    const { onHub, onLeaf } = await pair();
+    const sub = onHub.subscribe('gone', { callback: (_, m) => void m.respond('here') });
+    await eventually(() => onLeaf.request('gone', '', { timeout: 500 }));
+    sub.unsubscribe();
+    await onHub.flush();
+    // No responders, once the LS- has crossed: nats-server answers 503 at once.
+    await eventually(async () => {
+      const error = await onLeaf.request('gone', '', { timeout: 2_000 }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(String(error?.message)).toMatch(/503|no responders/i);
+    });
+    const fromLeaf = onLeaf.subscribe('gone.leaf', { callback: (_, m) => void m.respond('here') });
+    await eventually(() => onHub.request('gone.leaf', '', { timeout: 500 }));
+    fromLeaf.unsubscribe();
+    await onLeaf.flush();
+    await eventually(async () => {
+      const error = await onHub.request('gone.leaf', '', { timeout: 2_000 }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(String(error?.message)).toMatch(/503|no responders/i);
+    });
+  });
+
+  it('serves a queue group once per message, locally first, the other side when alone', async () => {
+    const { onHub, onLeaf } = await pair();
+    const atHub = collect(onHub.subscribe('work', { queue: 'q' }));
+    const leafMember = onLeaf.subscribe('work', { queue: 'q' });
+    const atLeaf = collect(leafMember);
+    const plainAtHub = collect(onHub.subscribe('work'));
+    // A message from the leaf while both members are up goes to the leaf's member.
+    await eventually(async () => {
+      onLeaf.publish('work', 'warm-up');
+      await onLeaf.flush();
+      await pause(50);
+      expect(plainAtHub.length).toBeGreaterThan(0);
+    });
+    const base = { hub: atHub.length, leaf: atLeaf.length, plain: plainAtHub.length };
+    for (let i = 0; i < 20; i++) onLeaf.publish('work', `a${i}`);
+    await onLeaf.flush();
+    await eventually(() => expect(plainAtHub.length - base.plain).toBe(20));
+    expect(atLeaf.length - base.leaf).toBe(20);
+    expect(atHub.length).toBe(base.hub);
+    // From the hub, its own member takes everything.
+    for (let i = 0; i < 20; i++) onHub.publish('work', `b${i}`);
+    await onHub.flush();
+    await eventually(() => expect(atHub.length - base.hub).toBe(20));
+    // With the leaf's member gone, the leaf's messages cross to the hub's, each once.
+    leafMember.unsubscribe();
+    await onLeaf.flush();
+    await pause(200);
+    const before = atHub.length;
+    for (let i = 0; i < 20; i++) onLeaf.publish('work', `c${i}`);
+    await onLeaf.flush();
+    await eventually(() => expect(atHub.length - before).toBe(20));
+    await pause(100);
+    expect(atHub.length - before).toBe(20);
+    expect(new Set(atHub.map((m) => m.string())).size).toBe(atHub.length);
+  });
+
+  it('restores the leaf side subscriptions after the hub restarts mid-traffic', async () => {
+    const { hub, onLeaf } = await pair();
+    const got = collect(onLeaf.subscribe('ticks'));
+    const publisher = await open(hub, true);
+    await eventually(async () => {
+      publisher.publish('ticks', 'before');
+      await pause(50);
+      expect(got.length).toBeGreaterThan(0);
+    });
+    let n = 0;
+    const timer = setInterval(() => {
+      if (!publisher.isClosed()) publisher.publish('ticks', `t${n++}`);
+    }, 20);
+    try {
+      await hub.restart();
+      const seen = got.length;
+      await eventually(() => expect(got.length).toBeGreaterThan(seen + 5), 15_000);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+});
