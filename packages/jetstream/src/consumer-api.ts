@@ -41,7 +41,16 @@ export interface ConsumerAPI {
   pause(stream: string, name: string, until?: Date): Promise<ConsumerPauseResult>;
   /** Ends a pause now (a pause with no time). */
   resume(stream: string, name: string): Promise<ConsumerPauseResult>;
+  /**
+   * Starts the consumer over (nats-server 2.14 `CONSUMER.RESET`): from its ack floor, or from
+   * stream sequence `seq` when given (0 also means the ack floor); the answer is its info and
+   * the sequence it was reset to.
+   */
+  reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResult>;
 }
+
+/** CONSUMER.RESET's answer: the consumer's info after the reset and the sequence it restarts at. */
+export type ConsumerResetResult = ConsumerInfo & { reset_seq: number };
 
 /** CONSUMER.PAUSE's answer: `pause_remaining` in nanoseconds while paused. */
 export interface ConsumerPauseResult {
@@ -111,6 +120,21 @@ export class ConsumerAPIImpl implements ConsumerAPI {
     const result: ConsumerPauseResult = { paused, pause_until };
     if (pause_remaining !== undefined) result.pause_remaining = pause_remaining;
     return result;
+  }
+
+  async reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResult> {
+    checkStreamName(stream);
+    checkConsumerName(name);
+    requireFeature(this.#api.nc, 'JS_CONSUMER_RESET', 'consumer reset');
+    if (seq !== undefined && (!Number.isInteger(seq) || seq < 0)) {
+      throw new InvalidArgumentError("'seq' must be a non-negative integer");
+    }
+    const { type: _type, ...reply } = await this.#api.call(
+      'consumerReset',
+      { stream, consumer: name },
+      seq === undefined ? undefined : { seq },
+    );
+    return reply;
   }
 
   list(stream: string): Lister<ConsumerInfo> {

@@ -21,6 +21,8 @@ export const Feature = {
   JS_TERM_REASON: '2.10.0',
   /** Per-message TTLs (`allow_msg_ttl`, `Nats-TTL`) and subject delete markers. */
   JS_MSG_TTL: '2.11.0',
+  /** CONSUMER.RESET. */
+  JS_CONSUMER_RESET: '2.14.0',
 } as const;
 export type Feature = keyof typeof Feature;
 

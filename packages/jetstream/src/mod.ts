@@ -9,7 +9,19 @@ export type {
   StreamState,
 } from '@slipstream/jsapi';
 export { type Advisory, AdvisoryKind } from './advisories.js';
-export type { ConsumerAPI, ConsumerCreateOptions, ConsumerPauseResult } from './consumer-api.js';
+export {
+  type Batch,
+  type BatchAck,
+  BatchHeaders,
+  type BatchMessageOptions,
+  type BatchMessageOptionsWithReply,
+} from './batch-publish.js';
+export type {
+  ConsumerAPI,
+  ConsumerCreateOptions,
+  ConsumerPauseResult,
+  ConsumerResetResult,
+} from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export type { Consumers } from './consumers.js';
 export type { ConsumerMessages } from './consumption.js';
