@@ -167,6 +167,7 @@ export function toServerOptions(
     allowNonTls: settings.allowNonTls,
     // As in nats-server, a websocket block without a port opens no listener.
     websocket: ws?.port ? { ...ws, port: ws.port, tls: websocketTls } : undefined,
+    leafNodes: settings.leafNodes,
     tls,
     debug: settings.debug,
     trace: settings.trace,

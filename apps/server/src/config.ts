@@ -4,6 +4,7 @@ import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './con
 import { parseDuration, parseSize } from './conf/units.js';
 import { accountsBlock } from './config-accounts.js';
 import { authorizationBlock, toAuthorization } from './config-authorization.js';
+import { leafnodesBlock, toLeafNodes } from './config-leafnodes.js';
 import { mappingsBlock } from './config-mappings.js';
 import {
   operatorKey,
@@ -193,6 +194,8 @@ const configSchema = z.object({
   tls: tlsBlock.optional(),
   allow_non_tls: z.boolean().optional(),
   websocket: websocketBlock.optional(),
+  leafnodes: leafnodesBlock.optional(),
+  leaf: leafnodesBlock.optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
   /** Accepted for compatibility; timestamps are always on. */
@@ -346,6 +349,8 @@ function toSettings(c: ConfigShape): Settings {
       handshakeTimeout: ws.handshake_timeout,
     });
   }
+  const leafnodes = c.leafnodes ?? c.leaf;
+  if (leafnodes) settings.leafNodes = toLeafNodes(leafnodes);
   if (c.jetstream) {
     const js = c.jetstream as z.output<typeof jetstreamBlock>;
     settings.jetstream = dropUndefined({

@@ -31,6 +31,7 @@ export interface Settings
     | 'operator'
     | 'noAuthUser'
     | 'allowNonTls'
+    | 'leafNodes'
   > {
   debug?: boolean;
   trace?: boolean;

@@ -25,8 +25,6 @@ const ignored = 'ignored';
 export const warnedKeys: Readonly<Record<string, string>> = {
   cluster: `${singleNode}: clustering is not supported`,
   gateway: `${singleNode}: gateways are not supported`,
-  leafnodes: `${singleNode}: leaf node connections are not supported yet`,
-  leaf: `${singleNode}: leaf node connections are not supported yet`,
   client_advertise: `${singleNode}: client_advertise is not supported`,
   connect_error_reports: `${ignored} (${singleNode})`,
   reconnect_error_reports: `${ignored} (${singleNode})`,

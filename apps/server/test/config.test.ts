@@ -269,6 +269,43 @@ describe('config file validation', () => {
     expect(error.message).toContain('server.conf:2');
   });
 
+  it('maps leafnodes (and its leaf alias) to leafNodes', () => {
+    const text = `leafnodes {
+      listen: "127.0.0.1:7422"
+      authorization { user: leaf, password: s3cret, account: A, timeout: 1.5 }
+      reconnect: "250ms"
+      remotes = [
+        { url: "nats-leaf://hub:7422", account: A, credentials: "/x/leaf.creds" }
+        { urls: ["nats-leaf://a:7422", "nats-leaf://b:7422"], no_randomize: true }
+      ]
+    }`;
+    const expected = {
+      host: '127.0.0.1',
+      port: 7422,
+      authorization: { user: 'leaf', password: 's3cret', account: 'A', timeout: 1500 },
+      reconnectInterval: 250,
+      remotes: [
+        { urls: ['nats-leaf://hub:7422'], account: 'A', credentials: '/x/leaf.creds' },
+        { urls: ['nats-leaf://a:7422', 'nats-leaf://b:7422'], noRandomize: true },
+      ],
+    };
+    expect(load(text).settings.leafNodes).toEqual(expected);
+    expect(load(text.replace('leafnodes', 'leaf')).settings.leafNodes).toEqual(expected);
+    expect(load(text).warnings).toEqual([]);
+  });
+
+  it.each([
+    ['leafnodes { port: 7422, tls { cert_file: c } }', 'leafnodes key "tls"'],
+    ['leafnodes { remotes [ { url: "nats-leaf://h:1", tls { } } ] }', 'leafnodes remote key "tls"'],
+    [
+      'leafnodes { authorization { users [ { user: a, password: b, permissions: {} } ] } }',
+      'leafnodes user key "permissions"',
+    ],
+  ])('refuses the leafnodes keys it does not implement: %s', (text, named) => {
+    const error = errorOf(`port: 4222\n${text}\n`);
+    expect(error.message).toContain(`${named} not supported yet`);
+  });
+
   it('has a refusal case for every refused key', () => {
     expect(refusedBlocks.map(([key]) => key).sort()).toEqual(Object.keys(refusedKeys).sort());
   });

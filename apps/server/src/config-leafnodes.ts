@@ -1,0 +1,108 @@
+import type { LeafNodeOptions } from '@slipstream/server';
+import { z } from 'zod';
+import { parseDuration } from './conf/units.js';
+import { notSupported } from './config-authorization.js';
+import { dropUndefined } from './drop-undefined.js';
+
+// nats-server's `leafnodes {}` (also spelled `leaf`): the leaf node port with its authorization,
+// and the remotes this server joins as a leaf. Keys this server does not implement (TLS, ws://
+// remotes, deny lists, advertise…) fail the block, for ignoring them would connect or accept
+// differently than configured.
+
+const port = z.number().int().min(-1).max(65535);
+const stringLike = z.union([z.string(), z.number().transform(String)]);
+
+/** A bare number means seconds (as in nats-server); a string is a Go duration. Result in ms. */
+const seconds = z.union([
+  z
+    .number()
+    .nonnegative()
+    .transform((s) => s * 1000),
+  z.string().transform((text, ctx) => {
+    const ms = parseDuration(text);
+    if (ms === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration, got ${JSON.stringify(text)}` });
+      return z.NEVER;
+    }
+    return ms;
+  }),
+]);
+
+/** `host:port` or a bare port, as `listen`. */
+const listen = z.union([port, z.string()]).transform((value, ctx) => {
+  const [host, portText] =
+    typeof value === 'number'
+      ? [undefined, String(value)]
+      : (/^(.*):(-?\d+)$/.exec(value)?.slice(1) ?? []);
+  const p = Number(portText);
+  if (portText === undefined || !Number.isInteger(p) || p < -1 || p > 65535) {
+    ctx.addIssue({ code: 'custom', message: `expected "host:port" or a port number` });
+    return z.NEVER;
+  }
+  return { host: host || undefined, port: p };
+});
+
+const leafUser = z.strictObject(
+  { user: stringLike, password: stringLike, account: z.string().optional() },
+  { error: notSupported('leafnodes user key', 'leafnodes authorization') },
+);
+
+const leafAuthorization = z.strictObject(
+  {
+    user: stringLike.optional(),
+    password: stringLike.optional(),
+    account: z.string().optional(),
+    users: z.array(leafUser).optional(),
+    timeout: z.number().nonnegative().optional(),
+  },
+  { error: notSupported('leafnodes authorization key', 'leafnodes authorization') },
+);
+
+const remote = z.strictObject(
+  {
+    url: z.string().optional(),
+    urls: z.array(z.string()).optional(),
+    account: z.string().optional(),
+    credentials: z.string().optional(),
+    no_randomize: z.boolean().optional(),
+    dont_randomize: z.boolean().optional(),
+  },
+  { error: notSupported('leafnodes remote key', 'leaf node connections') },
+);
+
+export const leafnodesBlock = z.strictObject(
+  {
+    host: z.string().optional(),
+    port: port.optional(),
+    listen: listen.optional(),
+    authorization: leafAuthorization.optional(),
+    remotes: z.array(remote).optional(),
+    reconnect: seconds.optional(),
+    reconnect_interval: seconds.optional(),
+  },
+  { error: notSupported('leafnodes key', 'leaf node connections') },
+);
+
+type LeafnodesBlock = z.output<typeof leafnodesBlock>;
+
+export function toLeafNodes(block: LeafnodesBlock): LeafNodeOptions {
+  const auth = block.authorization;
+  return dropUndefined({
+    host: block.listen?.host ?? block.host,
+    port: block.listen?.port ?? block.port,
+    authorization: auth && dropUndefined({ ...auth, timeout: secondsToMs(auth.timeout) }),
+    remotes: block.remotes?.map((r) =>
+      dropUndefined({
+        urls: [...(r.url ? [r.url] : []), ...(r.urls ?? [])],
+        account: r.account,
+        credentials: r.credentials,
+        noRandomize: r.no_randomize ?? r.dont_randomize,
+      }),
+    ),
+    reconnectInterval: block.reconnect ?? block.reconnect_interval,
+  });
+}
+
+function secondsToMs(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : value * 1000;
+}
