@@ -1,5 +1,6 @@
 import type { NatsConnection, Payload } from '@slipstream/client';
 import { ApiClient } from './api-client.js';
+import { type Batch, BatchPublisher } from './batch-publish.js';
 import { ConsumerAPIImpl } from './consumer-api.js';
 import { type Consumers, ConsumersImpl } from './consumers.js';
 import type { JetStreamClient, JetStreamManager } from './jetstream-types.js';
@@ -65,6 +66,16 @@ export class JetStreamClientImpl implements JetStreamClient {
 
   publishAsyncComplete(): Promise<PublishAsyncFailure[]> {
     return this.#asyncPublisher.complete();
+  }
+
+  async startBatch(
+    subject: string,
+    payload: Payload = '',
+    options: Partial<JetStreamPublishOptions> = {},
+  ): Promise<Batch> {
+    const batch = new BatchPublisher(this.#api.nc, this.#api.options.timeout);
+    await batch.start(subject, payload, options);
+    return batch;
   }
 
   getOptions(): JetStreamOptions {

@@ -6,6 +6,7 @@
 import type { Payload } from '@slipstream/client';
 import type { Advisory } from './advisories.js';
 import type { ApiSuccess } from './api-client.js';
+import type { Batch } from './batch-publish.js';
 import type { ConsumerAPI } from './consumer-api.js';
 import type { Consumers } from './consumers.js';
 import type { DirectStreamAPI } from './direct-api.js';
@@ -39,6 +40,15 @@ export interface JetStreamClient {
    * since the previous call.
    */
   publishAsyncComplete(): Promise<PublishAsyncFailure[]>;
+  /**
+   * Starts an atomic batch (nats-server 2.12, a stream with `allow_atomic`) with its first
+   * message, resolving once the server staged it; the batch is stored whole at its commit.
+   */
+  startBatch(
+    subject: string,
+    payload?: Payload,
+    options?: Partial<JetStreamPublishOptions>,
+  ): Promise<Batch>;
   /** The consumers of the account's streams, to read from. */
   readonly consumers: Consumers;
   getOptions(): JetStreamOptions;

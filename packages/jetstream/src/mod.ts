@@ -9,6 +9,13 @@ export type {
   StreamState,
 } from '@slipstream/jsapi';
 export { type Advisory, AdvisoryKind } from './advisories.js';
+export {
+  type Batch,
+  type BatchAck,
+  BatchHeaders,
+  type BatchMessageOptions,
+  type BatchMessageOptionsWithReply,
+} from './batch-publish.js';
 export type {
   ConsumerAPI,
   ConsumerCreateOptions,
