@@ -18,7 +18,7 @@ export function leafz(server: MonitoredServer, options: LeafzOptions = {}) {
     account: leaf.account,
     ip: leaf.ip,
     port: leaf.port,
-    ...(leaf.rtt === undefined ? {} : { rtt: goDuration(leaf.rtt) }),
+    rtt: goDuration(leaf.rtt ?? 0),
     in_msgs: leaf.inMsgs,
     out_msgs: leaf.outMsgs,
     in_bytes: leaf.inBytes,

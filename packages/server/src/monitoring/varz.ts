@@ -103,6 +103,8 @@ function leafVarz(server: MonitoredServer) {
   return {
     ...(port === undefined ? {} : { host: leaf.host, port }),
     auth_timeout: (leaf.settings.authTimeout ?? server.options.authTimeout) / 1_000,
+    // nats-server's default leaf TLS timeout, shown without TLS too (leaf TLS is not supported yet).
+    tls_timeout: 2,
     ...(leaf.settings.remotes.length > 0
       ? {
           remotes: leaf.remoteViews().map((remote) => ({
