@@ -1,6 +1,7 @@
 import type { ConsumerConfig } from '@slipstream/jetstream';
 import { type Command, Option } from 'commander';
 import { parseDuration, parseInteger, parseTimeOrDuration } from './units.js';
+import { UsageError } from './usage-error.js';
 
 /** The flags of `consumer add` and `consumer edit`, as commander hands them over. */
 export interface ConsumerConfigFlags {
@@ -21,6 +22,10 @@ export interface ConsumerConfigFlags {
   flowControl?: boolean;
   headersOnly?: boolean;
   pause?: string;
+  pinnedGroups?: string;
+  pinnedTtl?: string;
+  overflowGroups?: string;
+  prioritizedGroups?: string;
 }
 
 /** Adds the consumer configuration flags, named as `nats consumer add` names them. */
@@ -57,6 +62,13 @@ export function consumerConfigOptions(command: Command): Command {
     .option(
       '--pause <time>',
       'paused until this UTC time ("2026-12-24 18:00:00") or for this duration (nats-server 2.11+)',
+    )
+    .option('--pinned-groups <groups>', 'a pinned client consumer of these priority groups (2.11+)')
+    .option('--pinned-ttl <duration>', 'how long a pinned client may go without pulling (2.11+)')
+    .option('--overflow-groups <groups>', 'an overflow consumer of these priority groups (2.11+)')
+    .option(
+      '--prioritized-groups <groups>',
+      'a prioritized consumer of these priority groups: pulls with a lower priority go first (2.12+)',
     );
 }
 
@@ -80,6 +92,32 @@ export function consumerConfigFromFlags(flags: ConsumerConfigFlags): Partial<Con
   if (flags.flowControl) config.flow_control = true;
   if (flags.headersOnly) config.headers_only = true;
   if (flags.pause) config.pause_until = parseTimeOrDuration(flags.pause).toISOString();
+  Object.assign(config, priorityGroups(flags));
+  return config;
+}
+
+/** `--pinned-groups`, `--overflow-groups` or `--prioritized-groups` (one of them) as the policy. */
+function priorityGroups(flags: ConsumerConfigFlags): Partial<ConsumerConfig> {
+  const policies = [
+    ['pinned_client', flags.pinnedGroups],
+    ['overflow', flags.overflowGroups],
+    ['prioritized', flags.prioritizedGroups],
+  ] as const;
+  const given = policies.filter(([, groups]) => groups !== undefined);
+  if (given.length > 1) {
+    throw new UsageError('give one of --pinned-groups, --overflow-groups, --prioritized-groups');
+  }
+  if (flags.pinnedTtl && !flags.pinnedGroups) {
+    throw new UsageError('--pinned-ttl needs --pinned-groups');
+  }
+  const [chosen] = given;
+  if (!chosen) return {};
+  const [policy, groups] = chosen;
+  const config: Partial<ConsumerConfig> = {
+    priority_policy: policy,
+    priority_groups: groups!.split(/[\s,]+/).filter(Boolean),
+  };
+  if (flags.pinnedTtl) config.priority_timeout = parseDuration(flags.pinnedTtl) * 1e6;
   return config;
 }
 

@@ -24,6 +24,7 @@ export interface StreamConfigFlags {
   denyDelete?: boolean;
   denyPurge?: boolean;
   allowDirect?: boolean;
+  persistMode?: string;
   config?: string;
 }
 
@@ -71,6 +72,12 @@ export function streamConfigOptions(command: Command): Command {
     .option('--no-deny-purge', 'allow purging')
     .option('--allow-direct', 'answer direct get requests')
     .option('--no-allow-direct', 'do not answer direct get requests')
+    .addOption(
+      new Option(
+        '--persist-mode <mode>',
+        'async: acknowledge before the disk sync (file streams, nats-server 2.12+)',
+      ).choices(['default', 'async']),
+    )
     .option('--config <file>', 'read the configuration from a JSON file (flags override it)');
 }
 
@@ -103,6 +110,7 @@ export async function streamConfigFromFlags(
   if (flags.denyDelete !== undefined) config.deny_delete = flags.denyDelete;
   if (flags.denyPurge !== undefined) config.deny_purge = flags.denyPurge;
   if (flags.allowDirect !== undefined) config.allow_direct = flags.allowDirect;
+  if (flags.persistMode) config.persist_mode = flags.persistMode as StreamConfig['persist_mode'];
   return config;
 }
 

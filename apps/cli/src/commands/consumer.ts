@@ -14,6 +14,7 @@ import { section, table } from '../style.js';
 import { formatCount, formatDuration, formatTimestamp, parseInteger } from '../units.js';
 import { requireName, UsageError } from '../usage-error.js';
 import { registerConsumerPause } from './consumer-pause.js';
+import { registerConsumerReset } from './consumer-reset.js';
 
 /** `slip consumer ...`: pull and push consumers of a stream, with the commands and flags of `nats consumer`. */
 export function registerConsumer(program: Command, act: Act): void {
@@ -209,6 +210,7 @@ export function registerConsumer(program: Command, act: Act): void {
   );
 
   registerConsumerPause(consumer, act);
+  registerConsumerReset(consumer, act);
 }
 
 interface ReadOptions {
