@@ -4,8 +4,12 @@ import type { Session } from '../session.js';
 import { section } from '../style.js';
 import { formatBytes, formatDuration, parseDuration } from '../units.js';
 import { registerServerPing } from './server-ping.js';
+import { registerServerReport } from './server-report.js';
 
-/** `slip server info|ping|check connection`: about the connected server (and, ping, its cluster). */
+/**
+ * `slip server info|ping|report|check connection`: about the connected server (and, ping and
+ * report, every server the system account reaches).
+ */
 export function registerServer(program: Command, act: Act): void {
   const server = program.command('server').description('about the connected server');
 
@@ -42,6 +46,7 @@ export function registerServer(program: Command, act: Act): void {
   );
 
   registerServerPing(server, act);
+  registerServerReport(server, act);
 
   const check = server.command('check').description('health checks that print a Nagios line');
   example(
