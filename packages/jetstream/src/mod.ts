@@ -25,6 +25,12 @@ export type {
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export type { Consumers } from './consumers.js';
 export type { ConsumerMessages } from './consumption.js';
+export {
+  type Counter,
+  type CounterEntry,
+  CounterHeaders,
+  counterFromStream,
+} from './counters.js';
 export { DirectMsgHeaders, type DirectStreamAPI } from './direct-api.js';
 export { jetstream, jetstreamManager } from './entry-points.js';
 export {
@@ -82,6 +88,13 @@ export type {
   PushConsumer,
   PushConsumerOptions,
 } from './push-consumer.js';
+export {
+  type PredefinedSchedule,
+  type ScheduleCancellation,
+  type ScheduleOptions,
+  type ScheduleSpec,
+  scheduleSpecToHeader,
+} from './schedule.js';
 export type { StoredMsg } from './stored-msg.js';
 export type {
   MsgRequest,

@@ -1,6 +1,12 @@
 import type { NatsConnection } from '@slipstream/client';
 import { headers, type MsgHdrs } from '@slipstream/protocol';
 import { requireFeature } from './features.js';
+import {
+  type ScheduleCancellation,
+  ScheduleHeaders,
+  type ScheduleOptions,
+  scheduleHeaderEntries,
+} from './schedule.js';
 
 /** What the stream must look like for a publish to be stored (checked by the server). */
 export interface StreamExpectations {
@@ -22,6 +28,7 @@ export const PubHeaders = {
   ExpectedLastMsgIdHdr: 'Nats-Expected-Last-Msg-Id',
   ExpectedLastSubjectSequenceHdr: 'Nats-Expected-Last-Subject-Sequence',
   MessageTTL: 'Nats-TTL',
+  ...ScheduleHeaders,
 } as const;
 
 /** What of a publish's options travels in its headers (nats.js v3 names). */
@@ -35,6 +42,10 @@ export interface PublishHeaderOptions {
    * (nats-server 2.11, on a stream with `allow_msg_ttl`).
    */
   ttl: string;
+  /** Publishes a schedule (a stream with `allow_msg_schedules`, nats-server 2.12/2.14). */
+  schedule: ScheduleOptions;
+  /** Removes the schedule on a subject as part of this publish (nats-server 2.14). */
+  cancelSchedule: ScheduleCancellation;
 }
 
 /** A JetStream publish's options: those its headers carry, and how it waits for the PubAck. */
@@ -49,13 +60,14 @@ export interface JetStreamPublishOptions extends PublishHeaderOptions {
 }
 
 /**
- * The caller's headers (copied, never changed) plus the message id, expectations and TTL;
- * undefined when there is nothing to send, so a plain publish stays a PUB rather than an HPUB.
+ * The caller's headers (copied, never changed) plus the message id, expectations, TTL and
+ * schedule; undefined when there is nothing to send, so a plain publish stays a PUB rather than
+ * an HPUB.
  * A TTL is refused before a server older than 2.11, which would keep the message for good.
  */
 export function publishHeaders(
   nc: NatsConnection,
-  { headers: given, msgID, expect, ttl }: Partial<PublishHeaderOptions>,
+  { headers: given, msgID, expect, ttl, schedule, cancelSchedule }: Partial<PublishHeaderOptions>,
 ): MsgHdrs | undefined {
   if (ttl) requireFeature(nc, 'JS_MSG_TTL', "publish 'ttl'");
   const wanted: [string, string | number | undefined][] = [
@@ -65,6 +77,7 @@ export function publishHeaders(
     [PubHeaders.ExpectedLastSeqHdr, expect?.lastSequence],
     [PubHeaders.ExpectedLastSubjectSequenceHdr, expect?.lastSubjectSequence],
     [PubHeaders.ExpectedLastMsgIdHdr, expect?.lastMsgID],
+    ...scheduleHeaderEntries(schedule, cancelSchedule),
   ];
   const set = wanted.filter(([, value]) => value !== undefined && value !== '');
   if (!given && set.length === 0) return undefined;
