@@ -1,3 +1,4 @@
+import type { Batch, BatchAck } from '@slipstream/jetstream';
 import type { Command } from 'commander';
 import { type Act, example } from '../command-kit.js';
 import { sleep } from '../interrupt.js';
@@ -12,6 +13,7 @@ interface PubOptions {
   header?: string[];
   reply?: string;
   jetstream?: boolean;
+  batch?: boolean;
 }
 
 /** `slip pub`: publishes one message, or --count of them with a template body. */
@@ -26,24 +28,40 @@ export function registerPub(program: Command, act: Act): void {
       .option('--sleep <duration>', 'pause between messages (e.g. 100ms)')
       .option('-H, --header <key:value>', 'add a header (repeatable)', collect)
       .option('--reply <subject>', 'reply subject to send with the message')
-      .option('-J, --jetstream', 'publish to a stream and wait for its acknowledgement'),
+      .option('-J, --jetstream', 'publish to a stream and wait for its acknowledgement')
+      .option(
+        '--batch',
+        'publish the --count messages as one atomic batch: the stream stores all or none (nats-server 2.12, allow_atomic)',
+      ),
     'slip pub orders.new "order {{Count}} at {{TimeStamp}}" --count 10 --sleep 100ms -H Source:cli',
+    'slip pub orders.new "line {{Count}}" --count 5 --batch',
   ).action(
     act(async (session, subject: string, body: string | undefined, options: PubOptions) => {
       const count = parseInteger(options.count, 1);
       const pause = options.sleep ? parseDuration(options.sleep) : 0;
       const render = await compileTemplate(await bodyOrStdin(body));
       const headers = await parseHeaders(options.header);
+      if (options.batch && count < 2) {
+        throw new Error(
+          '--batch needs --count of at least 2: a batch is its first message and its commit',
+        );
+      }
       const nc = await session.connect();
-      const js = options.jetstream ? await session.jetstream() : undefined;
+      const js = options.jetstream || options.batch ? await session.jetstream() : undefined;
       const bar = count > 1 && !session.json ? progressBar('Publishing', count) : undefined;
       let bytes = 0;
       let sent = 0;
       const acks = [];
+      let batch: Batch | undefined;
+      let batchAck: BatchAck | undefined;
       for (; sent < count && !session.signal.aborted; ) {
         const data = render({ count: sent + 1 });
         bytes += Buffer.byteLength(data);
-        if (js) acks.push(await js.publish(subject, data, { headers }));
+        if (options.batch && js) {
+          if (!batch) batch = await js.startBatch(subject, data, { headers });
+          else if (sent + 1 < count) batch.add(subject, data, { headers });
+          else batchAck = await batch.commit(subject, data, { headers });
+        } else if (js) acks.push(await js.publish(subject, data, { headers }));
         else nc.publish(subject, data, { headers, reply: options.reply });
         sent++;
         bar?.increment();
@@ -51,11 +69,22 @@ export function registerPub(program: Command, act: Act): void {
       }
       await nc.flush();
       bar?.stop();
+      if (options.batch && !batchAck) {
+        throw new Error(
+          `batch ${batch?.id ?? ''} interrupted after ${sent} messages: the stream stores none of it`,
+        );
+      }
       if (session.json) {
-        return session.printJson({ subject, count: sent, bytes, ...(js ? { acks } : {}) });
+        const stored = batchAck ? { batch: batchAck } : js ? { acks } : {};
+        return session.printJson({ subject, count: sent, bytes, ...stored });
       }
       const what = sent === 1 ? `${bytes} bytes` : `${sent} messages (${bytes} bytes)`;
       session.note(`Published ${what} to "${subject}"`);
+      if (batchAck) {
+        session.out(
+          `Stored batch ${batchAck.batch} of ${batchAck.count} messages in stream ${batchAck.stream}, the last as message ${batchAck.seq}`,
+        );
+      }
       for (const ack of acks) {
         session.out(
           `Stored in stream ${ack.stream} as message ${ack.seq}${ack.duplicate ? ' (duplicate)' : ''}`,
