@@ -8,7 +8,7 @@ describe('pub --batch against slipstream-server', () => {
   // `slip req --json` prints {subject, data}: the API answer is data's JSON.
   const api = async (subject: string, body = '') =>
     JSON.parse((await json('req', subject, body)).data as string) as Record<string, unknown>;
-  const createStream = (config: { name: string }) =>
+  const createStream = (config: { name: string; [field: string]: unknown }) =>
     api(`$JS.API.STREAM.CREATE.${config.name}`, JSON.stringify(config));
 
   it('publishes the messages as one batch and prints the batch ack', async () => {
