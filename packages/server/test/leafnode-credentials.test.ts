@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import { freePort, startNatsServer, TestOperator } from '@slipstream/test-servers';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { eventually, firstDelivery, type LeafTestServer, ourLeaf } from './leafnode-support.js';
+import type { OfficialConnection } from './official-connection.js';
+
+const running: { stop(): Promise<void> }[] = [];
+const connections: OfficialConnection[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((nc) => nc.close().catch(() => undefined)));
+  for (const server of running.splice(0).reverse()) await server.stop();
+});
+
+/** Writes `text` to a temporary .creds file, removed when the test ends. */
+function credsFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'leaf-creds-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'leaf.creds');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** An operator-mode nats-server hub whose account APP the leaf logs in to with a .creds file. */
+async function operatorHub() {
+  const operator = new TestOperator();
+  const app = operator.account('APP');
+  const leafPort = await freePort();
+  const hub = await startNatsServer({
+    config: `${operator.config()}\nleafnodes { host: 127.0.0.1, port: ${leafPort} }`,
+  });
+  running.push(hub);
+  return { operator, app, hub, leafPort };
+}
+
+describe('our leaf logging in to an operator-mode nats-server hub with credentials', () => {
+  it('binds our $G to the account of the credentials, both ways', async () => {
+    const { app, hub, leafPort } = await operatorHub();
+    const leaf: LeafTestServer = await ourLeaf(leafPort, {
+      credentials: credsFile(app.user('leaf').creds),
+    });
+    running.push(leaf);
+    const onHub = await connect({
+      servers: hub.url,
+      authenticator: credsAuthenticator(new TextEncoder().encode(app.user('client').creds)),
+    });
+    connections.push(onHub);
+    const onLeaf = await connect({ servers: leaf.url });
+    connections.push(onLeaf);
+    const up = onHub.subscribe('up');
+    expect((await firstDelivery(onLeaf, 'up', up, 'from the edge')).string()).toBe('from the edge');
+    const down = onLeaf.subscribe('down');
+    expect((await firstDelivery(onHub, 'down', down, 'from the hub')).string()).toBe(
+      'from the hub',
+    );
+  });
+
+  it('is refused with credentials the hub does not trust, and logs why', async () => {
+    const { leafPort } = await operatorHub();
+    const stranger = new TestOperator().account('OTHER').user('leaf');
+    const leaf = await ourLeaf(leafPort, { credentials: credsFile(stranger.creds) });
+    running.push(leaf);
+    await eventually(() =>
+      expect(leaf.output()).toContain("Leafnode Error 'Authorization Violation'"),
+    );
+  });
+
+  it('logs a credentials file that is not one, and does not connect', async () => {
+    const { leafPort } = await operatorHub();
+    const leaf = await ourLeaf(leafPort, { credentials: credsFile('not a creds file\n') });
+    running.push(leaf);
+    await eventually(() => expect(leaf.output()).toMatch(/credentials file .* malformed/));
+  });
+});
