@@ -15,6 +15,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
 } from 'node:fs';
@@ -22,6 +23,7 @@ import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodePayload } from './payload-codec.js';
 import { messageChecksum, SCHEMA } from './sqlite-schema.js';
+import { walDamage } from './wal-check.js';
 
 /** What a start finds wrong with a stream's file: messages failing their checksum, or worse. */
 export interface FileDamage {
@@ -48,8 +50,19 @@ export interface Salvage {
 
 const SUFFIXES = ['', '-wal', '-shm'] as const;
 
-/** The damage in `file`, or undefined when every message reads intact. */
+/**
+ * The damage in `file` and its WAL, or undefined when every message reads intact. Throws when
+ * the WAL was cut short inside a frame: the messages past the cut can be neither read nor named.
+ */
 export function inspectSqliteFile(file: string): FileDamage | undefined {
+  const wal = `${file}-wal`;
+  if (existsSync(wal)) {
+    const damage = walDamage(wal, pageSizeOf(file));
+    if (damage?.kind === 'cut') {
+      throw new Error(`${damage.detail}: the messages that were past the cut cannot be told`);
+    }
+    if (damage) return { seqs: [], structure: damage.detail };
+  }
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('cell_size_check = ON');
@@ -149,7 +162,6 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
     source.pragma('schema_version');
     target.exec(SCHEMA);
     const lost: LostMessages = { msgs: [], bytes: 0 };
-    let kept = 0;
     let last = { seq: 0, time: 0n };
     const saved = attempt(
       () =>
@@ -166,43 +178,41 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const upper = Math.max(last.seq, highest ?? 0, named);
+    // The newest rows are out of reach when SQLite cannot find the highest one (the file's end is
+    // gone): as many sequences as the last page may have held past every key left are skipped,
+    // never handed out again, and counted lost, since messages may have been there.
+    const end = highest === undefined ? upper + unreachableTail(source) : upper;
     // Where the walk first met damage: every sequence past it that is not read back is lost
     // (a damaged tree can also skip rows without an error).
-    let damagedFrom: number | undefined;
-    const keptPastDamage = new Set<number>();
+    let damagedFrom: number | undefined = highest === undefined ? upper : undefined;
+    const kept = new Set<number>();
     target.transaction(() => {
       for (const found of walkRows(source, upper)) {
-        if (found.probed) damagedFrom ??= found.seq - 1;
+        if (found.probed) damagedFrom = Math.min(damagedFrom ?? found.seq, found.seq - 1);
         if ('row' in found && intact(found.row)) {
           insert.run(...found.row.slice(0, 5), found.size, ...found.row.slice(5));
-          kept++;
-          if (damagedFrom !== undefined) keptPastDamage.add(found.seq);
+          kept.add(found.seq);
           if (found.seq >= last.seq) last = { seq: found.seq, time: found.row[1] };
         } else {
-          damagedFrom ??= found.seq - 1;
+          damagedFrom = Math.min(damagedFrom ?? found.seq, found.seq - 1);
           lost.msgs.push(found.seq);
           lost.bytes += found.size;
         }
       }
       if (damagedFrom !== undefined) {
-        const named = new Set(lost.msgs);
-        for (let seq = damagedFrom + 1; seq <= upper; seq++) {
-          if (!keptPastDamage.has(seq) && !named.has(seq)) lost.msgs.push(seq);
+        const listed = new Set(lost.msgs);
+        for (let seq = damagedFrom + 1; seq <= end; seq++) {
+          if (!kept.has(seq) && !listed.has(seq)) lost.msgs.push(seq);
         }
         lost.msgs.sort((a, b) => a - b);
       }
-      last.seq = Math.max(last.seq, upper);
-      // The newest rows are out of reach (the file's end is gone): sequences are skipped, never
-      // handed out again, for as many rows as the last page may have held past every key left.
-      if (highest === undefined) {
-        last.seq += unreachableTail(source);
-      }
+      last.seq = Math.max(last.seq, end);
       target
         .prepare('INSERT INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)')
         .run(last.seq, last.time);
     })();
     const lostConsumers = copyConsumers(source, target);
-    return { kept, lost, lostConsumers };
+    return { kept: kept.size, lost, lostConsumers };
   } finally {
     source.close();
     target.close();
@@ -281,10 +291,7 @@ function* walkRows(db: Database.Database, upper: number): Generator<Found> {
  */
 export function highestRowid(file: string): number {
   const bytes = readFileSync(file);
-  if (bytes.length < 100) return 0;
-  const raw = bytes.readUInt16BE(16);
-  const pageSize = raw === 1 ? 65536 : raw;
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return 0;
+  const pageSize = pageSizeOf(file);
   let highest = 0;
   for (let at = 0; at + pageSize <= bytes.length; at += pageSize) {
     highest = Math.max(highest, pageRowids(bytes.subarray(at, at + pageSize), at === 0 ? 100 : 0));
@@ -298,6 +305,20 @@ export function highestRowid(file: string): number {
     }
   }
   return highest;
+}
+
+/** The page size the database's header gives, or SQLite's default where it cannot tell. */
+function pageSizeOf(file: string): number {
+  const header = Buffer.alloc(18);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, header, 0, 18, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const raw = header.readUInt16BE(16);
+  const size = raw === 1 ? 65536 : raw;
+  return size >= 512 && (size & (size - 1)) === 0 ? size : 4096;
 }
 
 /**
