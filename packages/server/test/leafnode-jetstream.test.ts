@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { freePort, startNatsServer } from '@slipstream/test-servers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { client, eventually, ourHub, ourLeaf } from './leafnode-support.js';
+import type { OfficialConnection } from './official-connection.js';
+
+// JetStream across a leaf connection with domains, as nats-server 2.9.10 does it: each side's
+// API stays its own ($JS.API does not cross), and each side's `$JS.<domain>.API` reaches it from
+// the other side.
+
+const running: { stop(): Promise<void> }[] = [];
+const connections: OfficialConnection[] = [];
+afterEach(async () => {
+  await Promise.all(connections.splice(0).map((nc) => nc.close().catch(() => undefined)));
+  for (const server of running.splice(0).reverse()) await server.stop();
+});
+
+async function open(url: string): Promise<OfficialConnection> {
+  const nc = await client(url);
+  connections.push(nc);
+  return nc;
+}
+
+/** Waits for the domain's API to answer across the leaf connection, then returns its manager. */
+async function managerOf(nc: OfficialConnection, domain: string) {
+  return eventually(async () => {
+    const jsm = await jetstreamManager(nc, { domain, timeout: 1_000 });
+    await jsm.getAccountInfo();
+    return jsm;
+  });
+}
+
+const hubs = [
+  {
+    name: 'a nats-server hub (domain HUB)',
+    start: async () => {
+      const leafPort = await freePort();
+      // Its own jetstream block: startNatsServer's `jetstream` option would replace this one.
+      const store = mkdtempSync(join(tmpdir(), 'leaf-js-hub-'));
+      const hub = await startNatsServer({
+        config: `jetstream { domain: HUB, store_dir: "${store}" }\nleafnodes { host: 127.0.0.1, port: ${leafPort} }`,
+      });
+      return {
+        url: hub.url,
+        leafPort,
+        stop: async () => {
+          await hub.stop();
+          rmSync(store, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'our hub (domain HUB)',
+    start: async () => {
+      const hub = await ourHub(undefined, { jetstream: { domain: 'HUB' } });
+      return { url: hub.url, leafPort: hub.leafPort!, stop: () => hub.stop() };
+    },
+  },
+];
+
+describe.each(hubs)('our leaf (domain EDGE) of $name', (kind) => {
+  it("reaches the other side's JetStream through its domain, both ways", async () => {
+    const hub = await kind.start();
+    running.push(hub);
+    const leaf = await ourLeaf(hub.leafPort, {}, { jetstream: { domain: 'EDGE' } });
+    running.push(leaf);
+    const onHub = await open(hub.url);
+    const onLeaf = await open(leaf.url);
+
+    const hubFromLeaf = await managerOf(onLeaf, 'HUB');
+    await hubFromLeaf.streams.add({ name: 'ORDERS', subjects: ['orders.>'] });
+    const edgeFromHub = await managerOf(onHub, 'EDGE');
+    await edgeFromHub.streams.add({ name: 'SENSORS', subjects: ['sensors.>'] });
+
+    // Each stream lives on its own side only: the local API does not cross.
+    const hubLocal = await jetstreamManager(onHub);
+    const leafLocal = await jetstreamManager(onLeaf);
+    expect((await hubLocal.streams.names().next()).sort()).toEqual(['ORDERS']);
+    expect((await leafLocal.streams.names().next()).sort()).toEqual(['SENSORS']);
+    expect((await leafLocal.getAccountInfo()).domain).toBe('EDGE');
+    expect((await hubFromLeaf.getAccountInfo()).domain).toBe('HUB');
+    expect((await edgeFromHub.getAccountInfo()).domain).toBe('EDGE');
+  });
+});
