@@ -4,7 +4,8 @@
  * the JSON API with JSRequiredApiLevelErr, a direct get or a pull request with a `412 Required
  * Api Level` status. Follows TestJetStreamApiErrorOnRequiredApiLevel, ...DirectGet and
  * ...PullConsumerNextMsg (nats-server v2.12.1 server/jetstream_versioning_test.go:641, 665,
- * 693). nats-server 2.9.10 ignores the header, so the answers are written out.
+ * 693). nats-server 2.9.10 ignores the header, so the answers are written out. And the level
+ * a 2.11 server reports in its API statistics.
  */
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,13 @@ describe('Nats-Required-Api-Level as nats-server 2.12', () => {
     expect(names.streams).toEqual(['TEST']);
     const info = await nc.request('$JS.API.CONSUMER.INFO.TEST.CONSUMER', '');
     expect(info.json<object>()).not.toHaveProperty('error');
+  });
+
+  it('reports its API level first in the account info API statistics (2.11 JetStreamAPIStats)', async () => {
+    // nats-server v2.11.0 server/jetstream.go:94-99: level, total, errors.
+    const info = (await nc.request('$JS.API.INFO', '')).json<{ api: object }>();
+    expect(Object.keys(info.api)).toEqual(['level', 'total', 'errors']);
+    expect(info.api).toMatchObject({ level: 1 });
   });
 
   it('answers a direct get in both forms with 412 Required Api Level', async () => {

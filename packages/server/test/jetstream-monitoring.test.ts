@@ -151,7 +151,8 @@ describe('/jsz, /varz and /healthz with JetStream match nats-server 2.9.10', () 
     const [a, b] = await Promise.all([json(mine, '/varz'), json(reference, '/varz')]);
     const section = (varz: Record<string, unknown>) => {
       const { config, stats } = varz.jetstream as Record<string, unknown>;
-      return { config: agreed({ config }), stats };
+      // comparable: without what 2.9.10 lacks (the API level of 2.11).
+      return { config: agreed({ config }), stats: comparable(stats) };
     };
     expect(section(a)).toEqual(section(b));
     expect((b.jetstream as { stats: unknown }).stats).toBeDefined();

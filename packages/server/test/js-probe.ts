@@ -111,7 +111,13 @@ const VARYING = new Set([
  * StreamConfig at v2.11.0): ours writes them whatever version it advertises, so a comparison
  * with nats-server 2.9.10 leaves them out.
  */
-const NEWER_CONFIG_FIELDS = new Set(['compression', 'consumer_limits', 'allow_msg_ttl']);
+const NEWER_CONFIG_FIELDS = new Set([
+  'compression',
+  'consumer_limits',
+  'allow_msg_ttl',
+  // The API level leading the JetStream API statistics (2.11).
+  'level',
+]);
 
 /**
  * Metadata without the `_nats.*` keys a 2.11 server sets itself (the API level a stream was made

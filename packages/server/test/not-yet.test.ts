@@ -4,7 +4,7 @@
 import { it } from 'vitest';
 
 it.todo('message tracing: the ingress event of a publish over max_payload');
-it.todo("API level in account info, /jsz and INFO; consumers' _nats metadata");
+it.todo("API level in INFO; consumers' _nats metadata");
 it.todo(
   '2.14: max_consumers updates, rollups at the discard-new-per-subject limit, durable sourcing consumers, ack policy flow_control',
 );

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { apiStatsLevel } from '../api-level.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { JsAccount } from '../jetstream/js-account.js';
 import type { ResolvedJetStreamOptions } from '../options.js';
@@ -66,7 +67,7 @@ export function jetStreamStats(js: JetStreamServer) {
     reserved_storage: reservedStorage,
     accounts: js.accounts.size,
     ha_assets: 0,
-    api: { total, errors },
+    api: { ...apiStatsLevel(), total, errors },
   };
 }
 
@@ -174,7 +175,7 @@ function accountDetail(
     // nats-server counts the accounts of the whole server only, not within one.
     accounts: 0,
     ha_assets: 0,
-    api: { total: account.api.total, errors: account.api.errors },
+    api: { ...apiStatsLevel(), total: account.api.total, errors: account.api.errors },
     ...(streams.length > 0
       ? {
           stream_detail: streams.map((stream) => {

@@ -1,5 +1,6 @@
 /** $JS.API.INFO and the cluster operations a standalone server answers with an error. */
 import { ApiError, jsErrors } from '@slipstream/jsapi';
+import { apiStatsLevel } from '../../api-level.js';
 import type { ApiRoute } from './route.js';
 
 export const accountInfo: ApiRoute<'accountInfo'> = {
@@ -25,7 +26,7 @@ export const accountInfo: ApiRoute<'accountInfo'> = {
       // After the limits, as nats-server 2.9.10 writes it (JetStreamAccountStats).
       ...(domain ? { domain } : {}),
       // nats-server counts a request after answering it.
-      api: { total: account.api.total - 1, errors: account.api.errors },
+      api: { ...apiStatsLevel(), total: account.api.total - 1, errors: account.api.errors },
     };
   },
 };

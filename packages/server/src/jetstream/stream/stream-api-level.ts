@@ -7,6 +7,7 @@
  * advertises 2.11 or later does this; before, metadata is the user's alone.
  */
 import type { StreamConfig } from '@slipstream/jsapi';
+import { apiLevelOf, isAtLeast } from '../../api-level.js';
 import { NATS_COMPATIBLE_VERSION } from '../../version.js';
 import { headerValue } from '../shared/header-block.js';
 
@@ -14,20 +15,9 @@ const REQUIRED_LEVEL = '_nats.req.level';
 const SERVER_VERSION = '_nats.ver';
 const SERVER_LEVEL = '_nats.level';
 
-/** True when `version` (major.minor.patch) is `major.minor` or later. */
-export function isAtLeast(version: string, major: number, minor: number): boolean {
-  const [actualMajor = 0, actualMinor = 0] = version.split('.').map(Number);
-  return actualMajor > major || (actualMajor === major && actualMinor >= minor);
-}
+export { isAtLeast };
 
 const hasApiLevels = (version: string) => isAtLeast(version, 2, 11);
-
-/** The API level of a server advertising `version` (JSApiLevel of that release). */
-export function apiLevelOf(version: string): number {
-  if (isAtLeast(version, 2, 14)) return 4;
-  if (isAtLeast(version, 2, 12)) return 2;
-  return hasApiLevels(version) ? 1 : 0;
-}
 
 /**
  * The level a stream's features need (setStaticStreamMetadata, v2.14.2
