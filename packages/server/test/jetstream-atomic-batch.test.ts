@@ -336,7 +336,7 @@ describe('atomic batch publish (nats-server 2.12)', () => {
   }
 
   // TestJetStreamAtomicBatchPublishAdvisories, jetstream_batching_test.go:2582-2707
-  it('advises of a batch abandoned for a gap, its size and its timeout', async () => {
+  it('advises of a batch abandoned for a gap, its size, its timeout and its API level', async () => {
     await start({ timeout: 1_500 });
     await createStream({ name: 'TEST', subjects: ['foo'], allow_atomic: true });
     const advisories: Json[] = [];
@@ -367,6 +367,8 @@ describe('atomic batch publish (nats-server 2.12)', () => {
     expect(await next()).toMatchObject({ batch: 'uuid', reason: 'large' });
     await fire('foo', member('uuid', 1));
     expect(await next()).toMatchObject({ batch: 'uuid', reason: 'timeout' });
+    await fire('foo', member('uuid', 1, { 'Nats-Required-Api-Level': '9223372036854775807' }));
+    expect(await next()).toMatchObject({ batch: 'uuid', reason: 'unsupported' });
     expect((await streamState('TEST')).messages).toBe(0);
   });
 
@@ -475,7 +477,50 @@ describe('atomic batch publish (nats-server 2.12)', () => {
       expect((await send('foo', member('uuid', 3)))?.error).toEqual(incomplete);
     }
     expect((await streamState('TEST')).messages).toBe(0);
+
+    // The required API level refuses the batch, or is checked and left out of the stored message.
+    const maxInt = { 'Nats-Required-Api-Level': '9223372036854775807' };
+    expect((await send('foo', commit('uuid', 1, maxInt)))?.error).toEqual(
+      apiError(10185, 'JetStream minimum api level required', 412),
+    );
+    const answer = await send('foo', commit('uuid', 1, { 'Nats-Required-Api-Level': '0' }));
+    expect(answer).toEqual({ stream: 'TEST', seq: 1, batch: 'uuid', count: 1 });
+    expect((await stored('TEST', 1))?.headers).not.toContain('Nats-Required-Api-Level');
   });
+
+  // TestJetStreamAtomicBatchPublishCounterSingleServer, jetstream_batching_test.go:1697-1763
+  for (const storage of ['file', 'memory']) {
+    it(`stores a batch of counter increments as running totals (${storage})`, async () => {
+      await start();
+      await createStream({
+        name: 'TEST',
+        subjects: ['foo'],
+        storage,
+        allow_atomic: true,
+        allow_msg_counter: true,
+      });
+      await fire('foo', member('uuid', 1, { 'Nats-Incr': '1' }));
+      expect(await send('foo', commit('uuid', 2, { 'Nats-Incr': '2' }))).toEqual({
+        stream: 'TEST',
+        seq: 2,
+        batch: 'uuid',
+        count: 2,
+      });
+      expect((await stored('TEST', 1))?.data).toBe('{"val":"1"}');
+      expect((await stored('TEST', 2))?.data).toBe('{"val":"3"}');
+      expect(await send('foo', { 'Nats-Incr': '5' })).toMatchObject({ seq: 3, val: '8' });
+      // A bad increment anywhere in the batch refuses all of it (jetstream_batching.go:255-286).
+      await fire('foo', member('bad', 1, { 'Nats-Incr': '1' }));
+      expect((await send('foo', commit('bad', 2, { 'Nats-Incr': 'x' })))?.error).toEqual(
+        apiError(10171, 'message counter increment is invalid'),
+      );
+      await fire('foo', member('bad', 1, { 'Nats-Incr': '1' }));
+      expect((await send('foo', commit('bad', 2)))?.error).toEqual(
+        apiError(10169, 'message counter increment is missing'),
+      );
+      expect(await streamState('TEST')).toMatchObject({ messages: 3, last_seq: 3 });
+    });
+  }
 
   // v2.12.15 stream.go parseInt64 of Nats-Batch-Sequence: what is not digits is -1, a uint64 max.
   it('reads a sequence that is not a number as nats-server does, and never crashes or stores', async () => {

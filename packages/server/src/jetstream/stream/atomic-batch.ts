@@ -16,6 +16,7 @@ import type { BatchAbandonReason } from '../advisories.js';
 import { headerValue, withoutHeader } from '../shared/header-block.js';
 import type { MessageStore } from '../store/message-store.js';
 import { type BatchMessage, checkBatch, parseSequence } from './batch-checks.js';
+import { REQUIRED_API_LEVEL_HEADER, requiredApiLevelRefused } from './stream-api-level.js';
 
 export const BATCH_ID_HEADER = 'Nats-Batch-Id';
 export const BATCH_SEQUENCE_HEADER = 'Nats-Batch-Sequence';
@@ -159,6 +160,15 @@ export class AtomicBatches {
       this.#drop(batchId);
       return refuse(jsErrors.JSAtomicPublishInvalidBatchCommitErr);
     }
+    // A level the server lacks drops the batch; a level it has is checked and not stored.
+    let kept = headers;
+    if (headerValue(headers, REQUIRED_API_LEVEL_HEADER)) {
+      if (requiredApiLevelRefused(headers)) {
+        this.#abandon(batchId, 'unsupported');
+        return refuse(jsErrors.JSRequiredApiLevelErr);
+      }
+      kept = withoutHeader(headers, REQUIRED_API_LEVEL_HEADER) ?? headers;
+    }
     if (BigInt(batch.messages.length + 1) !== sequence) {
       this.#abandon(batchId, 'incomplete');
       return incomplete();
@@ -170,7 +180,7 @@ export class AtomicBatches {
     // The bytes may be views into a socket's buffer: the batch keeps its own copy.
     batch.messages.push({
       subject,
-      headers: Uint8Array.from(headers),
+      headers: Uint8Array.from(kept),
       payload: Uint8Array.from(payload),
     });
     if (commit === undefined) {

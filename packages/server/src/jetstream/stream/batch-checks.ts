@@ -1,7 +1,7 @@
 /**
  * The checks an atomic batch passes at its commit, before any of it is stored: every message's
  * expected-* headers, `Nats-Msg-Id` and rollup against the stream as it was before the batch,
- * and the stream's discard-new limits against the whole batch (nats-server 2.12's
+ * counter increments, and the stream's discard-new limits against the whole batch (nats-server 2.12's
  * checkMsgHeadersPreClusteredProposal, server/jetstream_batching.go at v2.12.15, as a single
  * server runs it). What one message of the batch did is staged here, so that a later one
  * cannot rely on it: only the first may name the last sequence, a subject written earlier in
@@ -12,9 +12,11 @@ import { headerValue } from '../shared/header-block.js';
 import { messageSize } from '../store/limits.js';
 import type { StorageKind } from '../store/message-store.js';
 import { InvalidTtl, messageTtl } from '../store/message-ttl.js';
+import { refuseIncrement } from './counter.js';
 
 const MAX_HEADER_BYTES = 65_535;
 const EXPECTED_LAST_MSG_ID = 'Nats-Expected-Last-Msg-Id';
+const INCREMENT_HEADER = 'Nats-Incr';
 
 /** One message of a batch, as it will be stored. */
 export interface BatchMessage {
@@ -85,8 +87,12 @@ function checkMessage(
       header: EXPECTED_LAST_MSG_ID,
     });
   }
-  if (headers.length > MAX_HEADER_BYTES)
+  if (headers.length > MAX_HEADER_BYTES) {
     return ApiError.of(jsErrors.JSStreamHeaderExceedsMaximumErr);
+  }
+  const counters = config.allow_msg_counter ?? false;
+  const incrementRefusal = refuseIncrement(headers, payload, false, counters);
+  if (incrementRefusal) return ApiError.of(incrementRefusal);
   const expectedStream = header('Nats-Expected-Stream');
   if (expectedStream && expectedStream !== config.name) {
     return ApiError.of(jsErrors.JSStreamNotMatchErr);
@@ -99,6 +105,9 @@ function checkMessage(
       return ApiError.of(jsErrors.JSAtomicPublishContainsDuplicateMessageErr);
     }
     staged.msgIds.add(msgId);
+  }
+  if (counters && header(INCREMENT_HEADER) === undefined) {
+    return ApiError.of(jsErrors.JSMessageIncrMissingErr);
   }
   const lastSeqRefusal = checkExpectedLastSeq(
     stream,
