@@ -5,6 +5,7 @@ import { registerAccount } from './commands/account.js';
 import { registerBench } from './commands/bench.js';
 import { registerConsumer } from './commands/consumer.js';
 import { registerContext } from './commands/context.js';
+import { registerCounter } from './commands/counter.js';
 import { registerKv } from './commands/kv.js';
 import { registerObj } from './commands/obj.js';
 import { registerPub } from './commands/pub.js';
@@ -71,6 +72,7 @@ export function buildProgram(signal: AbortSignal): Command {
     registerBench,
     registerKv,
     registerObj,
+    registerCounter,
   ]) {
     register(program, act);
   }

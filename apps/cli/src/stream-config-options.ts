@@ -25,6 +25,8 @@ export interface StreamConfigFlags {
   denyPurge?: boolean;
   allowDirect?: boolean;
   persistMode?: string;
+  allowCounter?: boolean;
+  allowSchedules?: boolean;
   config?: string;
 }
 
@@ -72,6 +74,9 @@ export function streamConfigOptions(command: Command): Command {
     .option('--no-deny-purge', 'allow purging')
     .option('--allow-direct', 'answer direct get requests')
     .option('--no-allow-direct', 'do not answer direct get requests')
+    .option('--allow-counter', 'make the stream a distributed counter (nats-server 2.12+)')
+    .option('--allow-schedules', 'allow message schedules (nats-server 2.12+)')
+    .option('--no-allow-schedules', 'refuse message schedules')
     .addOption(
       new Option(
         '--persist-mode <mode>',
@@ -110,6 +115,8 @@ export async function streamConfigFromFlags(
   if (flags.denyDelete !== undefined) config.deny_delete = flags.denyDelete;
   if (flags.denyPurge !== undefined) config.deny_purge = flags.denyPurge;
   if (flags.allowDirect !== undefined) config.allow_direct = flags.allowDirect;
+  if (flags.allowCounter !== undefined) config.allow_msg_counter = flags.allowCounter;
+  if (flags.allowSchedules !== undefined) config.allow_msg_schedules = flags.allowSchedules;
   if (flags.persistMode) config.persist_mode = flags.persistMode as StreamConfig['persist_mode'];
   return config;
 }
