@@ -190,6 +190,7 @@ function toJetStreamOptions(js: Settings['jetstream']): JetStreamOptions | undef
     syncInterval: js.syncInterval,
     objectUploadTimeout: js.objectUploadTimeout,
     maxPendingObjectUploads: js.maxPendingObjectUploads,
+    atomicBatch: js.atomicBatch,
   };
 }
 

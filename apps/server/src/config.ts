@@ -81,6 +81,19 @@ const jetstreamBlock = z.looseObject({
   // Ours: the $OBJ object store API's limits.
   object_upload_timeout: duration.optional(),
   max_pending_object_uploads: z.number().int().positive().optional(),
+  // Of nats-server's limits only 2.12's atomic batch ones are read.
+  limits: z
+    .looseObject({
+      batch: z
+        .object({
+          max_inflight_per_stream: z.number().int().positive().optional(),
+          max_inflight_total: z.number().int().positive().optional(),
+          max_msgs: z.number().int().positive().optional(),
+          timeout: duration.optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 const jetstream = z.union([
   z.boolean().transform((enabled) => ({ enabled })),
@@ -362,10 +375,24 @@ function toSettings(c: ConfigShape): Settings {
       syncInterval: js.sync_interval,
       objectUploadTimeout: js.object_upload_timeout,
       maxPendingObjectUploads: js.max_pending_object_uploads,
+      atomicBatch: atomicBatchSettings(js.limits?.batch),
     });
   }
   if (c.tls) settings.tls = tlsSettings(c.tls);
   return dropUndefined(settings);
+}
+
+/** nats-server 2.12's `jetstream { limits { batch {...} } }`. */
+function atomicBatchSettings(
+  batch: NonNullable<z.output<typeof jetstreamBlock>['limits']>['batch'],
+): NonNullable<Settings['jetstream']>['atomicBatch'] {
+  if (!batch) return undefined;
+  return dropUndefined({
+    maxInflightPerStream: batch.max_inflight_per_stream,
+    maxInflightTotal: batch.max_inflight_total,
+    maxMsgs: batch.max_msgs,
+    timeout: batch.timeout,
+  });
 }
 
 function tlsSettings(tls: z.output<typeof tlsBlock>): NonNullable<Settings['tls']> {

@@ -50,6 +50,13 @@ export interface Settings
     /** Milliseconds; the `$OBJ` API's wait for an upload's next chunk. */
     objectUploadTimeout?: number;
     maxPendingObjectUploads?: number;
+    /** Atomic batch limits (`limits { batch {...} } }`); `timeout` in milliseconds. */
+    atomicBatch?: {
+      maxInflightPerStream?: number;
+      maxInflightTotal?: number;
+      maxMsgs?: number;
+      timeout?: number;
+    };
   };
   /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
   websocket?: {

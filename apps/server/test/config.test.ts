@@ -84,6 +84,13 @@ describe('config file validation', () => {
       load('jetstream { object_upload_timeout: "5s", max_pending_object_uploads: 8 }').settings
         .jetstream,
     ).toEqual({ enabled: true, objectUploadTimeout: 5_000, maxPendingObjectUploads: 8 });
+    // TestJetStreamAtomicBatchPublishConfigOpts, jetstream_batching_test.go:719-753 at v2.12.15
+    const batchLimits =
+      'jetstream { limits { batch { max_inflight_per_stream: 10, max_inflight_total: 20, max_msgs: 100, timeout: 5s } } }';
+    expect(load(batchLimits).settings.jetstream).toEqual({
+      enabled: true,
+      atomicBatch: { maxInflightPerStream: 10, maxInflightTotal: 20, maxMsgs: 100, timeout: 5_000 },
+    });
     expect(load('jetstream: false')).toEqual({
       settings: { jetstream: { enabled: false } },
       warnings: [],
