@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { counterFromStream, JetStreamError, PubHeaders, scheduleSpecToHeader } from '../src/mod.js';
 import { expectApiError } from './api-errors.js';
+import { type OfficialJetStream, useOfficialJetStream } from './official.js';
 import { ourServers, uniqueStream, useJetStreamClients } from './servers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +27,11 @@ describe('scheduleSpecToHeader', () => {
 });
 
 describe.each(ourServers)('counters and schedules against $name', (kind) => {
-  const { clients } = useJetStreamClients(kind);
+  const { server, clients } = useJetStreamClients(kind);
+  let official: OfficialJetStream;
+  useOfficialJetStream(server, (opened) => {
+    official = opened;
+  });
 
   it('adds to counters of any size and reads them back', async () => {
     const name = uniqueStream('C');
@@ -103,5 +108,20 @@ describe.each(ourServers)('counters and schedules against $name', (kind) => {
     // The cancellation purged the hourly schedule.
     const other = await clients.jsm.streams.getMessage(name, { last_by_subj: `${name}.other` });
     expect(other).toBeNull();
+  });
+
+  it("takes the official client's schedule option (@nats-io/jetstream 3.4)", async () => {
+    const name = uniqueStream('O');
+    await clients.jsm.streams.add({ name, subjects: [`${name}.>`], allow_msg_schedules: true });
+    await official.js.publish(`${name}.schedule`, 'from nats.js', {
+      schedule: { specification: new Date(Date.now() + 200), target: `${name}.target` },
+    });
+    let fired = await clients.jsm.streams.getMessage(name, { last_by_subj: `${name}.target` });
+    for (let i = 0; i < 40 && !fired; i++) {
+      await sleep(50);
+      fired = await clients.jsm.streams.getMessage(name, { last_by_subj: `${name}.target` });
+    }
+    expect(fired!.string()).toBe('from nats.js');
+    expect(fired!.header.get(PubHeaders.ScheduleNext)).toBe('purge');
   });
 });
