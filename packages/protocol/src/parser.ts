@@ -173,7 +173,15 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   }
 
   /** Parses the next chunk of the stream. */
-  parse(chunk: Uint8Array): void {
+  parse(input: Uint8Array): void {
+    // Frames hand out subarrays of the chunk. A subarray of a Node Buffer goes through Buffer's
+    // own constructor and costs twice that of a plain Uint8Array's, once per message: parse a
+    // plain view of the same bytes. Line ends are still searched in `input`: Buffer's indexOf
+    // is a memchr, Uint8Array's a slower walk through the runtime.
+    const chunk =
+      input.constructor === Uint8Array
+        ? input
+        : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
     let pos = 0;
     switch (this.mode) {
       case LINE:
@@ -192,7 +200,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     }
     const end = chunk.length;
     while (pos >= 0 && pos < end) {
-      const lf = chunk.indexOf(LF, pos);
+      const lf = input.indexOf(LF, pos);
       if (lf < 0) {
         this.mode = PARTIAL;
         this.appendLine(chunk, pos, end);

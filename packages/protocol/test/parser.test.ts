@@ -340,6 +340,19 @@ describe('payload handling', () => {
     expect(hpub.payload.buffer).toBe(chunk.buffer);
   });
 
+  it('hands out plain Uint8Array views of a Node Buffer chunk, at the same bytes', () => {
+    // A subarray of a Buffer runs Buffer's own constructor, twice the cost per message.
+    const chunk = Buffer.from('PUB foo 5\r\nhello\r\nHPUB foo 12 14\r\nNATS/1.0\r\n\r\nhi\r\n');
+    const [pub, hpub] = ServerSideParser.parseAll([chunk]) as Extract<ClientFrame, { op: 'PUB' }>[];
+    expect(pub.payload.constructor).toBe(Uint8Array);
+    expect(pub.payload.buffer).toBe(chunk.buffer);
+    expect(pub.payload.byteOffset).toBe(chunk.byteOffset + 11);
+    expect(text(pub.payload)).toBe('hello');
+    expect(hpub.headers!.constructor).toBe(Uint8Array);
+    expect(text(hpub.headers)).toBe('NATS/1.0\r\n\r\n');
+    expect(text(hpub.payload)).toBe('hi');
+  });
+
   it('assembles a payload that spans chunks once, in a buffer of exactly its size', () => {
     const [msg] = fromServer('MSG foo 1 11\r\nhel', 'lo wo', 'rld\r', '\n') as Extract<
       ServerFrame,
