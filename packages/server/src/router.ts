@@ -113,7 +113,8 @@ export class Router {
   /**
    * Routes a message another server forwarded (a leaf node's LMSG): every plain subscription
    * gets it, but only the queue groups named in `queues` do, for the sending server has already
-   * picked where each of its groups is served.
+   * picked where each of its groups is served. `shownSubject` as for publish (a JetStream
+   * delivery that crossed).
    */
   routeForwarded(
     from: Subscriber,
@@ -122,9 +123,10 @@ export class Router {
     headers: Uint8Array | undefined,
     payload: Uint8Array,
     queues: readonly string[],
+    shownSubject?: string,
   ): boolean {
     const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
-    return this.#route(from, subject, reply, headers, payload, undefined, once, queues);
+    return this.#route(from, subject, reply, headers, payload, shownSubject, once, queues);
   }
 
   #route(

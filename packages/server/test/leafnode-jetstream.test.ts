@@ -85,4 +85,42 @@ describe.each(hubs)('our leaf (domain EDGE) of $name', (kind) => {
     expect((await hubFromLeaf.getAccountInfo()).domain).toBe('HUB');
     expect((await edgeFromHub.getAccountInfo()).domain).toBe('EDGE');
   });
+
+  it('sources a hub stream into a leaf stream through the domain, and the reverse', async () => {
+    const hub = await kind.start();
+    running.push(hub);
+    const leaf = await ourLeaf(hub.leafPort, {}, { jetstream: { domain: 'EDGE' } });
+    running.push(leaf);
+    const onHub = await open(hub.url);
+    const onLeaf = await open(leaf.url);
+    const hubLocal = await jetstreamManager(onHub);
+    const leafLocal = await jetstreamManager(onLeaf);
+    await managerOf(onLeaf, 'HUB');
+    await managerOf(onHub, 'EDGE');
+    await hubLocal.streams.add({ name: 'ORDERS', subjects: ['orders.>'] });
+    await leafLocal.streams.add({ name: 'READINGS', subjects: ['readings.>'] });
+    await leafLocal.streams.add({
+      name: 'ORDERS_COPY',
+      sources: [{ name: 'ORDERS', domain: 'HUB' }],
+    });
+    await hubLocal.streams.add({
+      name: 'READINGS_COPY',
+      sources: [{ name: 'READINGS', domain: 'EDGE' }],
+    });
+    for (let i = 0; i < 5; i++) {
+      onHub.publish(`orders.${i}`, `o${i}`);
+      onLeaf.publish(`readings.${i}`, `r${i}`);
+    }
+    await eventually(async () => {
+      expect((await leafLocal.streams.info('ORDERS_COPY')).state.messages).toBe(5);
+      expect((await hubLocal.streams.info('READINGS_COPY')).state.messages).toBe(5);
+    }, 20_000);
+    // Stored under the subjects they were published on (a delivery shows the stream subject).
+    expect((await leafLocal.streams.getMessage('ORDERS_COPY', { seq: 1 })).subject).toBe(
+      'orders.0',
+    );
+    expect((await hubLocal.streams.getMessage('READINGS_COPY', { seq: 1 })).subject).toBe(
+      'readings.0',
+    );
+  });
 });

@@ -207,7 +207,12 @@ export class LeafConnection implements Subscriber {
   ): boolean {
     if (!this.#ready || this.#closed || this.interest?.refuses(subject)) return false;
     const headers = this.headers ? message.headers : undefined;
-    const reply = message.reply;
+    // A JetStream delivery is routed on its deliver subject and shown with the stream's subject;
+    // nats-server carries the latter across after an '@' at the end of the reply.
+    const reply =
+      message.reply !== undefined && message.subject !== subject
+        ? `${message.reply}@${message.subject}`
+        : message.reply;
     let args = subject;
     if (queues.length > 0) {
       args += reply === undefined ? ` | ${queues.join(' ')}` : ` + ${reply} ${queues.join(' ')}`;
@@ -378,13 +383,25 @@ export class LeafConnection implements Subscriber {
     this.inBytes += size;
     this.#host.stats.inMsgs++;
     this.#host.stats.inBytes += size;
+    let reply = frame.reply;
+    let shown: string | undefined;
+    // A JetStream delivery that crossed: `<ack reply>@<stream subject>` (nats-server does this
+    // for $JS.ACK replies only).
+    if (reply?.startsWith(JS_ACK_PREFIX)) {
+      const at = reply.lastIndexOf('@');
+      if (at !== -1 && at < reply.length - 1) {
+        shown = reply.slice(at + 1);
+        reply = reply.slice(0, at);
+      }
+    }
     this.account!.router.routeForwarded(
       this,
       frame.subject,
-      frame.reply,
+      reply,
       frame.headers,
       frame.payload,
       frame.queues,
+      shown,
     );
   }
 
@@ -411,6 +428,7 @@ export class LeafConnection implements Subscriber {
 }
 
 const CRLF = new Uint8Array([0x0d, 0x0a]);
+const JS_ACK_PREFIX = '$JS.ACK.';
 
 function describe(frame: LeafFrame): string {
   switch (frame.op) {
