@@ -69,7 +69,7 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
     failedRestarts: 0,
     problems: [],
   };
-  const [stormMin, stormMax] = options.stormMs ?? [500, 2_500];
+  const [stormMin, stormMax] = options.stormMs ?? [300, 1_500];
   await fs.mount();
   let server: RunningNatsServer | undefined = await startNatsServer({
     bin: target.bin,
@@ -102,12 +102,14 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
         server = undefined;
         break;
       }
+      const checkedAt = Date.now();
       const findings = await check(server.url, outcome, { since, crashAt, restartedAt });
       // What did not survive is made again, as an operator would, so the cycles go on.
       await createWorkload(server.url);
       options.log(
         `${target.name} cycle ${cycle}: ${outcome.ledger.messageCount} acknowledged, ${findings.lostMessages.length} lost now (${outcome.lostMessages.size} in all); ` +
-          `${outcome.ledger.ackCount} acks confirmed, ${outcome.lostAcks.size} lost; ${outcome.lostKvPuts.size} KV puts lost; ${outcome.streamsNotOpening} stream openings failed`,
+          `${outcome.ledger.ackCount} acks confirmed, ${outcome.lostAcks.size} lost; ${outcome.lostKvPuts.size} KV puts lost; ${outcome.streamsNotOpening} stream openings failed ` +
+          `(restart ${checkedAt - restartedAt} ms, check ${Date.now() - checkedAt} ms)`,
       );
     }
     if (server !== undefined) {

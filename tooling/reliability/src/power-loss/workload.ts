@@ -13,7 +13,7 @@ export const CONSUMER = 'WORKER';
 export const ACK_WAIT_MS = 1_000;
 
 const subjectOf = (stream: string) => `pl.${stream.slice(3).toLowerCase()}`;
-const PUBLISHERS_PER_STREAM = 8;
+const PUBLISHERS_PER_STREAM = 4;
 const KV_WRITERS = 4;
 const KEYS_PER_WRITER = 10;
 
@@ -47,7 +47,7 @@ export interface Storm {
 }
 
 /**
- * The publish storm: on each stream 8 publishers awaiting their PubAcks and one publishing
+ * The publish storm: on each stream 4 publishers awaiting their PubAcks and one publishing
  * asynchronously (up to 256 acks outstanding), 4 KV writers, and the consumer acking with double
  * acks; everything confirmed goes into the ledger. Runs until `end()`.
  */
