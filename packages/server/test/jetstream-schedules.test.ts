@@ -200,55 +200,59 @@ describe('schedule headers on publish', () => {
 
 describe('@at schedules (nats-server 2.12)', () => {
   // TestJetStreamClusterScheduledDelayedMessage, jetstream_cluster_1_test.go:9760-9820 (v2.14.2)
-  it('replaces a schedule on its subject and fires its message once, with its headers', async () => {
-    await created({
-      name: 'S',
-      subjects: ['foo.*'],
-      allow_msg_schedules: true,
-      allow_msg_ttl: true,
-    });
-    const far = await publish('foo.schedule', {
-      'Nats-Schedule': at(3_600_000),
-      'Nats-Schedule-Target': 'foo.publish',
-      'Nats-Schedule-TTL': '1s',
-      'Nats-Rollup': 'sub',
-    });
-    expect(far).toEqual({ stream: 'S', seq: 1 });
-    const soon = await publish(
-      'foo.schedule',
-      {
-        'Nats-Schedule': at(1_000),
+  it.each(['file', 'memory'])(
+    'replaces a schedule on its subject and fires its message once, with its headers (%s)',
+    async (storage) => {
+      await created({
+        name: 'S',
+        subjects: ['foo.*'],
+        storage,
+        allow_msg_schedules: true,
+        allow_msg_ttl: true,
+      });
+      const far = await publish('foo.schedule', {
+        'Nats-Schedule': at(3_600_000),
         'Nats-Schedule-Target': 'foo.publish',
         'Nats-Schedule-TTL': '1s',
-        'Nats-Expected-Stream': 'S',
-        'Nats-Expected-Last-Sequence': '1',
-        'Nats-Expected-Last-Subject-Sequence': '1',
-        'Nats-Msg-Id': 'X',
-        'Nats-TTL': '60s',
-        Header: 'Value',
-      },
-      'hello',
-    );
-    expect(soon).toEqual({ stream: 'S', seq: 2 });
-    // The rollup added to the second schedule replaced the first.
-    expect(stateOf(await info('S'))).toMatchObject({ messages: 1, last_seq: 2 });
-    expect(headersOf((await message('S', 2))?.headers)).toMatchObject({ 'Nats-Rollup': 'sub' });
+        'Nats-Rollup': 'sub',
+      });
+      expect(far).toEqual({ stream: 'S', seq: 1 });
+      const soon = await publish(
+        'foo.schedule',
+        {
+          'Nats-Schedule': at(1_000),
+          'Nats-Schedule-Target': 'foo.publish',
+          'Nats-Schedule-TTL': '1s',
+          'Nats-Expected-Stream': 'S',
+          'Nats-Expected-Last-Sequence': '1',
+          'Nats-Expected-Last-Subject-Sequence': '1',
+          'Nats-Msg-Id': 'X',
+          'Nats-TTL': '60s',
+          Header: 'Value',
+        },
+        'hello',
+      );
+      expect(soon).toEqual({ stream: 'S', seq: 2 });
+      // The rollup added to the second schedule replaced the first.
+      expect(stateOf(await info('S'))).toMatchObject({ messages: 1, last_seq: 2 });
+      expect(headersOf((await message('S', 2))?.headers)).toMatchObject({ 'Nats-Rollup': 'sub' });
 
-    await until(async () => stateOf(await info('S')).last_seq === 3, 3_000);
-    // Storing it purged the schedule.
-    expect(stateOf(await info('S'))).toMatchObject({ messages: 1, first_seq: 3, last_seq: 3 });
-    const fired = await message('S', 3);
-    expect(fired?.subject).toBe('foo.publish');
-    expect(fired?.data).toBe('hello');
-    expect(headersOf(fired?.headers)).toEqual({
-      Header: 'Value',
-      'Nats-Scheduler': 'foo.schedule',
-      'Nats-Schedule-Next': 'purge',
-      'Nats-TTL': '1s',
-    });
-    // Then its TTL removes it.
-    await until(async () => stateOf(await info('S')).messages === 0, 3_000);
-  });
+      await until(async () => stateOf(await info('S')).last_seq === 3, 3_000);
+      // Storing it purged the schedule.
+      expect(stateOf(await info('S'))).toMatchObject({ messages: 1, first_seq: 3, last_seq: 3 });
+      const fired = await message('S', 3);
+      expect(fired?.subject).toBe('foo.publish');
+      expect(fired?.data).toBe('hello');
+      expect(headersOf(fired?.headers)).toEqual({
+        Header: 'Value',
+        'Nats-Scheduler': 'foo.schedule',
+        'Nats-Schedule-Next': 'purge',
+        'Nats-TTL': '1s',
+      });
+      // Then its TTL removes it.
+      await until(async () => stateOf(await info('S')).messages === 0, 3_000);
+    },
+  );
 
   // TestJetStreamClusterScheduledMessageSubjectSourcing, jetstream_cluster_1_test.go:9837-9920
   it('fires the last message of its source subject', async () => {
@@ -269,6 +273,52 @@ describe('@at schedules (nats-server 2.12)', () => {
       'Nats-Scheduler': 'foo.schedule',
       'Nats-Schedule-Next': 'purge',
     });
+  });
+
+  // TestJetStreamClusterScheduledMessageSubjectSourcingFallback, jetstream_cluster_1_test.go:9925
+  it('fires its own payload when its source subject holds nothing', async () => {
+    await created({ name: 'S', subjects: ['foo.*'], allow_msg_schedules: true });
+    await publish(
+      'foo.schedule',
+      {
+        'Nats-Schedule': '@at 1970-01-01T00:00:00Z',
+        'Nats-Schedule-Target': 'foo.publish',
+        'Nats-Schedule-Source': 'foo.data',
+      },
+      'own',
+    );
+    await until(async () => (await message('S', 2)) !== undefined, 3_000);
+    expect((await message('S', 2))?.data).toBe('own');
+  });
+
+  // TestJetStreamScheduledMessageNotTriggering, jetstream_test.go:22383 (v2.14.2)
+  it('is not put off by later schedules that fire later', async () => {
+    await created({ name: 'S', subjects: ['foo.>'], allow_msg_schedules: true });
+    await publish('foo.schedule.first', {
+      'Nats-Schedule': at(3_600_000),
+      'Nats-Schedule-Target': 'foo.msg',
+    });
+    let stop = false;
+    const later = (async () => {
+      for (let i = 1; !stop; i++) {
+        await publish(`foo.schedule.${i}`, {
+          'Nats-Schedule': at(3_600_000),
+          'Nats-Schedule-Target': 'foo.msg',
+        });
+        await sleep(100);
+      }
+    })();
+    try {
+      const soon = await publish('foo.schedule.validate', {
+        'Nats-Schedule': at(1_000),
+        'Nats-Schedule-Target': 'foo.msg',
+      });
+      // Fired: the schedule was purged.
+      await until(async () => (await message('S', soon.seq as number)) === undefined, 3_000);
+    } finally {
+      stop = true;
+      await later;
+    }
   });
 
   // TestJetStreamScheduledMessageNotDeactivated, jetstream_test.go:22513 (v2.14.2)
