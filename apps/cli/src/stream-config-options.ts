@@ -27,6 +27,7 @@ export interface StreamConfigFlags {
   persistMode?: string;
   allowCounter?: boolean;
   allowSchedules?: boolean;
+  allowBatch?: boolean;
   config?: string;
 }
 
@@ -77,6 +78,8 @@ export function streamConfigOptions(command: Command): Command {
     .option('--allow-counter', 'make the stream a distributed counter (nats-server 2.12+)')
     .option('--allow-schedules', 'allow message schedules (nats-server 2.12+)')
     .option('--no-allow-schedules', 'refuse message schedules')
+    .option('--allow-batch', 'allow atomic batch publishing (nats-server 2.12+)')
+    .option('--no-allow-batch', 'refuse atomic batches')
     .addOption(
       new Option(
         '--persist-mode <mode>',
@@ -117,6 +120,7 @@ export async function streamConfigFromFlags(
   if (flags.allowDirect !== undefined) config.allow_direct = flags.allowDirect;
   if (flags.allowCounter !== undefined) config.allow_msg_counter = flags.allowCounter;
   if (flags.allowSchedules !== undefined) config.allow_msg_schedules = flags.allowSchedules;
+  if (flags.allowBatch !== undefined) config.allow_atomic = flags.allowBatch;
   if (flags.persistMode) config.persist_mode = flags.persistMode as StreamConfig['persist_mode'];
   return config;
 }

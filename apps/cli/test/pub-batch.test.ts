@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failure, slipSuite, startJetStreamServer } from './slip.js';
 
-// `slip pub --batch`: the --count messages as one atomic batch (nats-server 2.12, ADR-50) through
+// `slip pub --atomic` (natscli's flag; --batch too): the --count messages as one atomic batch (nats-server 2.12, ADR-50) through
 // @slipstream/jetstream's startBatch; our server has it, nats-server 2.9.10 does not.
 describe('pub --batch against slipstream-server', () => {
   const { run, json } = slipSuite(startJetStreamServer);
@@ -12,13 +12,19 @@ describe('pub --batch against slipstream-server', () => {
     api(`$JS.API.STREAM.CREATE.${config.name}`, JSON.stringify(config));
 
   it('publishes the messages as one batch and prints the batch ack', async () => {
-    const created = await createStream({
-      name: 'ORDERS',
-      subjects: ['orders.>'],
-      allow_atomic: true,
-    });
+    // natscli's `stream add --allow-batch`.
+    const created = await json(
+      'stream',
+      'add',
+      'ORDERS',
+      '--subjects',
+      'orders.>',
+      '--allow-batch',
+      '--defaults',
+    );
     expect(created).toMatchObject({ config: { allow_atomic: true } });
-    const published = await run('pub', 'orders.new', 'line {{Count}}', '--count', '5', '--batch');
+    // natscli's `pub --atomic`, and --batch.
+    const published = await run('pub', 'orders.new', 'line {{Count}}', '--count', '5', '--atomic');
     expect(published.code).toBe(0);
     expect(published.stdout).toMatch(
       /^Stored batch \S+ of 5 messages in stream ORDERS, the last as message 5\n$/,
@@ -41,7 +47,7 @@ describe('pub --batch against slipstream-server', () => {
     const info = await api('$JS.API.STREAM.INFO.PLAIN');
     expect(info).toMatchObject({ state: { messages: 0 } });
     expect(await run('pub', 'plain', 'x', '--batch')).toEqual(
-      failure('--batch needs --count of at least 2: a batch is its first message and its commit'),
+      failure('--atomic needs --count of at least 2: a batch is its first message and its commit'),
     );
   });
 });

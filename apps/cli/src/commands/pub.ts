@@ -14,6 +14,7 @@ interface PubOptions {
   reply?: string;
   jetstream?: boolean;
   batch?: boolean;
+  atomic?: boolean;
 }
 
 /** `slip pub`: publishes one message, or --count of them with a template body. */
@@ -30,24 +31,26 @@ export function registerPub(program: Command, act: Act): void {
       .option('--reply <subject>', 'reply subject to send with the message')
       .option('-J, --jetstream', 'publish to a stream and wait for its acknowledgement')
       .option(
-        '--batch',
-        'publish the --count messages as one atomic batch: the stream stores all or none (nats-server 2.12, allow_atomic)',
-      ),
+        '--atomic',
+        'publish the --count messages as one atomic batch: the stream stores all or none (nats-server 2.12, allow_atomic; implies --jetstream)',
+      )
+      .option('--batch', 'the same as --atomic'),
     'slip pub orders.new "order {{Count}} at {{TimeStamp}}" --count 10 --sleep 100ms -H Source:cli',
-    'slip pub orders.new "line {{Count}}" --count 5 --batch',
+    'slip pub orders.new "line {{Count}}" --count 5 --atomic',
   ).action(
     act(async (session, subject: string, body: string | undefined, options: PubOptions) => {
       const count = parseInteger(options.count, 1);
       const pause = options.sleep ? parseDuration(options.sleep) : 0;
       const render = await compileTemplate(await bodyOrStdin(body));
       const headers = await parseHeaders(options.header);
-      if (options.batch && count < 2) {
+      const atomic = options.atomic || options.batch;
+      if (atomic && count < 2) {
         throw new Error(
-          '--batch needs --count of at least 2: a batch is its first message and its commit',
+          '--atomic needs --count of at least 2: a batch is its first message and its commit',
         );
       }
       const nc = await session.connect();
-      const js = options.jetstream || options.batch ? await session.jetstream() : undefined;
+      const js = options.jetstream || atomic ? await session.jetstream() : undefined;
       const bar = count > 1 && !session.json ? progressBar('Publishing', count) : undefined;
       let bytes = 0;
       let sent = 0;
@@ -57,7 +60,7 @@ export function registerPub(program: Command, act: Act): void {
       for (; sent < count && !session.signal.aborted; ) {
         const data = render({ count: sent + 1 });
         bytes += Buffer.byteLength(data);
-        if (options.batch && js) {
+        if (atomic && js) {
           if (!batch) batch = await js.startBatch(subject, data, { headers });
           else if (sent + 1 < count) batch.add(subject, data, { headers });
           else batchAck = await batch.commit(subject, data, { headers });
@@ -69,7 +72,7 @@ export function registerPub(program: Command, act: Act): void {
       }
       await nc.flush();
       bar?.stop();
-      if (options.batch && !batchAck) {
+      if (atomic && !batchAck) {
         throw new Error(
           `batch ${batch?.id ?? ''} interrupted after ${sent} messages: the stream stores none of it`,
         );
