@@ -1,8 +1,9 @@
 /**
  * Counters (nats-server 2.12, ADR-49): a stream with `allow_msg_counter` keeps one integer per
  * subject, of any size, changed by publishing an increment. This is the ADR's counter client
- * (orbit's `NewCounterFromStream`, `Add`, `Get`) in TypeScript: `counterFromStream(js, name)`,
- * then `add(subject, by)` for the new total and `get(subject)` for the entry with its sources.
+ * (orbit's `NewCounterFromStream`, `Add`, `Get`, `GetMultiple`) in TypeScript:
+ * `counterFromStream(js, name)`, then `add(subject, by)` for the new total, `get(subject)` for the
+ * entry with its sources, `getMultiple(patterns)` for the entries of every matching subject.
  * nats.js v3 has no counter API; the numbers are BigInts, as the server's are unbounded.
  */
 import { headers } from '@slipstream/protocol';
@@ -30,6 +31,8 @@ export interface Counter {
   add(subject: string, by: bigint | number): Promise<bigint>;
   /** The subject's counter; throws when the subject has none. */
   get(subject: string): Promise<CounterEntry>;
+  /** The counters of every subject matching the patterns (wildcards allowed), each once. */
+  getMultiple(subjects: string[]): AsyncIterable<CounterEntry>;
 }
 
 /**
@@ -80,6 +83,18 @@ class StreamCounter implements Counter {
       sources: recorded ? sourcesOf(recorded) : new Map(),
       increment: increment ? BigInt(increment) : undefined,
     };
+  }
+
+  async *getMultiple(subjects: string[]): AsyncIterable<CounterEntry> {
+    const seen = new Set<string>();
+    for (const pattern of subjects) {
+      const info = await this.jsm.streams.info(this.stream, { subjects_filter: pattern });
+      for (const subject of Object.keys(info.state.subjects ?? {}).sort()) {
+        if (seen.has(subject)) continue;
+        seen.add(subject);
+        yield await this.get(subject);
+      }
+    }
   }
 }
 

@@ -52,6 +52,15 @@ describe.each(ourServers)('counters and schedules against $name', (kind) => {
       increment: 2n ** 70n,
     });
     await expect(counter.get(`${name}.none`)).rejects.toThrow(JetStreamError);
+    await counter.add(`${name}.misses`, 2);
+    const all: [string, bigint][] = [];
+    for await (const entry of counter.getMultiple([`${name}.*`, `${name}.hits`])) {
+      all.push([entry.subject, entry.value]);
+    }
+    expect(all).toEqual([
+      [`${name}.hits`, 2n ** 70n + 3n],
+      [`${name}.misses`, 2n],
+    ]);
     await expect(counter.add(`${name}.hits`, 1.5)).rejects.toThrow(JetStreamError);
     // The server's refusal of a message without an increment (10169).
     await expectApiError(clients.js.publish(`${name}.hits`, 'x'), 400, 10169);
