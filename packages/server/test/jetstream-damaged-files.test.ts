@@ -197,14 +197,36 @@ describe('a damaged stream file found at start', () => {
     await writable(client);
   });
 
-  it('a flipped bit in meta.json: offline (10118), never not found, files left as they are', async () => {
+  /** Flips the bit that turns the subject s.> into r.>, which leaves valid JSON. */
+  function flipSubject(file: string): Buffer {
+    const bytes = readFileSync(file);
+    bytes[bytes.indexOf('"s.>"') + 1]! ^= 0x01;
+    writeFileSync(file, bytes);
+    return bytes;
+  }
+
+  it('a flipped bit in meta.json: rewritten from its copy, the stream served as it was', async () => {
     await storedAndStopped();
     const meta = join(streamDir(), 'meta.json');
-    const bytes = readFileSync(meta);
-    // A bit that leaves valid JSON: the subject s.> becomes r.>, which must not be served.
-    const at = bytes.indexOf('"s.>"') + 1;
-    bytes[at]! ^= 0x01;
-    writeFileSync(meta, bytes);
+    const damaged = flipSubject(meta);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.error).toBeUndefined();
+    expect(info.config.subjects).toEqual(['s.>']);
+    expect(info.state.messages).toBe(MESSAGES);
+    expect(readFileSync(meta)).toEqual(readFileSync(join(streamDir(), 'meta.copy.json')));
+    expect(readFileSync(join(movedAside(), 'meta.json'))).toEqual(damaged);
+    expect(errors.join('\n')).toContain('meta.json is damaged (checksum mismatch)');
+    const health = (await (await fetch(`${server!.httpUrl}/healthz`)).json()) as Reply;
+    expect(health.error).toContain("JetStream stream '$G > S' is damaged");
+    await writable(client);
+  });
+
+  it('both meta files damaged: offline (10118), never not found, files left as they are', async () => {
+    await storedAndStopped();
+    const meta = flipSubject(join(streamDir(), 'meta.json'));
+    const copy = flipSubject(join(streamDir(), 'meta.copy.json'));
     const before = readFileSync(database());
     const client = await start();
 
@@ -215,7 +237,8 @@ describe('a damaged stream file found at start', () => {
     const list = await request(client, '$JS.API.STREAM.LIST');
     expect(list.missing).toEqual(['S']);
     expect(list.offline.S).toContain('meta.json is damaged');
-    expect(readFileSync(meta)).toEqual(bytes);
+    expect(readFileSync(join(streamDir(), 'meta.json'))).toEqual(meta);
+    expect(readFileSync(join(streamDir(), 'meta.copy.json'))).toEqual(copy);
     expect(readFileSync(database())).toEqual(before);
     const health = (await (await fetch(`${server!.httpUrl}/healthz`)).json()) as Reply;
     expect(health.error).toContain("JetStream stream '$G > S' is damaged");

@@ -29,6 +29,7 @@ import {
 } from './stream/stream-config.js';
 import { type StreamDamage, StreamDamageReports } from './stream/stream-damage.js';
 import {
+  damagedFilesDir,
   listStreamDirs,
   messagesFile,
   readStreamMeta,
@@ -118,12 +119,14 @@ export class JsAccount {
   }
 
   #restore(name: string, dir: string, salvage = false): void {
-    const meta = readStreamMeta(dir);
+    const aside = damagedFilesDir(dir, new Date());
+    const meta = readStreamMeta(dir, aside);
+    if (meta.repaired) this.#damage.metaRepaired(name, meta.repaired);
     const file = messagesFile(dir);
     let salvaged: Salvage | undefined;
     const damage = salvage && existsSync(file) ? inspectSqliteFile(file) : undefined;
     if (damage) {
-      salvaged = salvageSqliteFile(file);
+      salvaged = salvageSqliteFile(file, aside);
       this.#damage.salvaged(name, damage, salvaged);
     }
     const store = this.#openStore(meta.config, dir);

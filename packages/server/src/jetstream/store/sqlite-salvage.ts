@@ -4,8 +4,8 @@
  * then SQLite's integrity check) on a read-only connection, which neither writes the file nor
  * folds its WAL into it. `salvageSqliteFile` copies every message and consumer that still reads
  * intact into a new file, checked row by row so that one damaged page costs only its rows, then
- * moves the damaged files aside into `damaged-<time>/` beside it (nothing is deleted) and puts
- * the new file in their place; a failure before that last step leaves the files as they were.
+ * moves the damaged files into the directory its caller names (nothing is deleted) and puts the
+ * new file in their place; a failure before that last step leaves the files as they were.
  */
 import {
   closeSync,
@@ -121,7 +121,7 @@ function intact([seq, time, subject, headers, payload, checksum, encoding]: RowC
  * Rebuilds `file` from what still reads intact. Throws, leaving the files as they were, when
  * nothing of it can be opened (a damaged header: SQLite's "file is not a database").
  */
-export function salvageSqliteFile(file: string, now = new Date()): Salvage {
+export function salvageSqliteFile(file: string, aside: () => string): Salvage {
   const dir = dirname(file);
   const work = join(dir, 'salvage.tmp');
   rmSync(work, { recursive: true, force: true });
@@ -134,15 +134,14 @@ export function salvageSqliteFile(file: string, now = new Date()): Salvage {
     const rebuilt = join(work, 'rebuilt.db');
     const { kept, lost, lostConsumers } = copyIntact(copy, rebuilt, highestRowid(copy));
     syncFile(rebuilt);
-    const aside = join(dir, `damaged-${now.toISOString().replace(/[:.]/g, '-')}`);
-    mkdirSync(aside);
+    const into = aside();
     for (const suffix of SUFFIXES) {
       const path = file + suffix;
-      if (existsSync(path)) renameSync(path, join(aside, basename(path)));
+      if (existsSync(path)) renameSync(path, join(into, basename(path)));
     }
     renameSync(rebuilt, file);
     syncFile(dir);
-    return { aside, kept, lost, lostConsumers };
+    return { aside: into, kept, lost, lostConsumers };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -77,6 +77,11 @@ export class StreamDamageReports {
     );
   }
 
+  /** The start found one of the stream's meta files damaged and rewrote it from the other. */
+  metaRepaired(stream: string, detail: string): void {
+    this.#report({ stream, error: detail }, `had ${detail}`);
+  }
+
   /**
    * A stream that could not be opened at start (its meta.json, or a file with nothing readable):
    * left as it is on disk and answered as offline.
