@@ -36,6 +36,8 @@ const TIME_ZONE = 'Nats-Schedule-Time-Zone';
 const SCHEDULER = 'Nats-Scheduler';
 const NEXT = 'Nats-Schedule-Next';
 const PURGE = 'purge';
+/** What every scheduling header starts with: a block without it needs no further look. */
+const SCHEDULING_PREFIX = Buffer.from('Nats-Sched');
 /** nats-server fires no sooner than this after arming, not to slow down the stream's ingest. */
 const MIN_WAIT_MS = 250;
 
@@ -56,7 +58,7 @@ export function admitSchedule(
   lastOf: (subject: string) => StoredMessage | undefined,
   nowMs = Date.now(),
 ): ScheduleAdmission {
-  if (!headers || headers.length === 0) return { headers };
+  if (!headers || !hasSchedulingHeader(headers)) return { headers };
   const allowed = config.allow_msg_schedules ?? false;
   const refuse = (entry: JsErrorEntry): ScheduleAdmission => ({ refused: entry });
   const firing = firingOf(headers, nowMs, nowMs);
@@ -110,9 +112,15 @@ export function admitSchedule(
   return { headers: admitted };
 }
 
+function hasSchedulingHeader(block: Uint8Array): boolean {
+  return Buffer.from(block.buffer, block.byteOffset, block.length).includes(SCHEDULING_PREFIX);
+}
+
 /** The schedule whose one-off firing `headers` are (`Nats-Schedule-Next: purge`), to purge. */
 export function finishedSchedule(headers: Uint8Array | undefined): string | undefined {
-  if (!headers || headers.length === 0 || headerValue(headers, NEXT) !== PURGE) return undefined;
+  if (!headers || !hasSchedulingHeader(headers) || headerValue(headers, NEXT) !== PURGE) {
+    return undefined;
+  }
   return headerValue(headers, SCHEDULER) || undefined;
 }
 
