@@ -259,7 +259,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     const options = this.options.leafNodes;
     if (!options) return;
     const { LeafNodes } = await import('./leafnode/leaf-nodes.js');
-    this.leafNodes = new LeafNodes(this, options, this.authenticator !== undefined);
+    this.leafNodes = new LeafNodes(this, options, this.authenticator);
     try {
       await this.leafNodes.start();
     } catch (error) {

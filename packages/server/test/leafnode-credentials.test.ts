@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { freePort, startNatsServer, TestOperator } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { eventually, firstDelivery, type LeafTestServer, ourLeaf } from './leafnode-support.js';
+import {
+  eventually,
+  firstDelivery,
+  type LeafTestServer,
+  natsServerWith,
+  ourHub,
+  ourLeaf,
+} from './leafnode-support.js';
 import type { OfficialConnection } from './official-connection.js';
 
 const running: { stop(): Promise<void> }[] = [];
@@ -72,5 +79,81 @@ describe('our leaf logging in to an operator-mode nats-server hub with credentia
     const leaf = await ourLeaf(leafPort, { credentials: credsFile('not a creds file\n') });
     running.push(leaf);
     await eventually(() => expect(leaf.output()).toMatch(/credentials file .* malformed/));
+  });
+});
+
+describe('our hub without leafnodes authorization logs leaves in as it logs in clients', () => {
+  it("binds a nats-server leaf logging in as an account's user to that account", async () => {
+    const hub = await ourHub(undefined, {
+      accounts: {
+        A: {
+          users: [
+            { user: 'leaf', pass: 'pw' },
+            { user: 'app', pass: 'app' },
+          ],
+        },
+        B: { users: [{ user: 'other', pass: 'other' }] },
+      },
+    });
+    running.push(hub);
+    const leaf = await natsServerWith(
+      `remotes = [ { url: "nats-leaf://leaf:pw@127.0.0.1:${hub.leafPort}" } ]`,
+    );
+    running.push(leaf);
+    const onHub = await connect({ servers: hub.url, user: 'app', pass: 'app' });
+    connections.push(onHub);
+    const onLeaf = await connect({ servers: leaf.url });
+    connections.push(onLeaf);
+    const up = onHub.subscribe('up');
+    expect((await firstDelivery(onLeaf, 'up', up, 'into A')).string()).toBe('into A');
+    expect(hub.output()).toMatch(/registered for account: A/);
+  });
+
+  it('refuses a wrong password, and a user with permissions (not applied to leaves yet)', async () => {
+    const hub = await ourHub(undefined, {
+      accounts: {
+        A: {
+          users: [
+            { user: 'leaf', pass: 'pw' },
+            { user: 'limited', pass: 'pw', permissions: { publish: { allow: ['x'] } } },
+          ],
+        },
+      },
+    });
+    running.push(hub);
+    for (const user of ['leaf:wrong', 'limited:pw']) {
+      const leaf = await natsServerWith(
+        `remotes = [ { url: "nats-leaf://${user}@127.0.0.1:${hub.leafPort}" } ]`,
+      );
+      running.push(leaf);
+      await eventually(() => expect(leaf.output()).toContain('Authorization Violation'));
+    }
+    expect(hub.output()).toContain('permissions on leaf node logins are not supported yet');
+    expect(hub.output()).not.toMatch(/registered for account/);
+  });
+
+  it('logs a nats-server leaf in with a .creds file in operator mode', async () => {
+    const operator = new TestOperator();
+    const app = operator.account('APP');
+    const hub = await ourHub(undefined, {
+      operator: { jwts: [operator.jwt], resolver: { type: 'memory', preload: operator.preload() } },
+      systemAccount: operator.system.publicKey,
+    });
+    running.push(hub);
+    const creds = credsFile(app.user('leaf').creds);
+    const leaf = await natsServerWith(
+      `remotes = [ { url: "nats-leaf://127.0.0.1:${hub.leafPort}", credentials: "${creds}" } ]`,
+    );
+    running.push(leaf);
+    const onHub = await connect({
+      servers: hub.url,
+      authenticator: credsAuthenticator(new TextEncoder().encode(app.user('client').creds)),
+    });
+    connections.push(onHub);
+    const onLeaf = await connect({ servers: leaf.url });
+    connections.push(onLeaf);
+    const down = onLeaf.subscribe('down');
+    expect((await firstDelivery(onHub, 'down', down, 'to the edge')).string()).toBe('to the edge');
+    expect(hub.output()).toContain(`registered for account: ${app.publicKey}`);
   });
 });

@@ -7,8 +7,15 @@ import type { LeafFrame } from './leaf-parser.js';
 export interface AcceptHost {
   /** The INFO JSON for connection `cid`, with its nonce. */
   leafInfo(cid: number, nonce: string, extra?: Record<string, unknown>): string;
-  /** The account the CONNECT's user logs in to; undefined when it may not. */
-  login(user: string | undefined, password: string | undefined): Account | undefined;
+  /**
+   * The account the CONNECT's credentials log in to; undefined when they may not (a promise
+   * while a bcrypt hash or a resolver is asked).
+   */
+  login(
+    credentials: LeafCredentials,
+    nonce: string,
+    ip: string,
+  ): Account | undefined | Promise<Account | undefined>;
   /** The accepted leaves so far, to replace a stale one from the same server. */
   accepted(): Iterable<LeafConnection>;
   readonly authTimeout: number;
@@ -17,10 +24,20 @@ export interface AcceptHost {
   logWarn(message: string): void;
 }
 
+/** What a leaf's CONNECT may log in with: a user and password, or a user JWT and its signature. */
+export interface LeafCredentials {
+  user?: string;
+  pass?: string;
+  jwt?: string;
+  sig?: string;
+}
+
 /** The CONNECT a soliciting server sends (nats-server's leafConnectInfo); unknown fields are ignored. */
 interface LeafConnect {
   user?: unknown;
   pass?: unknown;
+  jwt?: unknown;
+  sig?: unknown;
   server_id?: unknown;
   name?: unknown;
   is_hub?: unknown;
@@ -85,11 +102,27 @@ export class AcceptHandshake implements LeafHandshake {
       leaf.close('Wrong Gateway', text);
       return true;
     }
-    const account = this.#host.login(text(connect.user), text(connect.pass));
+    const credentials = {
+      user: text(connect.user),
+      pass: text(connect.pass),
+      jwt: text(connect.jwt),
+      sig: text(connect.sig),
+    };
+    const account = this.#host.login(credentials, this.#nonce, leaf.ip);
+    if (account instanceof Promise) {
+      void account.then((found) => this.#loggedIn(leaf, connect, found));
+    } else {
+      this.#loggedIn(leaf, connect, account);
+    }
+    return true;
+  }
+
+  #loggedIn(leaf: LeafConnection, connect: LeafConnect, account: Account | undefined): void {
+    if (leaf.closed) return;
     if (!account) {
       this.#host.logError(`${leaf.label} - authentication error`);
       leaf.close('Authentication Failure', 'Authorization Violation');
-      return true;
+      return;
     }
     leaf.nameRemote(text(connect.name) ?? '', text(connect.server_id) ?? '');
     // A soliciting side that declares itself the hub makes us its spoke.
@@ -103,7 +136,6 @@ export class AcceptHandshake implements LeafHandshake {
     });
     leaf.send(`INFO ${info}`, `INFO ${info} \r\n`);
     leaf.register(account);
-    return true;
   }
 
   /**

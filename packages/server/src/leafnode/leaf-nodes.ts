@@ -10,13 +10,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createInbox } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
+import type { Identity } from '../auth/authenticator.js';
+import type { ClientAuthenticator } from '../auth/client-authenticator.js';
 import { newNonce } from '../auth/nkey.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
 import type { Subscription } from '../subscription.js';
 import type { TrafficStats } from '../traffic-stats.js';
-import { AcceptHandshake, sameSecret } from './leaf-accept.js';
+import { AcceptHandshake, type LeafCredentials, sameSecret } from './leaf-accept.js';
 import {
   type LeafConnection as Connection,
   LeafConnection,
@@ -83,16 +85,20 @@ export class LeafNodes implements LeafHost {
   readonly #listening = new Map<Account, () => void>();
   readonly #remotes: RemoteLeaf[];
   readonly #remoteOf = new Map<LeafConnection, RemoteLeaf>();
-  /** The server's clients must log in (authorization, users in accounts, operator mode). */
-  readonly #clientLoginRequired: boolean;
+  /** How the server's clients log in (users, accounts' users, operator mode), if they must. */
+  readonly #authenticator: ClientAuthenticator | undefined;
   #listener: Server | undefined;
   #port: number | undefined;
   #closing = false;
 
-  constructor(server: LeafServer, options: ResolvedLeafNodeOptions, clientLoginRequired: boolean) {
+  constructor(
+    server: LeafServer,
+    options: ResolvedLeafNodeOptions,
+    authenticator: ClientAuthenticator | undefined,
+  ) {
     this.#server = server;
     this.#options = options;
-    this.#clientLoginRequired = clientLoginRequired;
+    this.#authenticator = authenticator;
     const remoteHost = this.#remoteHost();
     this.#remotes = options.remotes.map((remote) => new RemoteLeaf(remote, remoteHost));
   }
@@ -320,7 +326,7 @@ export class LeafNodes implements LeafHost {
     const handshake = new AcceptHandshake(
       {
         leafInfo: (cid, nonce, extra) => this.#info(cid, nonce, extra),
-        login: (user, password) => this.#login(user, password),
+        login: (credentials, nonce, ip) => this.#login(credentials, nonce, ip),
         accepted: () => [...this.#connections].filter((leaf) => !leaf.solicited && leaf.ready),
         authTimeout: this.#options.authTimeout ?? this.#server.options.authTimeout,
         debug: this.options.debug,
@@ -369,19 +375,39 @@ export class LeafNodes implements LeafHost {
   }
 
   /**
-   * The account a leaf logs in to: with `leafnodes.authorization` users, the matching user's;
-   * without, anyone binds to its `account` ($G), unless the server requires clients to log in,
-   * whose users leaves cannot use yet (refused, so nothing gets in that the operator kept out).
+   * The account a leaf logs in to (nats-server's isLeafNodeAuthorized): with
+   * `leafnodes.authorization` users, the matching user's; else, when clients must log in, as a
+   * client would (a user of `authorization` or of an account, a user JWT in operator mode) into
+   * that user's account; else anyone, into `account` ($G). A login whose user has permissions is
+   * refused: they are not applied to leaf connections yet, and the leaf would get more than
+   * configured.
    */
-  #login(user: string | undefined, password: string | undefined): Account | undefined {
+  #login(
+    credentials: LeafCredentials,
+    nonce: string,
+    ip: string,
+  ): Account | undefined | Promise<Account | undefined> {
     const users = this.#options.users;
     const accounts = this.#server.accounts;
     if (users) {
-      const found = users.find((u) => u.user === user && sameSecret(password, u.password));
+      const { user, pass } = credentials;
+      const found = users.find((u) => u.user === user && sameSecret(pass, u.password));
       return found ? accounts.get(found.account || '$G') : undefined;
     }
-    if (this.#clientLoginRequired) return undefined;
-    return accounts.get(this.#options.account);
+    const authenticator = this.#authenticator;
+    if (!authenticator) return accounts.get(this.#options.account);
+    const bind = (identity: Identity | undefined): Account | undefined => {
+      if (!identity) return undefined;
+      if (identity.permissions) {
+        this.logger.error(
+          `Leafnode login as ${identity.user ?? 'a user'} refused: permissions on leaf node logins are not supported yet`,
+        );
+        return undefined;
+      }
+      return accounts.get(identity.account);
+    };
+    const identity = authenticator.authenticate(credentials, nonce, undefined, ip);
+    return identity instanceof Promise ? identity.then(bind) : bind(identity);
   }
 
   #remoteHost() {
