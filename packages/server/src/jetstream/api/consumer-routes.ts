@@ -11,6 +11,7 @@ import {
   ZERO_TIME,
 } from '@slipstream/jsapi';
 import type { Consumer } from '../consumer/consumer.js';
+import { withServerConsumerLevel } from '../consumer/consumer-api-level.js';
 import { checkUnpinGroup } from '../consumer/consumer-config.js';
 import { pauseDeadline } from '../consumer/consumer-pause.js';
 import { wireTime } from '../shared/wire-time.js';
@@ -63,7 +64,7 @@ function createConsumer(
   }
   if ((config.num_replicas ?? 0) > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
   const stream = account.stream(stream_name);
-  return stream.consumers.create(config, action, pedantic).info();
+  return withServerConsumerLevel(stream.consumers.create(config, action, pedantic).info());
 }
 
 function createRoute<Op extends CreateOperation>(operation: Op): ApiRoute<Op> {
@@ -84,7 +85,7 @@ function consumerOf({ account, params }: ApiContext<ApiOperationName>): Consumer
 
 export const consumerInfo: ApiRoute<'consumerInfo'> = {
   type: 'consumer_info_response',
-  handle: (context) => consumerOf(context).info(),
+  handle: (context) => withServerConsumerLevel(consumerOf(context).info()),
 };
 
 export const consumerDelete: ApiRoute<'consumerDelete'> = {

@@ -21,6 +21,7 @@ import {
 } from '@slipstream/protocol';
 import { formatGoDuration } from '../shared/go-duration.js';
 import { isGoEmpty } from '../shared/go-json.js';
+import { withoutServerKeys } from './consumer-api-level.js';
 import { configuredFilters } from './consumer-filters.js';
 import { pauseDeadline, wirePauseUntil } from './consumer-pause.js';
 
@@ -94,9 +95,14 @@ export function wireConsumerConfig(config: ConsumerConfig): ConsumerConfig {
   return out as ConsumerConfig;
 }
 
-/** True when two configs would be written the same. */
+/**
+ * True when two configs would be written the same, the API level keys the server writes
+ * aside (a consumer stored before they were written is the same consumer).
+ */
 export function sameConsumerConfig(a: ConsumerConfig, b: ConsumerConfig): boolean {
-  return JSON.stringify(wireConsumerConfig(a)) === JSON.stringify(wireConsumerConfig(b));
+  const wire = (config: ConsumerConfig) =>
+    JSON.stringify(wireConsumerConfig({ ...config, metadata: withoutServerKeys(config.metadata) }));
+  return wire(a) === wire(b);
 }
 
 export function isPull(config: ConsumerConfig): boolean {

@@ -29,6 +29,7 @@ import type { ConsumerStore, StoredMessage } from '../store/message-store.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
 import { requiredApiLevelRefused } from '../stream/stream-api-level.js';
 import { AckHandling } from './ack-handling.js';
+import { withServerConsumerLevel } from './consumer-api-level.js';
 import { isPull, wireConsumerConfig } from './consumer-config.js';
 import { ConsumerEvents } from './consumer-events.js';
 import { SubjectFilters } from './consumer-filters.js';
@@ -310,7 +311,7 @@ export class Consumer {
       const floor = this.#state.resetFloor;
       const seq = resetSequence(this.#config, floor, requested, this.#stream.store);
       this.#resetTo(seq);
-      body = { ...this.info(), reset_seq: seq };
+      body = { ...withServerConsumerLevel(this.info()), reset_seq: seq };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       body = {

@@ -11,6 +11,7 @@ import type { PurgeOptions } from '../store/message-store.js';
 import type { StreamConsumerSet } from '../stream/consumer-set.js';
 import type { Stream, StreamHost } from '../stream/stream.js';
 import { Consumer, type ConsumerOwner } from './consumer.js';
+import { withRequiredConsumerLevel } from './consumer-api-level.js';
 import {
   checkConsumerConfig,
   checkConsumerName,
@@ -58,8 +59,9 @@ export class StreamConsumers implements ConsumerOwner, StreamConsumerSet {
     pedantic = false,
   ): Consumer {
     const stream = this.#stream.config;
-    const config = withConsumerDefaults(requested, stream, pedantic);
-    checkConsumerConfig(config, stream);
+    const checked = withConsumerDefaults(requested, stream, pedantic);
+    checkConsumerConfig(checked, stream);
+    const config = withRequiredConsumerLevel(checked);
     const name = config.durable_name || config.name;
     const existing = name ? this.#byName.get(name) : undefined;
     if (existing) return this.#update(existing, config, action);
@@ -98,7 +100,7 @@ export class StreamConsumers implements ConsumerOwner, StreamConsumerSet {
     const consumer = this.get(name);
     return this.#update(
       consumer,
-      { ...consumer.config, pause_until: wirePauseUntil(deadline) },
+      withRequiredConsumerLevel({ ...consumer.config, pause_until: wirePauseUntil(deadline) }),
       undefined,
     );
   }
