@@ -124,3 +124,48 @@ describe.each(hubs)('our leaf (domain EDGE) of $name', (kind) => {
     );
   });
 });
+
+describe('our leaf (domain EDGE) of a nats-server hub (domain HUB) that restarts', () => {
+  it('mirrors a hub stream through the domain and catches up after the link comes back', async () => {
+    const leafPort = await freePort();
+    const store = mkdtempSync(join(tmpdir(), 'leaf-js-hub-'));
+    let hub = await startNatsServer({
+      config: `jetstream { domain: HUB, store_dir: "${store}" }\nleafnodes { host: 127.0.0.1, port: ${leafPort} }`,
+    });
+    running.push({
+      stop: async () => {
+        await hub.stop();
+        rmSync(store, { recursive: true, force: true });
+      },
+    });
+    const leaf = await ourLeaf(leafPort, {}, { jetstream: { domain: 'EDGE' } });
+    running.push(leaf);
+    const onLeaf = await open(leaf.url);
+    let onHub = await open(hub.url);
+    await jetstreamManager(onHub).then((jsm) =>
+      jsm.streams.add({ name: 'ORDERS', subjects: ['orders.>'] }),
+    );
+    await managerOf(onLeaf, 'HUB');
+    const leafLocal = await jetstreamManager(onLeaf);
+    await leafLocal.streams.add({
+      name: 'ORDERS_MIRROR',
+      mirror: { name: 'ORDERS', domain: 'HUB' },
+    });
+    for (let i = 0; i < 3; i++) onHub.publish(`orders.${i}`, `before ${i}`);
+    await eventually(async () =>
+      expect((await leafLocal.streams.info('ORDERS_MIRROR')).state.messages).toBe(3),
+    );
+    await onHub.close();
+    hub = await hub.restart();
+    onHub = await open(hub.url);
+    for (let i = 3; i < 6; i++) onHub.publish(`orders.${i}`, `after ${i}`);
+    await onHub.flush();
+    await eventually(
+      async () => expect((await leafLocal.streams.info('ORDERS_MIRROR')).state.messages).toBe(6),
+      30_000,
+    );
+    expect((await leafLocal.streams.getMessage('ORDERS_MIRROR', { seq: 6 }))?.subject).toBe(
+      'orders.5',
+    );
+  });
+});
