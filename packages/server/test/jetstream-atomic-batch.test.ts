@@ -45,15 +45,22 @@ afterEach(async () => {
   storeDir = '';
 });
 
-async function start(atomicBatch: Partial<AtomicBatchLimits> = {}): Promise<NatsConnection> {
+async function start(
+  atomicBatch: Partial<AtomicBatchLimits> = {},
+  account?: { maxMemory: number },
+): Promise<NatsConnection> {
   storeDir = await mkdtemp(join(tmpdir(), 'slipstream-batch-'));
   server = await startServer({
     host: '127.0.0.1',
     port: 0,
     jetstream: { storeDir, atomicBatch },
+    ...(account && {
+      accounts: { A: { users: [{ user: 'a', pass: 'pw' }], jetstream: account } },
+    }),
     logger: silentLogger,
   });
-  nc = await connect({ servers: `127.0.0.1:${server.port}` });
+  const auth = account ? { user: 'a', pass: 'pw' } : {};
+  nc = await connect({ servers: `127.0.0.1:${server.port}`, ...auth });
   return nc;
 }
 
@@ -521,6 +528,21 @@ describe('atomic batch publish (nats-server 2.12)', () => {
       expect(await streamState('TEST')).toMatchObject({ messages: 3, last_seq: 3 });
     });
   }
+
+  // The account's storage budget is checked for the whole batch at its commit, so a memory stream
+  // (whose store cannot undo a message) never keeps the part of a batch that fit.
+  it('refuses a batch the account has no room for as a whole, storing none of it', async () => {
+    await start({}, { maxMemory: 1_000 });
+    await createStream({ name: 'MEM', subjects: ['mem'], storage: 'memory', allow_atomic: true });
+    const body = 'x'.repeat(400);
+    await fire('mem', member('big', 1), body);
+    await fire('mem', member('big', 2), body);
+    expect((await send('mem', commit('big', 3), body))?.error).toEqual(
+      apiError(10002, 'resource limits exceeded for account'),
+    );
+    expect((await streamState('MEM')).messages).toBe(0);
+    expect(await send('mem', commit('small', 1), body)).toMatchObject({ seq: 1, count: 1 });
+  });
 
   // v2.12.15 stream.go parseInt64 of Nats-Batch-Sequence: what is not digits is -1, a uint64 max.
   it('reads a sequence that is not a number as nats-server does, and never crashes or stores', async () => {

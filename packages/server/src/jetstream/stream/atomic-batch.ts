@@ -223,6 +223,14 @@ export class AtomicBatches {
     reply: string | undefined,
   ): undefined {
     const { store } = this.stream;
+    // The storage budget for all of it at once: the stream's publish path checks each message
+    // alone, and a memory store cannot undo the ones stored before a refusal.
+    const bytes = messages.reduce(
+      (sum, m) => sum + m.subject.length + m.headers.length + m.payload.length,
+      0,
+    );
+    const exhausted = this.stream.exhausted(bytes);
+    if (exhausted) return this.#refuse(reply, ApiError.of(exhausted));
     const state = store.state();
     const refusal = checkBatch(
       {
