@@ -18,6 +18,7 @@ import type { MessageStore } from './store/message-store.js';
 import { inspectSqliteFile, type Salvage, salvageSqliteFile } from './store/sqlite-salvage.js';
 import { openSqliteStore } from './store/sqlite-store.js';
 import { storeSyncOf } from './stream/persist-mode.js';
+import { StoreSyncFailures } from './stream/store-sync-failures.js';
 import { Stream, type StreamHost } from './stream/stream.js';
 import {
   checkStreamConfig,
@@ -56,6 +57,7 @@ export class JsAccount {
 
   private readonly host: StreamHost;
   readonly #damage: StreamDamageReports;
+  readonly #syncFailures: StoreSyncFailures;
   /** Streams found at start that cannot be served, by name, with why: answered as offline. */
   readonly offline = new Map<string, string>();
 
@@ -71,6 +73,7 @@ export class JsAccount {
     public limits: JsAccountLimits = UNLIMITED,
   ) {
     this.#damage = new StreamDamageReports(name, host.advisories, logger);
+    this.#syncFailures = new StoreSyncFailures(name, logger);
     const current = () => this.limits;
     // Streams find their mirror's and sources' origins among this account's streams.
     this.host = {
@@ -84,9 +87,9 @@ export class JsAccount {
     };
   }
 
-  /** The damage found in the account's streams, at start or by reads since. */
+  /** The damage found in the account's streams, at start or by reads since, and their failed syncs. */
   get damaged(): readonly StreamDamage[] {
-    return this.#damage.found;
+    return [...this.#damage.found, ...this.#syncFailures.found];
   }
 
   #newStream(config: StreamConfig, store: MessageStore, created: bigint): AccountStream {
@@ -224,6 +227,7 @@ export class JsAccount {
       // The operator's word: an offline stream's files go as a served stream's do.
       if (this.options.storeDir) removeStreamDir(this.#dirOf(name));
       this.#damage.forget(name);
+      this.#syncFailures.forget(name);
       return;
     }
     const stream = this.stream(name);
@@ -231,6 +235,7 @@ export class JsAccount {
     await stream.delete();
     if (this.options.storeDir) removeStreamDir(this.#dirOf(name));
     this.#damage.forget(name);
+    this.#syncFailures.forget(name);
   }
 
   /** The stream named; a stream found at start but not served is offline (10118), as nats-server answers. */
@@ -346,6 +351,7 @@ export class JsAccount {
         this.#damage.read(error);
         if (error.seq !== undefined) this.#noteLost(config.name, error.seq);
       },
+      onSyncFailure: (error) => this.#syncFailures.failed(config.name, error),
     });
   }
 }

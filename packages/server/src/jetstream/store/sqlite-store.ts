@@ -65,6 +65,11 @@ export interface SqliteStoreOptions {
   clock?: Clock;
   /** Told of every damaged message or page a read finds, before its 'corrupt' error is thrown. */
   onDamage?: (error: StoreError) => void;
+  /**
+   * Lazy mode: told when a sync that nobody waits for fails (the background sync of the WAL, the
+   * interval's checkpoint): what was acknowledged since the last sync may not be on the disk.
+   */
+  onSyncFailure?: (error: Error) => void;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
@@ -136,6 +141,7 @@ class SqliteLog implements MessageLog {
   private readonly name: string;
   private readonly path: string;
   private readonly onDamage: ((error: StoreError) => void) | undefined;
+  private readonly onSyncFailure: ((error: Error) => void) | undefined;
   private readonly db: Database.Database;
   private readonly group: CommitGroup;
   private readonly syncTimer: NodeJS.Timeout | undefined;
@@ -171,6 +177,7 @@ class SqliteLog implements MessageLog {
     this.name = options.name;
     this.path = options.path;
     this.onDamage = options.onDamage;
+    this.onSyncFailure = options.onSyncFailure;
     mkdirSync(dirname(options.path), { recursive: true });
     this.db = this.openDatabase(options);
     this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
@@ -555,9 +562,7 @@ class SqliteLog implements MessageLog {
     this.commitsSinceSync = 0;
     this.lazySync = this.wal
       .sync()
-      .catch(() => {
-        // Nobody waits for it: the next checkpoint syncs the WAL (or reports the disk's failure).
-      })
+      .catch((error: Error) => this.onSyncFailure?.(error))
       .finally(() => {
         this.lazySync = undefined;
       });
@@ -574,8 +579,12 @@ class SqliteLog implements MessageLog {
     this.checkpointAfterCommit = false;
     try {
       this.db.pragma(`wal_checkpoint(${truncate ? 'TRUNCATE' : 'PASSIVE'})`);
-    } catch {
-      // A checkpoint that cannot run now (disk full) leaves the data safe in the WAL.
+    } catch (error) {
+      // A checkpoint that cannot run now (disk full) leaves the data safe in the WAL, but in
+      // lazy mode it is the sync, and an I/O error means the WAL may not be on the disk.
+      if (this.lazy && (error as { code?: string }).code?.startsWith('SQLITE_IOERR')) {
+        this.onSyncFailure?.(error as Error);
+      }
     }
   }
 
