@@ -149,6 +149,10 @@ describe('counters (nats-server 2.12)', () => {
     expect(errorOf(await create({ ...base, allow_msg_ttl: true }))).toEqual(
       invalidConfig('counter stream cannot use message TTLs'),
     );
+    // v2.14.2 stream.go:1755
+    expect(errorOf(await create({ ...base, allow_msg_schedules: true }))).toEqual(
+      invalidConfig('counter stream cannot use message schedules'),
+    );
     for (const retention of ['interest', 'workqueue']) {
       expect(errorOf(await create({ ...base, retention }))).toEqual(
         invalidConfig('counter stream can only use limits retention'),

@@ -9,15 +9,17 @@ import { ApiError, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 const invalid = (err: string) => ApiError.of(jsErrors.JSStreamInvalidConfigF, { err });
 
 /**
- * What create and update refuse: a counter stream with discard new, message TTLs or another
- * retention than limits; schedules with discard new; either on a mirror, schedules on a stream
- * with sources. Schedules need roll-ups (a schedule replaces the one before it on its subject):
- * turned on unless `pedantic`, which refuses instead.
+ * What create and update refuse: a counter stream with discard new, message TTLs, schedules or
+ * another retention than limits; schedules with discard new; either on a mirror, schedules on a
+ * stream with sources. Schedules need roll-ups (a schedule replaces the one before it on its
+ * subject): turned on unless `pedantic`, which refuses instead.
  */
 export function checkCounterAndScheduleToggles(config: StreamConfig, pedantic: boolean): void {
   if (config.allow_msg_counter) {
     if (config.discard === 'new') throw invalid('counter stream cannot use discard new');
     if (config.allow_msg_ttl) throw invalid('counter stream cannot use message TTLs');
+    // v2.14.2 stream.go:1755 (2.12 let the two meet).
+    if (config.allow_msg_schedules) throw invalid('counter stream cannot use message schedules');
     if ((config.retention ?? 'limits') !== 'limits') {
       throw invalid('counter stream can only use limits retention');
     }
