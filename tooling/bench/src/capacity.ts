@@ -10,6 +10,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { msToFirstInfo, peakRssBytes, resetPeakRss, rssBytes } from '@slipstream/test-servers';
+import { kvPutWorkload, storesWithStreams } from './capacity-durable.js';
+import { fdatasyncLatency } from './disk-sync-floor.js';
 import { CapacityTable, type Cell } from './harness/capacity-table.js';
 import { importIfBuilt } from './harness/optional.js';
 import { CLIENT_CORE, SERVER_CORE, whilePinned } from './harness/pinning.js';
@@ -41,7 +43,11 @@ import {
 } from './nats-workloads.js';
 
 const MiB = 1024 * 1024;
-const KINDS = ['nats-server', 'slipstream always'] as const satisfies JetStreamServerKind[];
+const KINDS = [
+  'nats-server',
+  'slipstream always',
+  'slipstream lazy',
+] as const satisfies JetStreamServerKind[];
 /** The efficiency targets, as ratios ours / nats-server and budgets of ours. */
 const TARGET = {
   rate: 1,
@@ -50,6 +56,13 @@ const TARGET = {
   idleRssMiB: 40,
   firstInfoMs: 150,
   firstInfoRatio: 2.5,
+  /** With 100 streams in the store. */
+  firstInfoWithStreamsMs: 400,
+  /** A publish awaited alone, synced: p50 ≤ this × the disk's write + fdatasync p50. */
+  syncedPublishOverFloor: 1.5,
+  /** Awaited KV puts/s: every put on disk before its ack, and with sync_interval set. */
+  kvPutSynced: 0.6,
+  kvPutLazy: 1,
   /** Peak RSS ≤ 2 × nats-server's + 30 MiB. */
   peakRss: (referenceMiB: number) => 2 * referenceMiB + 30,
 };
@@ -65,7 +78,14 @@ const BASELINE = {
   queueGroup: 0.61,
   pullConsume: 0.52,
   asyncPublish: 0.99,
+  /** Measured when the rows were added (2026-12-02, ours 510 vs 2.6k puts/s, 1.5k with sync_interval). */
+  kvPutSynced: 0.2,
+  kvPutLazy: 0.6,
 };
+/** KV puts awaited one at a time per round, at scale 1. */
+const KV_PUTS = 2000;
+/** Streams in the store of the second start row, at scale 1. */
+const START_STREAMS = 100;
 /** Time a freshly started server is left alone before its idle RSS is read. */
 const IDLE_SETTLE_MS = 1000;
 
@@ -117,17 +137,17 @@ export async function capacityBenchmark(options: CapacityOptions): Promise<Capac
     ];
     try {
       /** Alternating rounds of `workload`, and each server's peak RSS over them (MiB). */
-      const measure = async (label: string, workload: Workload) => {
-        for (const server of [nats, ours]) resetPeakRss(server.pid);
+      const measure = async (label: string, workload: Workload, against = ours) => {
+        for (const server of [nats, against]) resetPeakRss(server.pid);
         const result = await alternateRounds(
           { rounds: options.rounds, label, warmup: true },
           { name: 'nats-server', measure: () => workload(nats) },
-          { name: 'slipstream', measure: () => workload(ours) },
+          { name: 'slipstream', measure: () => workload(against) },
         );
         const reference = peakRssBytes(nats.pid) / MiB;
         const peakRss: Cell = {
           reference,
-          ours: peakRssBytes(ours.pid) / MiB,
+          ours: peakRssBytes(against.pid) / MiB,
           better: 'lower',
           oursLimit: TARGET.peakRss(reference),
         };
@@ -213,12 +233,63 @@ export async function capacityBenchmark(options: CapacityOptions): Promise<Capac
         undefined,
         BASELINE.pullConsume,
       );
-      await throughput(
+      const floor = fdatasyncLatency(500);
+      const published = await measure(
         'JetStream async publish, file, ours syncing always',
         publishWorkload(client, publishMessages),
-        undefined,
-        BASELINE.asyncPublish,
       );
+      table.add({
+        workload: 'JetStream async publish, file, ours syncing always',
+        unit: 'msgs/s',
+        main: {
+          ...cell(published.result, 'rate', 'higher'),
+          ratioTarget: TARGET.rate,
+          baseline: BASELINE.asyncPublish,
+        },
+        cpu: cell(published.result, 'cpu', 'lower'),
+        peakRss: published.peakRss,
+      });
+      table.add({
+        workload: `JetStream publish awaited alone, file (disk: write + fdatasync p50 ${Math.round(floor.p50Micros)} µs)`,
+        unit: 'p50 µs',
+        main: {
+          ...cell(published.result, 'syncP50', 'lower'),
+          oursLimit: TARGET.syncedPublishOverFloor * floor.p50Micros,
+        },
+      });
+      const kvPuts = await kvPutWorkload(client, count(KV_PUTS));
+      const kvRow = async (
+        label: string,
+        against: Prepared,
+        ratioTarget: number,
+        baseline: number,
+      ) => {
+        const { result, peakRss } = await measure(label, kvPuts, against);
+        table.add({
+          workload: label,
+          unit: 'puts/s',
+          main: { ...cell(result, 'rate', 'higher'), ratioTarget, baseline },
+          cpu: cell(result, 'cpu', 'lower'),
+          peakRss,
+        });
+      };
+      await kvRow(
+        'KV put awaited, file, ours syncing always',
+        ours,
+        TARGET.kvPutSynced,
+        BASELINE.kvPutSynced,
+      );
+      const lazy = await prepare(KINDS[2], 0, SERVER_CORE);
+      try {
+        await kvRow(
+          'KV put awaited, file, ours with sync_interval 2m',
+          lazy,
+          TARGET.kvPutLazy,
+          BASELINE.kvPutLazy,
+        );
+      } finally {
+        await lazy.server.stop();
+      }
     } finally {
       await Promise.all([nats.server.stop(), ours.server.stop()]);
     }
@@ -243,6 +314,26 @@ export async function capacityBenchmark(options: CapacityOptions): Promise<Capac
         oursLimit: TARGET.firstInfoMs,
       },
     });
+
+    const streams = count(START_STREAMS);
+    const withStreams = await storesWithStreams(client, streams);
+    try {
+      const restart = await alternateRounds(
+        { rounds: options.rounds, label: `start with ${streams} streams`, warmup: false },
+        { name: 'nats-server', measure: () => withStreams.firstInfoMs(KINDS[0]) },
+        { name: 'slipstream', measure: () => withStreams.firstInfoMs(KINDS[1]) },
+      );
+      table.add({
+        workload: `spawn → first INFO, JetStream on, ${streams} streams stored`,
+        unit: 'ms',
+        main: {
+          ...cell(restart, 'firstInfoMs', 'lower'),
+          oursLimit: TARGET.firstInfoWithStreamsMs,
+        },
+      });
+    } finally {
+      await withStreams.remove();
+    }
   });
 
   table.note(
@@ -271,7 +362,11 @@ function publishWorkload(client: Client, messages: number): Workload {
   const publisher = jetstreamPublisher(client);
   return async (server) => {
     const sample = await publishRound(server.server, 'file', publisher, publishShape(messages));
-    return { rate: sample.asyncMsgsPerSecond, cpu: sample.serverCpuMicrosPerMsg };
+    return {
+      rate: sample.asyncMsgsPerSecond,
+      cpu: sample.serverCpuMicrosPerMsg,
+      syncP50: sample.syncP50Micros,
+    };
   };
 }
 
