@@ -1,19 +1,13 @@
 import type { Section } from '../section.js';
+import { damagedFiles } from './damaged-files.js';
+import { diskFull } from './disk-full.js';
 import { powerLoss } from './power-loss.js';
 
 /** Every section of the campaign, in the order they run and appear in the report. */
-export const sections: readonly Section[] = [powerLoss];
+export const sections: readonly Section[] = [powerLoss, damagedFiles, diskFull];
 
 /** Parts of the campaign without a section yet; the report names them as not measured. */
 export const pendingSections: ReadonlyArray<{ title: string; what: string }> = [
-  {
-    title: 'Damaged files stay available',
-    what: 'bit flips and truncations of every store file; intact messages stay readable, the damage is reported.',
-  },
-  {
-    title: 'Disk full',
-    what: 'publishes refused with insufficient resources, nothing acknowledged lost, publishing resumes.',
-  },
   {
     title: 'Long runs and load',
     what: 'soak trends, 10,000 connections, one stalled subscriber among fast ones.',
