@@ -24,6 +24,7 @@ export function formatStreamInfo(info: StreamInfo): string {
       ['Allows Purge', yesNo(!c.deny_purge)],
       ['Allows Rollups', yesNo(c.allow_rollup_hdrs)],
       ['Allows Direct Get', yesNo(c.allow_direct)],
+      ['Allows Atomic Batch Publish', yesNo(c.allow_atomic)],
       ['Maximum Messages', formatCount(c.max_msgs ?? -1)],
       ['Maximum Per Subject', formatCount(c.max_msgs_per_subject ?? -1)],
       ['Maximum Bytes', formatBytes(c.max_bytes ?? -1)],

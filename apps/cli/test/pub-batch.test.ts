@@ -23,6 +23,9 @@ describe('pub --batch against slipstream-server', () => {
       '--defaults',
     );
     expect(created).toMatchObject({ config: { allow_atomic: true } });
+    expect((await run('stream', 'info', 'ORDERS')).stdout).toContain(
+      'Allows Atomic Batch Publish: yes',
+    );
     // natscli's `pub --atomic`, and --batch.
     const published = await run('pub', 'orders.new', 'line {{Count}}', '--count', '5', '--atomic');
     expect(published.code).toBe(0);
