@@ -121,6 +121,7 @@ export function withConsumerDefaults(
   pedantic = false,
 ): ConsumerConfig {
   const config = wireConsumerConfig(requested);
+  normaliseNegatives(config, pedantic);
   config.deliver_policy ??= 'all';
   config.ack_policy ??= 'none';
   config.replay_policy ??= 'instant';
@@ -162,6 +163,36 @@ export function withConsumerDefaults(
   return config;
 }
 
+/**
+ * 2.12 sets a negative limit to its "none" (-1 for max_deliver and max_ack_pending, 0 for the
+ * rest) before the defaults, and a `pedantic` create is refused instead (setConsumerConfigDefaults,
+ * v2.12.1 consumer.go:567-623).
+ */
+function normaliseNegatives(config: ConsumerConfig, pedantic: boolean): void {
+  const unlimited = ['max_deliver', 'max_ack_pending'] as const;
+  for (const field of unlimited) {
+    if ((config[field] ?? 0) < -1) {
+      if (pedantic) throw pedanticError(`${field} must be set to -1`);
+      config[field] = -1;
+    }
+  }
+  const positive = [
+    'max_waiting',
+    'max_batch',
+    'max_expires',
+    'max_bytes',
+    'idle_heartbeat',
+    'inactive_threshold',
+    'priority_timeout',
+  ] as const;
+  for (const field of positive) {
+    if ((config[field] ?? 0) < 0) {
+      if (pedantic) throw pedanticError(`${field} must not be negative`);
+      delete config[field];
+    }
+  }
+}
+
 function pedanticError(err: string): ApiError {
   return ApiError.of(jsErrors.JSPedanticErrF, { err });
 }
@@ -186,6 +217,11 @@ export function checkConsumerConfig(config: ConsumerConfig, stream: StreamConfig
   if (replicas > 0 && replicas > (stream.num_replicas ?? 1)) {
     throw ApiError.of(jsErrors.JSConsumerReplicasExceedsStream);
   }
+  // 2.12 consumer.go:714-722
+  if (config.backoff?.some((step) => step < 0)) {
+    throw ApiError.of(jsErrors.JSConsumerBackOffNegativeErr);
+  }
+  if ((config.ack_wait ?? 0) < 0) throw ApiError.of(jsErrors.JSConsumerAckWaitNegativeErr);
   checkBackoffFitsMaxDeliver(config);
   if ((config.description?.length ?? 0) > MAX_DESCRIPTION_LENGTH) {
     throw ApiError.of(jsErrors.JSConsumerDescriptionTooLongErrF, { max: MAX_DESCRIPTION_LENGTH });
