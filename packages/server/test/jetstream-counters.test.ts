@@ -5,9 +5,14 @@
  * here, so each test follows the nats-server test named in it, in server/jetstream_test.go at
  * v2.12.1 (and the rules in server/stream.go at that tag).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { silentLogger, startServer } from '../src/index.js';
 import { countMessage } from '../src/jetstream/stream/counter.js';
 import { errorOf, until, useStreamServer } from './jetstream-stream-harness.js';
+import { JsProbe } from './js-probe.js';
 
 const js = useStreamServer();
 const { create, created, update, message } = js;
@@ -138,6 +143,37 @@ describe('counters (nats-server 2.12)', () => {
     expect(errorOf(await incr('foo', '10'))).toEqual(
       apiError(10054, 'message size exceeds maximum allowed'),
     );
+  });
+
+  // TestJetStreamAllowMsgCounterMaxPayloadAndSize, jetstream_test.go:20766-20820: the server's
+  // max_payload of 1024 bounds the message with its new total (stream.go:5865-5877).
+  it('refuses a total that would outgrow the max payload', async () => {
+    const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-counters-'));
+    const server = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      maxPayload: 1024,
+      jetstream: { storeDir },
+      logger: silentLogger,
+    });
+    const probe = await JsProbe.connect(server.port, { headers: true });
+    try {
+      const request = (subject: string, by: string) =>
+        probe.request(subject, '', { 'Nats-Incr': by });
+      const stream = { name: 'TEST', subjects: ['foo'], allow_msg_counter: true };
+      expect(errorOf(await probe.request('$JS.API.STREAM.CREATE.TEST', stream))).toBeUndefined();
+      const tooLarge = '1'.repeat(500);
+      const exceeds = apiError(10054, 'message size exceeds maximum allowed');
+      expect(await request('foo', '1')).toMatchObject({ seq: 1, val: '1' });
+      expect(errorOf(await request('foo', tooLarge))).toEqual(exceeds);
+      expect(await request('foo', '-2')).toMatchObject({ seq: 2, val: '-1' });
+      expect(errorOf(await request('foo', `-${tooLarge}`))).toEqual(exceeds);
+      expect(await request('foo', '1')).toMatchObject({ seq: 3, val: '0' });
+    } finally {
+      probe.close();
+      await server.close();
+      await rm(storeDir, { recursive: true, force: true });
+    }
   });
 
   // TestJetStreamAllowMsgCounterIncompatibleSettings, jetstream_test.go:20859-20896

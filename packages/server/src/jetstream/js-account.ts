@@ -84,6 +84,7 @@ export class JsAccount {
       resourcesExhausted: (storage, bytes) =>
         host.resourcesExhausted(storage) ?? this.#exceeded(storage, bytes),
       stream: (name) => this.streams.get(name),
+      maxPayload: options.objects.maxChunk,
     };
   }
 

@@ -70,7 +70,8 @@ export interface CountedMessage {
  * The message a counter stream stores for an arrival: the subject's previous total (its last
  * message) plus the increment, or, for a message copied from a source, plus what that origin's
  * total moved by since its last copy (the stored `Nats-Incr` then says that difference).
- * Returns the error to answer when the arrival has no increment or a stored counter is broken.
+ * Returns the error to answer when the arrival has no increment, a stored counter is broken or
+ * the message would outgrow the server's max payload (v2.12.1 stream.go:5865-5877).
  */
 export function countMessage(
   headers: Uint8Array | undefined,
@@ -79,6 +80,8 @@ export function countMessage(
   previous: StoredMessage | undefined,
   /** The subject the message had in its origin stream, when it was copied from a source. */
   originSubject: string | undefined,
+  /** The server's max payload: the message with its new total must fit in it. */
+  maxPayload = Number.POSITIVE_INFINITY,
 ): CountedMessage | JsErrorEntry {
   let increment = incrementOf(headers);
   if (increment === undefined) return jsErrors.JSMessageIncrMissingErr;
@@ -117,7 +120,11 @@ export function countMessage(
     stored = withHeaderValue(stored, COUNTER_SOURCES_HEADER, goSourcesJson(sources));
   }
   const text = total.toString();
-  return { headers: stored, payload: Buffer.from(`{"val":"${text}"}`), total: text };
+  const counted = Buffer.from(`{"val":"${text}"}`);
+  if ((stored?.length ?? 0) + counted.length > maxPayload) {
+    return jsErrors.JSStreamMessageExceedsMaximumErr;
+  }
+  return { headers: stored, payload: counted, total: text };
 }
 
 /** The PubAck members after the sequence for a counter's new total. */

@@ -66,6 +66,8 @@ export interface StreamHost {
   readonly domain: string | undefined;
   /** The account's limit of consumers per stream; -1 for none. */
   readonly maxConsumers: number;
+  /** The server's max payload, which a counter's stored total may not exceed either. */
+  readonly maxPayload?: number;
   /**
    * The error a message of about `bytes` is refused with when the server's memory or file
    * budget is spent or the account's would be overspent; undefined while there is room.
@@ -538,7 +540,14 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     }
     let ackFields: string | undefined;
     if (counters) {
-      const counted = countMessage(headers, payload, this.#loadLastOf(subject), this.#sourcedFrom);
+      const previous = this.#loadLastOf(subject);
+      const counted = countMessage(
+        headers,
+        payload,
+        previous,
+        this.#sourcedFrom,
+        this.#host.maxPayload,
+      );
       if (!('total' in counted)) return this.#reject(reply, counted);
       ({ headers, payload } = counted);
       ackFields = totalAckFields(counted.total);
