@@ -219,8 +219,14 @@ class SqliteLog implements MessageLog {
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
       db.pragma('cell_size_check = ON');
       if (options.maxPages !== undefined) db.pragma(`max_page_count = ${options.maxPages}`);
+      const created = db.prepare('SELECT count(*) FROM sqlite_master').pluck().get() === 0;
       db.exec(SCHEMA);
       addEncodingColumn(db);
+      // A new store's tables go to the disk before its stream is answered as created: in the
+      // WAL alone they would wait for the first synced publish (or lazy mode's interval), and a
+      // power loss before it left a file without tables, which does not open. A checkpoint
+      // syncs the WAL, then the database file.
+      if (created) db.pragma('wal_checkpoint(TRUNCATE)');
       return db;
     } catch (error) {
       db?.close();
