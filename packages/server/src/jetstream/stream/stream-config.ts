@@ -29,6 +29,15 @@ import {
 import { checkPersistMode } from './persist-mode.js';
 import { isAtLeast, withoutServerMetadata, withRequiredApiLevel } from './stream-api-level.js';
 
+/** The limits whose "none" is -1, in the order nats-server 2.12 checks them. */
+const PEDANTIC_UNLIMITED = [
+  'max_msgs',
+  'max_msgs_per_subject',
+  'max_bytes',
+  'max_msg_size',
+  'max_consumers',
+] as const;
+
 /** Streams a config may refer to (mirrors and sources). */
 export type StreamConfigLookup = (name: string) => StreamConfig | undefined;
 
@@ -181,8 +190,14 @@ export function checkStreamConfig(
   // Subjects are defaulted below, after the mirror and source checks, as nats-server does.
   // A 2.11 request may ask to be refused rather than defaulted (`pedantic`, not stored).
   const { pedantic = false, ...asked } = requested as StreamConfig & { pedantic?: boolean };
+  // A limit below -1 is taken as -1, except by a pedantic request (v2.12.1 stream.go:1549-1578).
+  for (const field of PEDANTIC_UNLIMITED) {
+    if (pedantic && (asked[field] ?? 0) < -1) throw pedanticError(`${field} must be set to -1`);
+  }
   const config = streamConfigWithDefaults({ ...asked, subjects: asked.subjects ?? [] });
   if (!requested.subjects?.length) delete config.subjects;
+  // v2.12.1 stream.go:1579-1581
+  if ((config.max_age ?? 0) < 0) throw invalid('max age can not be negative');
   const askedMaxAge = requested.max_age ?? 0;
   if (
     pedantic &&
