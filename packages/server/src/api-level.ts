@@ -25,3 +25,11 @@ export function apiLevelOf(version: string): number {
 export function apiStatsLevel(version = NATS_COMPATIBLE_VERSION): { level?: number } {
   return isAtLeast(version, 2, 11) ? { level: apiLevelOf(version) } : {};
 }
+
+/**
+ * INFO's `api_lvl` from 2.12 on (ServerInfo.JSApiLevel, v2.12.1 server.go:137, 766): the API
+ * level, whether JetStream is on or not; nothing before.
+ */
+export function infoApiLevel(version = NATS_COMPATIBLE_VERSION): { api_lvl?: number } {
+  return isAtLeast(version, 2, 12) ? { api_lvl: apiLevelOf(version) } : {};
+}

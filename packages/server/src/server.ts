@@ -5,6 +5,7 @@ import type { Account } from './accounts/account.js';
 import { Accounts } from './accounts/accounts.js';
 import { ClaimsRefresh } from './accounts/claims-refresh.js';
 import { serveClaimsUpdates } from './accounts/claims-updates.js';
+import { infoApiLevel } from './api-level.js';
 import { type ClientAuthenticator, clientAuthenticator } from './auth/client-authenticator.js';
 import { newNonce } from './auth/nkey.js';
 import { ClientConnection, type ClientHost } from './client-connection.js';
@@ -223,6 +224,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       ...(this.options.tls?.verify ? { tls_verify: true } : {}),
       max_payload: this.options.maxPayload,
       ...(this.options.jetstream ? { jetstream: true } : {}),
+      ...infoApiLevel(),
     } as ServerInfo;
     if (this.options.httpPort !== undefined) {
       try {

@@ -4,7 +4,6 @@
 import { it } from 'vitest';
 
 it.todo('message tracing: the ingress event of a publish over max_payload');
-it.todo('api_lvl in INFO once 2.12 is advertised');
 it.todo(
   '2.14: max_consumers updates, rollups at the discard-new-per-subject limit, durable sourcing consumers, ack policy flow_control',
 );
