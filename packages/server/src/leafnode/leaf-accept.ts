@@ -58,14 +58,20 @@ export class AcceptHandshake implements LeafHandshake {
   readonly #host: AcceptHost;
   readonly #nonce: string;
 
-  constructor(host: AcceptHost, nonce: string) {
+  /** True when the INFO went out already, in the clear before a TLS handshake. */
+  readonly #infoSent: boolean;
+
+  constructor(host: AcceptHost, nonce: string, infoSent = false) {
     this.#host = host;
     this.#nonce = nonce;
+    this.#infoSent = infoSent;
   }
 
   start(leaf: LeafConnection): void {
-    const info = this.#host.leafInfo(leaf.cid, this.#nonce);
-    leaf.send(`INFO ${info}`, `INFO ${info} \r\n`);
+    if (!this.#infoSent) {
+      const info = this.#host.leafInfo(leaf.cid, this.#nonce);
+      leaf.send(`INFO ${info}`, `INFO ${info} \r\n`);
+    }
     leaf.handshakeDeadline(
       this.#host.authTimeout,
       'Authentication Timeout',

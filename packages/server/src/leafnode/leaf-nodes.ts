@@ -7,6 +7,7 @@
  * `leaf-parser.ts` the protocol's frames.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import { createInbox } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
@@ -17,6 +18,7 @@ import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
 import type { Subscription } from '../subscription.js';
+import { secureContextFor } from '../tls/secure-context.js';
 import type { TrafficStats } from '../traffic-stats.js';
 import { AcceptHandshake, type LeafCredentials, sameSecret } from './leaf-accept.js';
 import {
@@ -29,6 +31,7 @@ import {
 import { interestKey, LOOP_DETECTION_PREFIX } from './leaf-interest.js';
 import type { ResolvedLeafNodeOptions } from './leaf-options.js';
 import { RemoteLeaf } from './leaf-remote.js';
+import { acceptTls } from './leaf-tls.js';
 
 /** What the leaf nodes need of the server. */
 export interface LeafServer {
@@ -88,6 +91,8 @@ export class LeafNodes implements LeafHost {
   /** How the server's clients log in (users, accounts' users, operator mode), if they must. */
   readonly #authenticator: ClientAuthenticator | undefined;
   #listener: Server | undefined;
+  /** The leaf node port's TLS context, when it has TLS. */
+  readonly #secureContext: SecureContext | undefined;
   #port: number | undefined;
   #closing = false;
 
@@ -99,6 +104,7 @@ export class LeafNodes implements LeafHost {
     this.#server = server;
     this.#options = options;
     this.#authenticator = authenticator;
+    this.#secureContext = options.tls && secureContextFor(options.tls);
     const remoteHost = this.#remoteHost();
     this.#remotes = options.remotes.map((remote) => new RemoteLeaf(remote, remoteHost));
   }
@@ -310,8 +316,9 @@ export class LeafNodes implements LeafHost {
     handshake: LeafHandshake,
     solicited: boolean,
     remote?: RemoteLeaf,
+    cid = this.#server.newCid(),
   ): Connection {
-    const leaf = new LeafConnection(this.#server.newCid(), socket, this, handshake, solicited);
+    const leaf = new LeafConnection(cid, socket, this, handshake, solicited);
     this.#connections.add(leaf);
     if (remote) this.#remoteOf.set(leaf, remote);
     leaf.start();
@@ -323,6 +330,8 @@ export class LeafNodes implements LeafHost {
       socket.destroy();
       return;
     }
+    const tls = this.#options.tls;
+    const nonce = newNonce();
     const handshake = new AcceptHandshake(
       {
         leafInfo: (cid, nonce, extra) => this.#info(cid, nonce, extra),
@@ -333,9 +342,25 @@ export class LeafNodes implements LeafHost {
         logError: (message) => this.logger.error(message),
         logWarn: (message) => this.logger.warn(message),
       },
-      newNonce(),
+      nonce,
+      tls !== undefined,
     );
-    this.#open(socket, handshake, false);
+    if (!tls) {
+      this.#open(socket, handshake, false);
+      return;
+    }
+    const cid = this.#server.newCid();
+    const ip = socket.remoteAddress;
+    acceptTls(socket, this.#info(cid, nonce), this.#secureContext!, tls.verify, tls.timeout).then(
+      (secure) => {
+        if (this.#closing) secure.destroy();
+        else this.#open(secure, handshake, false, undefined, cid);
+      },
+      (error: Error) =>
+        this.logger.error(
+          `${ip}:${socket.remotePort} - lid:${cid} - TLS handshake error: ${error.message}`,
+        ),
+    );
   }
 
   /**
@@ -356,6 +381,9 @@ export class LeafNodes implements LeafHost {
       port: this.#port,
       headers: true,
       auth_required: true,
+      ...(this.#options.tls
+        ? { tls_required: true, ...(this.#options.tls.verify ? { tls_verify: true } : {}) }
+        : {}),
       max_payload: this.#server.options.maxPayload,
       ...(this.#server.options.jetstream ? { jetstream: true } : {}),
       ...(domain ? { domain } : {}),

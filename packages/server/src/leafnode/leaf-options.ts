@@ -1,4 +1,5 @@
 import { ServerError } from '../errors.js';
+import type { TlsOptions } from '../tls/tls-options.js';
 
 /** One user a leaf node may log in as on our leaf node port, and the account it binds to. */
 export interface LeafUser {
@@ -23,6 +24,21 @@ export interface RemoteLeafOptions {
   /** A `.creds` file (user JWT and seed) to log in to an operator-mode hub with. */
   credentials?: string;
   noRandomize?: boolean;
+  /**
+   * TLS to the hub (also when its INFO requires it, or for a `tls://` URL): the CA that signed
+   * its certificate, our certificate and key when it verifies ours; `insecure` skips checking its
+   * certificate. `true`: the system's CAs.
+   */
+  tls?: true | RemoteTlsOptions;
+}
+
+export interface RemoteTlsOptions {
+  ca?: string | Uint8Array;
+  cert?: string | Uint8Array;
+  key?: string | Uint8Array;
+  insecure?: boolean;
+  /** Milliseconds the handshake may take. Default 2000. */
+  timeout?: number;
 }
 
 /** nats-server's `leafnodes {}`: the port other servers connect to as leaf nodes, and the remotes we connect to. */
@@ -42,6 +58,8 @@ export interface LeafNodeOptions {
     timeout?: number;
   };
   remotes?: RemoteLeafOptions[];
+  /** TLS on the leaf node port: INFO says tls_required, and leaves upgrade before CONNECT. */
+  tls?: TlsOptions;
   /** Milliseconds between attempts to connect to a remote. Default 1000 (nats-server's). */
   reconnectInterval?: number;
 }
@@ -55,6 +73,13 @@ export interface ResolvedLeafNodeOptions {
   authTimeout: number | undefined;
   remotes: ResolvedRemote[];
   reconnectInterval: number;
+  tls: ResolvedLeafTls | undefined;
+}
+
+/** The leaf node port's TLS: its context's parts, whether client certificates are verified, the handshake's time. */
+export interface ResolvedLeafTls extends TlsOptions {
+  verify: boolean;
+  timeout: number;
 }
 
 export interface ResolvedRemote {
@@ -62,8 +87,11 @@ export interface ResolvedRemote {
   account: string;
   credentials: string | undefined;
   noRandomize: boolean;
+  tls: RemoteTlsOptions | undefined;
 }
 
+/** nats-server's default TLS handshake timeout. */
+const DEFAULT_TLS_TIMEOUT = 2_000;
 /** nats-server's DEFAULT_LEAF_NODE_RECONNECT. */
 const DEFAULT_RECONNECT_INTERVAL = 1_000;
 const GLOBAL_ACCOUNT = '$G';
@@ -99,11 +127,17 @@ export function resolveLeafNodes(
     if (remote.urls.length === 0) throw invalid(`remotes[${index}] needs at least one url`);
     const urls = remote.urls.map((text) => remoteUrl(text, index));
     checkAccount(remote.account, 'remote');
+    const wantsTls = remote.tls !== undefined || urls.some((url) => url.protocol === 'tls:');
     return {
       urls,
       account: remote.account || GLOBAL_ACCOUNT,
       credentials: remote.credentials || undefined,
       noRandomize: remote.noRandomize ?? false,
+      tls: wantsTls
+        ? remote.tls === true || remote.tls === undefined
+          ? {}
+          : remote.tls
+        : undefined,
     };
   });
   const reconnectInterval = given.reconnectInterval || DEFAULT_RECONNECT_INTERVAL;
@@ -118,7 +152,23 @@ export function resolveLeafNodes(
     authTimeout: auth?.timeout,
     remotes,
     reconnectInterval,
+    tls: leafTls(given.tls),
   };
+}
+
+/** The leaf node port's `tls`: a certificate and key, a CA to verify leaves' certificates with. */
+function leafTls(tls: TlsOptions | undefined): ResolvedLeafTls | undefined {
+  if (!tls) return undefined;
+  const invalid = (message: string) =>
+    new ServerError('INVALID_OPTION', `leafNodes tls ${message}`);
+  if (!tls.cert || !tls.key) throw invalid('needs a cert and a key');
+  const verify = tls.verify ?? false;
+  if (verify && !tls.ca) throw invalid('verify needs a ca to check leaf certificates');
+  const timeout = tls.timeout || DEFAULT_TLS_TIMEOUT;
+  if (!Number.isFinite(timeout) || timeout <= 0) {
+    throw invalid(`timeout must be a positive number, got ${timeout}`);
+  }
+  return { ...tls, verify, timeout };
 }
 
 function remoteUrl(text: string, index: number): URL {
@@ -130,13 +180,13 @@ function remoteUrl(text: string, index: number): URL {
     throw new ServerError('INVALID_OPTION', `leafNodes remotes[${index}]: invalid url '${text}'`);
   }
   const scheme = url.protocol.slice(0, -1);
-  if (scheme === 'ws' || scheme === 'wss' || scheme === 'tls') {
+  if (scheme === 'ws' || scheme === 'wss') {
     throw new ServerError(
       'INVALID_OPTION',
-      `leafNodes remotes[${index}]: ${scheme}:// remotes are not supported yet (only nats-leaf:// and nats://)`,
+      `leafNodes remotes[${index}]: ${scheme}:// remotes are not supported yet (only nats-leaf://, nats:// and tls://)`,
     );
   }
-  if (scheme !== 'nats-leaf' && scheme !== 'nats') {
+  if (scheme !== 'nats-leaf' && scheme !== 'nats' && scheme !== 'tls') {
     throw new ServerError(
       'INVALID_OPTION',
       `leafNodes remotes[${index}]: unknown url scheme '${scheme}'`,

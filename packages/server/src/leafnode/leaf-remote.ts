@@ -5,6 +5,7 @@ import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
 import { signWithCredentials } from './leaf-credentials.js';
 import type { ResolvedRemote } from './leaf-options.js';
 import type { LeafFrame } from './leaf-parser.js';
+import { readFirstLine, upgradeToHub } from './leaf-tls.js';
 
 /** nats-server waits this long after a loop was detected before soliciting again. */
 const LOOP_RECONNECT_DELAY = 30_000;
@@ -125,9 +126,54 @@ export class RemoteLeaf {
     socket.once('error', failed);
     socket.once('connect', () => {
       socket.off('error', failed);
-      this.#attempts = 0;
-      this.connection = this.#host.open(socket, new SolicitHandshake(this, this.#host), this);
+      void this.#greeted(socket, url, hostPort);
     });
+  }
+
+  /**
+   * The hub's INFO is read first, in the clear: it may ask for TLS (as may our options), and
+   * then the leaf connection runs over the upgraded socket.
+   */
+  async #greeted(socket: Socket, url: URL, hostPort: string): Promise<void> {
+    let info: string;
+    let wantsTls = this.options.tls !== undefined;
+    try {
+      const line = await readFirstLine(socket, INFO_WAIT);
+      if (!/^INFO\s/i.test(line))
+        throw new Error(`expected INFO, got ${JSON.stringify(line.slice(0, 40))}`);
+      info = line.slice(5).trim();
+      wantsTls ||= (JSON.parse(info) as { tls_required?: unknown }).tls_required === true;
+    } catch (error) {
+      this.#host.logError(
+        `Leafnode connection to "${hostPort}" failed: ${(error as Error).message}`,
+      );
+      socket.destroy();
+      this.#retry(this.#host.reconnectInterval);
+      return;
+    }
+    let leafSocket: Socket = socket;
+    if (wantsTls) {
+      try {
+        leafSocket = await upgradeToHub(socket, this.options.tls ?? {}, url.hostname);
+      } catch (error) {
+        this.#host.logError(
+          `TLS handshake error with leafnode "${hostPort}": ${(error as Error).message}`,
+        );
+        this.#retry(this.#host.reconnectInterval);
+        return;
+      }
+    }
+    if (this.#host.closing) {
+      leafSocket.destroy();
+      return;
+    }
+    this.#attempts = 0;
+    this.connection = this.#host.open(
+      leafSocket,
+      new SolicitHandshake(this, this.#host, info, wantsTls),
+      this,
+    );
+    socket.resume();
   }
 }
 
@@ -155,11 +201,17 @@ interface HubInfo {
 class SolicitHandshake implements LeafHandshake {
   readonly #remote: RemoteLeaf;
   readonly #host: RemoteHost;
+  /** The hub's first INFO, read before the connection was made (see RemoteLeaf). */
+  readonly #greeting: string;
+  /** Whether the connection runs over TLS (CONNECT says so). */
+  readonly #tls: boolean;
   #infoSeen = false;
 
-  constructor(remote: RemoteLeaf, host: RemoteHost) {
+  constructor(remote: RemoteLeaf, host: RemoteHost, firstInfo: string, tls: boolean) {
     this.#remote = remote;
     this.#host = host;
+    this.#greeting = firstInfo;
+    this.#tls = tls;
   }
 
   start(leaf: LeafConnection): void {
@@ -178,6 +230,7 @@ class SolicitHandshake implements LeafHandshake {
       'Stale Leaf Node Connection',
       'Stale Leaf Node Connection - Closing',
     );
+    this.frame(leaf, { op: 'INFO', json: this.#greeting });
   }
 
   frame(leaf: LeafConnection, frame: LeafFrame): boolean {
@@ -210,13 +263,6 @@ class SolicitHandshake implements LeafHandshake {
       leaf.close('Wrong Port');
       return false;
     }
-    if (info.tls_required === true) {
-      this.#host.logError(
-        `${leaf.label} - the remote requires TLS, which leaf node remotes do not support yet`,
-      );
-      leaf.close('TLS Handshake Failure');
-      return false;
-    }
     leaf.nameRemote(
       typeof info.server_name === 'string' ? info.server_name : '',
       typeof info.server_id === 'string' ? info.server_id : '',
@@ -234,7 +280,7 @@ class SolicitHandshake implements LeafHandshake {
     const url = this.#remote.url;
     const connect: Record<string, unknown> = {
       version: '2.9.10',
-      tls_required: false,
+      tls_required: this.#tls,
       server_id: this.#host.serverId,
       ...(this.#host.jetstreamDomain ? { domain: this.#host.jetstreamDomain } : {}),
       name: this.#host.serverName,

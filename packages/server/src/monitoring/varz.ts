@@ -103,8 +103,10 @@ function leafVarz(server: MonitoredServer) {
   return {
     ...(port === undefined ? {} : { host: leaf.host, port }),
     auth_timeout: (leaf.settings.authTimeout ?? server.options.authTimeout) / 1_000,
-    // nats-server's default leaf TLS timeout, shown without TLS too (leaf TLS is not supported yet).
-    tls_timeout: 2,
+    // nats-server shows the TLS timeout (2 s by default) without TLS too.
+    tls_timeout: (leaf.settings.tls?.timeout ?? 2_000) / 1_000,
+    ...(leaf.settings.tls ? { tls_required: true } : {}),
+    ...(leaf.settings.tls?.verify ? { tls_verify: true } : {}),
     ...(leaf.settings.remotes.length > 0
       ? {
           remotes: leaf.remoteViews().map((remote) => ({
