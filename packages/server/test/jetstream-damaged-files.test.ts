@@ -20,6 +20,7 @@ import {
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type NatsServer, silentLogger, startServer } from '../src/index.js';
 import type { InternalClient } from '../src/internal-client.js';
@@ -283,6 +284,92 @@ describe('a damaged stream file found at start', () => {
     expect(errors.join('\n')).toContain('of the WAL');
     expect(existsSync(join(movedAside(), 'messages.db-wal'))).toBe(true);
     await writable(client);
+  });
+
+  /** Takes the first `count` messages through the consumer C and acks them, confirmed. */
+  async function consumeAndAck(client: InternalClient, count: number): Promise<void> {
+    const inbox = `_INBOX.damaged.fetch.${++inboxes}`;
+    const delivered: string[] = [];
+    const done = new Promise<void>((resolve) => {
+      const sub = client.subscribe(inbox, (message) => {
+        if (message.reply) delivered.push(message.reply);
+        if (delivered.length === count) {
+          client.unsubscribe(sub);
+          resolve();
+        }
+      });
+    });
+    const next = JSON.stringify({ batch: count, expires: 5_000_000_000 });
+    client.publish('$JS.API.CONSUMER.MSG.NEXT.S.C', encoder.encode(next), { reply: inbox });
+    await done;
+    // Confirmed acks: the server answers (an empty message) once the ack is stored.
+    for (const reply of delivered) {
+      const confirm = `_INBOX.damaged.ack.${++inboxes}`;
+      await new Promise<void>((resolve) => {
+        const sub = client.subscribe(confirm, () => {
+          client.unsubscribe(sub);
+          resolve();
+        });
+        client.publish(reply, encoder.encode('+ACK'), { reply: confirm });
+      });
+    }
+  }
+
+  /** Rewrites the consumer's saved row in place, as damage would: its checksums stay. */
+  function changeConsumerRow(column: 'config' | 'state', change: (value: Reply) => void): void {
+    const db = new Database(database());
+    try {
+      const row = db.prepare(`SELECT ${column} AS text FROM consumers WHERE name = 'C'`).get() as {
+        text: string;
+      };
+      const value = JSON.parse(row.text) as Reply;
+      change(value);
+      db.prepare(`UPDATE consumers SET ${column} = ? WHERE name = 'C'`).run(JSON.stringify(value));
+    } finally {
+      db.close();
+    }
+  }
+
+  async function consumedAndStopped(): Promise<void> {
+    await storedAndStopped();
+    const client = await start();
+    await consumeAndAck(client, 50);
+    const info = await request(client, '$JS.API.CONSUMER.INFO.S.C');
+    expect(info.ack_floor.stream_seq).toBe(50);
+    await server!.close();
+    server = undefined;
+  }
+
+  it('damaged consumer state: the consumer starts over, never past a message it did not ack', async () => {
+    await consumedAndStopped();
+    // A flipped bit in the ack floor that leaves valid JSON: 50 acked would read as 58.
+    changeConsumerRow('state', (state) => {
+      state.a = [58, 58];
+      state.d = [58, 58];
+    });
+    const client = await start();
+
+    const info = await request(client, '$JS.API.CONSUMER.INFO.S.C');
+    expect(info.error).toBeUndefined();
+    expect(info.ack_floor.stream_seq).toBe(0);
+    expect(info.num_pending).toBe(MESSAGES);
+    expect(errors.join('\n')).toContain('consumers starting over (their state was damaged): C');
+    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+    expect((await request(client, '$JS.API.STREAM.INFO.S')).state.messages).toBe(MESSAGES);
+  });
+
+  it('a damaged consumer config: that consumer is reported lost, the stream served', async () => {
+    await consumedAndStopped();
+    changeConsumerRow('config', (config) => {
+      config.filter_subject = 'r.>';
+    });
+    const client = await start();
+
+    expect(await request(client, '$JS.API.CONSUMER.INFO.S.C')).toMatchObject({
+      error: { err_code: 10014 },
+    });
+    expect(errors.join('\n')).toContain('consumers lost: C');
+    expect((await request(client, '$JS.API.STREAM.INFO.S')).state.messages).toBe(MESSAGES);
   });
 
   it('a WAL cut short inside a frame: offline (10118), the files left as they are', async () => {

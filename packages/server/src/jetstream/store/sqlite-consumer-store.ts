@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { ConsumerStore, SavedConsumer } from './message-store.js';
+import { addConsumerChecksumColumns, consumerChecksum } from './sqlite-schema.js';
 
 /**
- * The consumers table: one row per consumer with its config and its encoded state. State
+ * The consumers table: one row per consumer with its config and its encoded state, each with a
+ * CRC-32 (sqlite-schema.ts's consumerChecksum) that the start's check reads. State
  * changes are only marked; the group writes each changed state once, just before its COMMIT.
  */
 export class SqliteConsumerStore implements ConsumerStore {
@@ -17,10 +19,13 @@ export class SqliteConsumerStore implements ConsumerStore {
     /** Runs a write inside the current commit group; `synced` false for bookkeeping. */
     private readonly write: (write: () => void, synced?: boolean) => void,
   ) {
+    addConsumerChecksumColumns(db);
     this.upsert = db.prepare(
-      'INSERT INTO consumers (name, config, created) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config',
+      'INSERT INTO consumers (name, config, created, config_checksum) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET config = excluded.config, config_checksum = excluded.config_checksum',
     );
-    this.updateState = db.prepare('UPDATE consumers SET state = ? WHERE name = ?');
+    this.updateState = db.prepare(
+      'UPDATE consumers SET state = ?, state_checksum = ? WHERE name = ?',
+    );
     this.deleteOne = db.prepare('DELETE FROM consumers WHERE name = ?');
     this.selectAll = db
       .prepare('SELECT name, config, created, state FROM consumers ORDER BY name')
@@ -28,7 +33,8 @@ export class SqliteConsumerStore implements ConsumerStore {
   }
 
   saveConfig(name: string, config: string, created: bigint): void {
-    this.write(() => this.upsert.run(name, config, created));
+    const checksum = consumerChecksum(name, config, created);
+    this.write(() => this.upsert.run(name, config, created, checksum));
   }
 
   stateChanged(name: string, encode: () => string): void {
@@ -61,7 +67,10 @@ export class SqliteConsumerStore implements ConsumerStore {
 
   /** The commit group's last step: each changed state, encoded now. */
   writeChangedStates(): void {
-    for (const [name, encode] of this.changed) this.updateState.run(encode(), name);
+    for (const [name, encode] of this.changed) {
+      const state = encode();
+      this.updateState.run(state, consumerChecksum(name, state), name);
+    }
     this.changed.clear();
   }
 }

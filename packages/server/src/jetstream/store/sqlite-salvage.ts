@@ -22,7 +22,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodePayload } from './payload-codec.js';
-import { messageChecksum, SCHEMA } from './sqlite-schema.js';
+import { consumerChecksum, messageChecksum, SCHEMA } from './sqlite-schema.js';
 import { walDamage } from './wal-check.js';
 
 /** What a start finds wrong with a stream's file: messages failing their checksum, or worse. */
@@ -46,6 +46,8 @@ export interface Salvage {
   lost: LostMessages;
   /** Consumers whose saved row could not be read (or all of them, as `*`). */
   lostConsumers: string[];
+  /** Consumers whose saved state alone was damaged: kept, starting over. */
+  resetConsumers: string[];
 }
 
 const SUFFIXES = ['', '-wal', '-shm'] as const;
@@ -79,6 +81,7 @@ export function inspectSqliteFile(file: string): FileDamage | undefined {
       for (const row of rows) if (!intact(row)) seqs.push(Number(row[0]));
       const check = db.pragma('integrity_check(1)', { simple: true });
       if (check !== 'ok') structure = String(check);
+      structure ??= damagedConsumer(db);
     } catch (error) {
       structure = (error as Error).message;
     }
@@ -132,7 +135,7 @@ export function salvageSqliteFile(file: string, aside: () => string): Salvage {
     copyFileSync(file, copy);
     if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
     const rebuilt = join(work, 'rebuilt.db');
-    const { kept, lost, lostConsumers } = copyIntact(copy, rebuilt, highestRowid(copy));
+    const salvaged = copyIntact(copy, rebuilt, highestRowid(copy));
     syncFile(rebuilt);
     const into = aside();
     for (const suffix of SUFFIXES) {
@@ -141,7 +144,7 @@ export function salvageSqliteFile(file: string, aside: () => string): Salvage {
     }
     renameSync(rebuilt, file);
     syncFile(dir);
-    return { aside: into, kept, lost, lostConsumers };
+    return { aside: into, ...salvaged };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -210,8 +213,13 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
         .prepare('INSERT INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)')
         .run(last.seq, last.time);
     })();
-    const lostConsumers = copyConsumers(source, target);
-    return { kept: kept.size, lost, lostConsumers };
+    const consumers = copyConsumers(source, target);
+    return {
+      kept: kept.size,
+      lost,
+      lostConsumers: consumers.lost,
+      resetConsumers: consumers.reset,
+    };
   } finally {
     source.close();
     target.close();
@@ -358,33 +366,87 @@ function readVarint(page: Buffer, at: number): number | undefined {
   return undefined;
 }
 
-/** Copies the consumers' rows that read; the names of those that do not. */
-function copyConsumers(source: Database.Database, target: Database.Database): string[] {
+/** A consumer row as the checks read it; the checksums are null in files from before them. */
+interface ConsumerRow {
+  name: string;
+  config: string;
+  created: bigint;
+  state: string | null;
+  config_checksum: bigint | null;
+  state_checksum: bigint | null;
+}
+
+function selectConsumers(db: Database.Database, where = ''): Database.Statement {
+  const columns = attempt(() => db.pragma('table_info(consumers)') as Array<{ name: string }>);
+  const checksums = columns?.some((column) => column.name === 'config_checksum')
+    ? 'config_checksum, state_checksum'
+    : 'NULL AS config_checksum, NULL AS state_checksum';
+  return db
+    .prepare(`SELECT name, config, created, state, ${checksums} FROM consumers ${where}`)
+    .safeIntegers(true);
+}
+
+/** Whether a consumer row's config, and its state, are as written. */
+function consumerIntact(row: ConsumerRow): { config: boolean; state: boolean } {
+  const config =
+    parses(row.config) &&
+    (row.config_checksum === null ||
+      BigInt(consumerChecksum(row.name, row.config, row.created)) === row.config_checksum);
+  const state =
+    row.state === null ||
+    (parses(row.state) &&
+      (row.state_checksum === null ||
+        BigInt(consumerChecksum(row.name, row.state)) === row.state_checksum));
+  return { config, state };
+}
+
+/** The first consumer row whose config or state is not as written, in words. */
+function damagedConsumer(db: Database.Database): string | undefined {
+  for (const row of selectConsumers(db).iterate() as Iterable<ConsumerRow>) {
+    const { config, state } = consumerIntact(row);
+    if (!config || !state) {
+      return `consumer '${row.name}' is damaged (${config ? 'state' : 'config'} checksum mismatch)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Copies the consumers' rows that read intact. One whose config is damaged is lost; one whose
+ * state alone is damaged is kept without it, so it starts over and delivers again (at least once,
+ * never a message skipped by a damaged ack floor).
+ */
+function copyConsumers(
+  source: Database.Database,
+  target: Database.Database,
+): { lost: string[]; reset: string[] } {
   const names = attempt(
     () => source.prepare('SELECT name FROM consumers ORDER BY name').pluck().all() as string[],
   );
-  if (!names) return ['*'];
-  const select = source
-    .prepare('SELECT name, config, created, state FROM consumers WHERE name = ?')
-    .safeIntegers(true);
+  if (!names) return { lost: ['*'], reset: [] };
+  const select = selectConsumers(source, 'WHERE name = ?');
   const insert = target.prepare(
-    'INSERT INTO consumers (name, config, created, state) VALUES (?, ?, ?, ?)',
+    'INSERT INTO consumers (name, config, created, state, config_checksum, state_checksum) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const lost: string[] = [];
+  const reset: string[] = [];
   for (const name of names) {
-    const row = attempt(
-      () =>
-        select.get(name) as
-          | { name: string; config: string; created: bigint; state: string | null }
-          | undefined,
-    );
-    if (!row || !parses(row.config) || (row.state !== null && !parses(row.state))) {
+    const row = attempt(() => select.get(name) as ConsumerRow | undefined);
+    const intact = row && consumerIntact(row);
+    if (!row || !intact?.config) {
       lost.push(name);
       continue;
     }
-    insert.run(row.name, row.config, row.created, row.state);
+    const checksum = consumerChecksum(row.name, row.config, row.created);
+    if (intact.state) {
+      const stateChecksum = row.state === null ? null : consumerChecksum(row.name, row.state);
+      insert.run(row.name, row.config, row.created, row.state, checksum, stateChecksum);
+    } else {
+      reset.push(name);
+      insert.run(row.name, row.config, row.created, null, checksum, null);
+    }
   }
-  return lost;
+  return { lost, reset };
 }
 
 function parses(json: string): boolean {

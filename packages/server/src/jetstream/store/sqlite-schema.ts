@@ -28,7 +28,9 @@ export const SCHEMA = `
     name TEXT PRIMARY KEY,
     config TEXT NOT NULL,
     created INTEGER NOT NULL,
-    state TEXT
+    state TEXT,
+    config_checksum INTEGER,
+    state_checksum INTEGER
   );
 `;
 
@@ -86,6 +88,28 @@ export function addEncodingColumn(db: Database.Database): void {
   if (!columns.some((column) => column.name === 'encoding')) {
     db.exec('ALTER TABLE messages ADD COLUMN encoding INTEGER NOT NULL DEFAULT 0');
   }
+}
+
+/**
+ * A file written before consumer rows carried checksums gets the columns (empty: such a row is
+ * taken as it is).
+ */
+export function addConsumerChecksumColumns(db: Database.Database): void {
+  const columns = db.pragma('table_info(consumers)') as Array<{ name: string }>;
+  if (!columns.some((column) => column.name === 'config_checksum')) {
+    db.exec('ALTER TABLE consumers ADD COLUMN config_checksum INTEGER');
+    db.exec('ALTER TABLE consumers ADD COLUMN state_checksum INTEGER');
+  }
+}
+
+/**
+ * CRC-32 of a consumer row's config (with its name and creation time) or of its state (with its
+ * name): a flipped bit in either is found at start instead of changing what the consumer does.
+ */
+export function consumerChecksum(name: string, text: string, created?: bigint): number {
+  let checksum = crc32(name);
+  if (created !== undefined) checksum = crc32(`\0${created}`, checksum);
+  return crc32(`\0${text}`, checksum);
 }
 
 export function sqliteCode(error: unknown): string {

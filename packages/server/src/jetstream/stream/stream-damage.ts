@@ -59,10 +59,12 @@ export class StreamDamageReports {
     const what = damage.structure
       ? `a damaged file (${damage.structure})`
       : `${damage.seqs.length} damaged messages (checksum mismatch)`;
+    const { lostConsumers, resetConsumers } = salvage;
     const consumers =
-      salvage.lostConsumers.length > 0
-        ? `; consumers lost: ${salvage.lostConsumers.join(', ')}`
-        : '';
+      (lostConsumers.length > 0 ? `; consumers lost: ${lostConsumers.join(', ')}` : '') +
+      (resetConsumers.length > 0
+        ? `; consumers starting over (their state was damaged): ${resetConsumers.join(', ')}`
+        : '');
     const shown =
       msgs.slice(0, LOGGED_SEQS).join(', ') + (msgs.length > LOGGED_SEQS ? ', ...' : '');
     this.#report(
