@@ -5,5 +5,5 @@ import { it } from 'vitest';
 
 it.todo('message tracing: the ingress event of a publish over max_payload');
 it.todo(
-  '2.14: max_consumers updates, rollups at the discard-new-per-subject limit, durable sourcing consumers, ack policy flow_control',
+  '2.14: rollups at the discard-new-per-subject limit, durable sourcing consumers, ack policy flow_control',
 );

@@ -251,11 +251,16 @@ export function checkStreamUpdate(
   old: StreamConfig,
   requested: StreamConfig,
   lookup: StreamConfigLookup,
+  /** The nats-server version advertised: 2.14 lets max_consumers change. */
+  version = NATS_COMPATIBLE_VERSION,
 ): StreamConfig {
-  const config = checkStreamConfig(requested, lookup);
+  const config = checkStreamConfig(requested, lookup, version);
   const refuse = (what: string) => invalid(`stream configuration update ${what}`);
   if (config.name !== old.name) throw invalid('stream configuration name must match original');
-  if (config.max_consumers !== old.max_consumers) throw refuse('can not change MaxConsumers');
+  // Until 2.14 (ce880c8, v2.14.0 configUpdateCheck).
+  if (!isAtLeast(version, 2, 14) && config.max_consumers !== old.max_consumers) {
+    throw refuse('can not change MaxConsumers');
+  }
   if (config.storage !== old.storage) throw refuse('can not change storage type');
   // 2.10 lets limits and interest retention change into each other (stream.go:1571 at v2.10.0).
   if (
