@@ -54,9 +54,27 @@ for (const section of selected) {
     const result = await section.run({
       budgetMs: sectionBudget,
       workDir,
-      log: (line) => console.log(`  ${line}`),
+      log: (line) => console.log(`  [${Math.round((Date.now() - started) / 1_000)} s] ${line}`),
     });
     results.push({ title: section.title, result });
+  } catch (error) {
+    // One section failing must not take the others' figures with it: it is a broken promise.
+    console.error(error);
+    const reason = (error as Error).message;
+    results.push({
+      title: section.title,
+      result: {
+        figures: [
+          {
+            check: 'the section ran to its end',
+            trials: '—',
+            ours: `failed: ${reason}`,
+            holds: false,
+          },
+        ],
+        details: `The section failed before its figures were complete: ${reason}`,
+      },
+    });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -104,8 +104,15 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
       }
       const checkedAt = Date.now();
       const findings = await check(server.url, outcome, { since, crashAt, restartedAt });
-      // What did not survive is made again, as an operator would, so the cycles go on.
-      await createWorkload(server.url);
+      try {
+        // What did not survive is made again, as an operator would, so the cycles go on.
+        await createWorkload(server.url);
+      } catch (error) {
+        outcome.problems.push(
+          `cycle ${cycle}: the streams could not be made again: ${(error as Error).message}`,
+        );
+        break;
+      }
       options.log(
         `${target.name} cycle ${cycle}: ${outcome.ledger.messageCount} acknowledged, ${findings.lostMessages.length} lost now (${outcome.lostMessages.size} in all); ` +
           `${outcome.ledger.ackCount} acks confirmed, ${outcome.lostAcks.size} lost; ${outcome.lostKvPuts.size} KV puts lost; ${outcome.streamsNotOpening} stream openings failed ` +
