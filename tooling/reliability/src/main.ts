@@ -8,7 +8,7 @@
  *
  * Exits 1 when a promise of the report (a must-be-0 figure) was broken.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,6 +100,7 @@ const out =
   (selected.length === sections.length ? join(repoRoot, 'docs', 'reliability.md') : undefined);
 if (out === undefined) console.log(`\n${report}`);
 else {
+  await mkdir(dirname(out), { recursive: true });
   await writeFile(out, report);
   console.log(`\nwrote ${out}`);
 }
