@@ -76,7 +76,8 @@ export interface ServerOptions {
   monitoringAuth?: { user: string; pass: string };
   /**
    * The dashboard at `/` of the monitoring port. It is read-only unless `actions` is true, which
-   * lets it purge streams and delete consumers and KV keys (each after a confirmation).
+   * lets it purge streams and delete consumers and KV keys (each after a confirmation; needs
+   * `monitoringAuth`).
    */
   dashboard?: { actions?: boolean };
   /** Milliseconds over which lame duck mode closes clients. Default 120000. */
@@ -293,7 +294,7 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
     httpPort: httpPort === -1 ? 0 : httpPort,
     httpsMonitoring: options.httpsPort !== undefined,
     monitoringAuth: resolveMonitoringAuth(options.monitoringAuth),
-    dashboard: { actions: options.dashboard?.actions ?? false },
+    dashboard: resolveDashboard(options),
     lameDuckDuration: num('lameDuckDuration', 0),
     lameDuckGracePeriod: num('lameDuckGracePeriod', 0),
     authorization: auth ? { ...auth } : undefined,
@@ -341,6 +342,17 @@ function resolveMonitoringAuth(auth: ServerOptions['monitoringAuth']) {
     throw new ServerError('INVALID_OPTION', 'monitoringAuth needs a user (without ":") and a pass');
   }
   return { user: auth.user, pass: auth.pass };
+}
+
+function resolveDashboard(options: ServerOptions) {
+  const actions = options.dashboard?.actions ?? false;
+  if (actions && !options.monitoringAuth) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      'dashboard.actions needs monitoringAuth: actions that change state are offered only behind basic auth',
+    );
+  }
+  return { actions };
 }
 
 function resolveTls(tls: TlsOptions | undefined): ResolvedTlsOptions | undefined {

@@ -35,6 +35,8 @@ export function downloadUrl(path: string, params: Params): string {
 
 export interface DashboardConfig {
   actions: boolean;
+  /** Whether message, KV and object contents are shown (only behind the port's basic auth). */
+  contents: boolean;
   /** The accounts JetStream runs for. */
   jetstream: string[];
   /** Whether accounts are configured. */

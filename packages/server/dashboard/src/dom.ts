@@ -44,12 +44,21 @@ export function section(title: string, ...children: Child[]): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', {}, title), ...children);
 }
 
-/** Label/value pairs. */
+/** Label/value pairs, laid out in as many columns as fit. */
 export function facts(rows: readonly [string, Child][]): HTMLElement {
   return h(
     'dl',
     { class: 'facts' },
-    ...rows.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value)]),
+    ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))),
+  );
+}
+
+/** Said where contents would be when the server keeps them back. */
+export function contentsNote(): HTMLElement {
+  return h(
+    'p',
+    { class: 'muted', 'data-testid': 'contents-note' },
+    'Message, KV and object contents are shown only when the monitoring port has basic auth (the monitoringAuth option).',
   );
 }
 

@@ -20,6 +20,7 @@ export interface Varz {
   out_bytes: number;
   max_payload: number;
   jetstream?: {
+    config?: { sync_always?: boolean; sync_interval?: number };
     stats?: { memory: number; storage: number; api?: { total: number; errors: number } };
   };
 }

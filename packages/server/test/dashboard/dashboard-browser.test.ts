@@ -3,12 +3,13 @@
 // follows a publish within 2 s, and shows HTML from names, subjects and payloads as text.
 import { AckPolicy } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectProblems, launchChromium } from './chromium.js';
 import {
   type DashboardServer,
   jetstreamManager,
+  MONITORING_CREDENTIALS,
   startDashboardServer,
 } from './dashboard-server.js';
 
@@ -38,6 +39,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+/** A browser context that answers the monitoring port's basic auth, as a signed-in user. */
+function signedIn(options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const { user: username, pass: password } = MONITORING_CREDENTIALS;
+  return browser.newContext({ ...options, httpCredentials: { username, password } });
+}
 
 async function openPage(
   context: BrowserContext,
@@ -82,7 +89,7 @@ describe('the dashboard in Chromium, read-only', () => {
     { width: 390, height: 844 },
   ]) {
     it(`loads every page at ${viewport.width}x${viewport.height} without errors or sideways scrolling`, async () => {
-      const context = await browser.newContext({ viewport });
+      const context = await signedIn({ viewport });
       try {
         for (const hash of PAGES) {
           const { page, problems } = await openPage(context, `${s.url}/${hash}`);
@@ -106,7 +113,7 @@ describe('the dashboard in Chromium, read-only', () => {
   }
 
   it('shows the overview with live figures and sparklines', async () => {
-    const { page, problems } = await openPage(await browser.newContext(), `${s.url}/`);
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/`);
     const overview = page.getByTestId('overview');
     await expect.poll(() => overview.textContent()).toContain('Connections');
     // A sparkline gets its first point from the second tick, a second later.
@@ -126,7 +133,7 @@ describe('the dashboard in Chromium, read-only', () => {
   });
 
   it('lists the connection in a sortable, filterable table', async () => {
-    const { page, problems } = await openPage(await browser.newContext(), `${s.url}/#/connections`);
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/#/connections`);
     const rows = page.locator('table[aria-label="connections"] tbody tr');
     await expect.poll(() => rows.count()).toBe(1);
     await page.getByLabel('Filter connections').fill('nobody-has-this-name');
@@ -139,7 +146,7 @@ describe('the dashboard in Chromium, read-only', () => {
   });
 
   it('lists the streams, HTML in a stream name shown as text', async () => {
-    const { page, problems } = await openPage(await browser.newContext(), `${s.url}/#/streams`);
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/#/streams`);
     const table = page.locator('table[aria-label="streams"]');
     await expect.poll(() => table.textContent()).toContain('ORDERS');
     const hostile = table.getByRole('link', { name: HOSTILE_STREAM, exact: true });
@@ -150,10 +157,7 @@ describe('the dashboard in Chromium, read-only', () => {
   });
 
   it("shows a stream's messages and consumers and follows a publish within 2 s", async () => {
-    const { page, problems } = await openPage(
-      await browser.newContext(),
-      `${s.url}/#/stream/$G/ORDERS`,
-    );
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/#/stream/$G/ORDERS`);
     const messages = page.getByTestId('messages');
     // Five published through JetStream, one plain publish the stream captured.
     await page.waitForSelector('details[data-seq="6"]');
@@ -189,7 +193,7 @@ describe('the dashboard in Chromium, read-only', () => {
 
   it('shows a subject, header and payload full of HTML as text, running none of it', async () => {
     const { page, problems } = await openPage(
-      await browser.newContext(),
+      await signedIn(),
       `${s.url}/#/stream/$G/${encodeURIComponent(HOSTILE_STREAM)}`,
     );
     expect(await page.locator('h1').textContent()).toBe(HOSTILE_STREAM);
@@ -211,7 +215,7 @@ describe('the dashboard in Chromium, read-only', () => {
   });
 
   it('shows KV keys and a key history, and objects with a download link', async () => {
-    const { page, problems } = await openPage(await browser.newContext(), `${s.url}/#/kv/$G/cfg`);
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/#/kv/$G/cfg`);
     const keys = page.locator('table[aria-label="keys"]');
     await expect.poll(() => keys.textContent()).toContain('blue');
     await keys.getByRole('button', { name: 'color' }).click();
@@ -243,10 +247,7 @@ describe('the dashboard in Chromium, with dashboard.actions', () => {
   });
 
   it('purges a stream after the user confirms, and not when the user declines', async () => {
-    const { page, problems } = await openPage(
-      await browser.newContext(),
-      `${s.url}/#/stream/$G/JOBS`,
-    );
+    const { page, problems } = await openPage(await signedIn(), `${s.url}/#/stream/$G/JOBS`);
     await page.waitForSelector('details[data-seq="3"]');
     const questions: string[] = [];
     let accept = false;
@@ -266,5 +267,29 @@ describe('the dashboard in Chromium, with dashboard.actions', () => {
     ]);
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('the dashboard in Chromium, without monitoringAuth', () => {
+  let s: DashboardServer;
+
+  beforeAll(async () => {
+    s = await startDashboardServer({ monitoringAuth: undefined });
+    const jsm = await jetstreamManager(s.nc);
+    await jsm.streams.add({ name: 'OPEN', subjects: ['open.>'] });
+    await s.publish('open.x', 'secret payload');
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('shows the stream but says why its messages are kept back', async () => {
+    const context = await browser.newContext();
+    const { page, problems } = await openPage(context, `${s.url}/#/stream/$G/OPEN`);
+    await page.getByTestId('contents-note').waitFor();
+    await expect.poll(() => page.locator('.facts').textContent()).toContain('open.>');
+    expect(await page.locator('main').textContent()).not.toContain('secret payload');
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });

@@ -25,7 +25,7 @@ const q = (params: Record<string, string | number>) =>
     Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]),
   ).toString();
 
-describe('the dashboard data endpoints (read-only by default)', () => {
+describe('the dashboard data endpoints behind monitoringAuth (read-only by default)', () => {
   let s: DashboardServer;
 
   beforeAll(async () => {
@@ -67,6 +67,7 @@ describe('the dashboard data endpoints (read-only by default)', () => {
   it('names the JetStream accounts and says actions are off', async () => {
     expect(await s.json('/dashboard/api/config')).toEqual({
       actions: false,
+      contents: true,
       jetstream: ['$G'],
       accounts: false,
     });
@@ -183,6 +184,40 @@ describe('the dashboard data endpoints (read-only by default)', () => {
     const tick = JSON.parse(data!.slice('data: '.length));
     expect(tick.varz.server_id).toMatch(/^N/);
     expect(tick.jetstream.$G.ORDERS.last_seq).toBe(30);
+  });
+});
+
+describe('the dashboard without monitoringAuth: what /jsz shows, no contents', () => {
+  let s: DashboardServer;
+
+  beforeAll(async () => {
+    s = await startDashboardServer({ monitoringAuth: undefined });
+    const jsm = await jetstreamManager(s.nc);
+    await jsm.streams.add({ name: 'OPEN', subjects: ['open.>'] });
+    await s.publish('open.x', 'secret payload');
+  });
+  afterAll(async () => {
+    await s?.stop();
+  });
+
+  it('gives streams and consumers but refuses message, KV and object contents with 403', async () => {
+    const config = await s.json<{ contents: boolean }>('/dashboard/api/config');
+    expect(config.contents).toBe(false);
+    expect((await s.get('/dashboard/api/streams')).status).toBe(200);
+    expect((await s.get('/dashboard/api/stream?stream=OPEN')).status).toBe(200);
+    for (const path of [
+      'messages?stream=OPEN',
+      'kv-keys?bucket=b',
+      'kv-history?bucket=b&key=k',
+      'objects?bucket=b',
+      'object?bucket=b&name=n',
+    ]) {
+      const response = await s.get(`/dashboard/api/${path}`);
+      expect(response.status, path).toBe(403);
+      expect(((await response.json()) as { error: string }).error, path).toContain(
+        'only when the monitoring port has basic auth',
+      );
+    }
   });
 });
 

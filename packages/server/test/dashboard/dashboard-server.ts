@@ -5,20 +5,29 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type ServerOptions, silentLogger, startServer } from '../../src/index.js';
 
+/** The monitoring port's basic auth the dashboard tests run behind, unless they say otherwise. */
+export const MONITORING_CREDENTIALS = { user: 'ops', pass: 'ops-secret' };
+
+export function basicAuthHeader(user: string, pass: string): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` };
+}
+
 export interface DashboardServer {
   /** `http://127.0.0.1:<monitoring port>` */
   readonly url: string;
   readonly nc: NatsConnection;
   /** Publishes to a stream and waits for its PubAck. */
   publish(subject: string, payload: string, headers?: Record<string, string>): Promise<number>;
+  /** A request to the monitoring port, with its basic auth when it has one. */
   get(path: string, init?: RequestInit): Promise<Response>;
   json<T = Record<string, unknown>>(path: string, init?: RequestInit): Promise<T>;
   stop(): Promise<void>;
 }
 
 /**
- * Our server with JetStream in a fresh store directory and monitoring on a free 127.0.0.1 port,
- * and an official client connected to it.
+ * Our server with JetStream in a fresh store directory and monitoring on a free 127.0.0.1 port
+ * behind MONITORING_CREDENTIALS (pass `monitoringAuth: undefined` for an open port), and an
+ * official client connected to it.
  */
 export async function startDashboardServer(
   options: Partial<ServerOptions> = {},
@@ -31,12 +40,18 @@ export async function startDashboardServer(
     httpPort: 0,
     jetstream: { storeDir },
     logger: silentLogger,
+    monitoringAuth: MONITORING_CREDENTIALS,
     ...options,
   });
+  const auth = 'monitoringAuth' in options ? options.monitoringAuth : MONITORING_CREDENTIALS;
   const nc = await connect({ port: server.port, ...user });
   const js = jetstream(nc);
   const url = server.httpUrl!;
-  const get = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+  const get = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}${path}`, {
+      ...init,
+      headers: { ...(auth ? basicAuthHeader(auth.user, auth.pass) : {}), ...init.headers },
+    });
   return {
     url,
     nc,

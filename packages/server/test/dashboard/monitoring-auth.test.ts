@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerError, startServer } from '../../src/index.js';
-import { type DashboardServer, startDashboardServer } from './dashboard-server.js';
-
-const basic = (user: string, pass: string) => ({
-  authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
-});
+import {
+  basicAuthHeader as basic,
+  type DashboardServer,
+  startDashboardServer,
+} from './dashboard-server.js';
 
 describe('monitoringAuth: basic auth on the monitoring port', () => {
   let s: DashboardServer;
@@ -26,7 +26,7 @@ describe('monitoringAuth: basic auth on the monitoring port', () => {
       '/dashboard/events',
       '/dashboard/api/streams',
     ]) {
-      const response = await s.get(path);
+      const response = await s.get(path, { headers: { authorization: '' } });
       expect(response.status, path).toBe(401);
       expect(response.headers.get('www-authenticate'), path).toMatch(/^Basic realm=/);
     }
@@ -60,8 +60,13 @@ describe('monitoringAuth option checks', () => {
     }
   });
 
+  it('refuses dashboard.actions without it: actions only behind basic auth', async () => {
+    const start = startServer({ port: 0, httpPort: 0, dashboard: { actions: true } });
+    await expect(start).rejects.toThrow('dashboard.actions needs monitoringAuth');
+  });
+
   it('leaves the port open without the option', async () => {
-    const s = await startDashboardServer();
+    const s = await startDashboardServer({ monitoringAuth: undefined });
     try {
       expect((await s.get('/varz')).status).toBe(200);
     } finally {

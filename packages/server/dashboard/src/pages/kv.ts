@@ -1,5 +1,5 @@
 import { act, getJson } from '../api.js';
-import { errorBox, fill, h, section } from '../dom.js';
+import { contentsNote, errorBox, fill, h, section } from '../dom.js';
 import { base64Bytes, count, headerPairs, time } from '../format.js';
 import { messageView } from '../message-view.js';
 import { DataTable } from '../table.js';
@@ -76,6 +76,10 @@ export const kvPage: Page = ({ root, live, config, args, onLeave }) => {
     ],
     { label: 'keys', search: (k) => k.key, sortBy: 0 },
   );
+  if (!config.contents) {
+    fill(root, backLink('kv', 'KV buckets'), h('h1', {}, bucket), section('Keys', contentsNote()));
+    return;
+  }
   fill(
     root,
     backLink('kv', 'KV buckets'),

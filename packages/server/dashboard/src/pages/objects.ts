@@ -1,5 +1,5 @@
 import { downloadUrl, getJson } from '../api.js';
-import { fill, h, section } from '../dom.js';
+import { contentsNote, fill, h, section } from '../dom.js';
 import { bytes, count, time } from '../format.js';
 import { DataTable } from '../table.js';
 import { backLink, watchStream } from './buckets.js';
@@ -15,8 +15,17 @@ interface ObjectMeta {
 }
 
 /** One object store: its objects with size, chunks, digest and a download link. */
-export const objectsPage: Page = ({ root, live, args, onLeave }) => {
+export const objectsPage: Page = ({ root, live, config, args, onLeave }) => {
   const [account = '', bucket = ''] = args;
+  if (!config.contents) {
+    fill(
+      root,
+      backLink('objects', 'Object stores'),
+      h('h1', {}, bucket),
+      section('Objects', contentsNote()),
+    );
+    return;
+  }
   const status = h('div');
   const table = new DataTable<ObjectMeta>(
     [

@@ -1,6 +1,6 @@
 import { type Child, fill, h, section } from '../dom.js';
-import { bytes, count, rate } from '../format.js';
-import type { Rates, Tick } from '../live.js';
+import { bytes, count, duration, rate } from '../format.js';
+import type { Rates, Tick, Varz } from '../live.js';
 import { sparkline } from '../sparkline.js';
 import type { Page } from './page.js';
 
@@ -23,6 +23,13 @@ function trafficCard(
   const values = rates.map(pick);
   const now = values.at(-1) ?? 0;
   return card(label, format(now), sparkline(values, `${label}, last minute`));
+}
+
+/** When JetStream syncs its files: before each PubAck, or every interval. */
+function syncMode(v: Varz): string {
+  const config = v.jetstream?.config;
+  if (!config) return '';
+  return config.sync_interval ? `every ${duration(config.sync_interval / 1e6)}` : 'before each ack';
 }
 
 /** Version, uptime, counts and live traffic, from the live feed alone. */
@@ -94,6 +101,7 @@ export const overviewPage: Page = ({ root, live, onLeave }) => {
           card('Consumers', count(sum((s) => s.consumer_count))),
           card('Messages', count(sum((s) => s.messages))),
           card('Stored', bytes(sum((s) => s.bytes))),
+          card('Sync to disk', syncMode(v)),
           card(
             'API requests',
             count(v.jetstream?.stats?.api?.total ?? 0),

@@ -1,5 +1,5 @@
 import { act, getJson } from '../api.js';
-import { errorBox, facts, fill, h, pageLink, section } from '../dom.js';
+import { contentsNote, errorBox, facts, fill, h, pageLink, section } from '../dom.js';
 import { bytes, count, limit, nanos, time } from '../format.js';
 import type { Tick } from '../live.js';
 import { messageView } from '../message-view.js';
@@ -171,7 +171,7 @@ export const streamPage: Page = ({ root, live, config, args, onLeave }) => {
     status,
     section('Stream', summary, actions),
     section('Consumers', consumers.element),
-    section('Messages', controls, list),
+    config.contents ? section('Messages', controls, list) : section('Messages', contentsNote()),
   );
 
   let seen = '';
@@ -189,7 +189,7 @@ export const streamPage: Page = ({ root, live, config, args, onLeave }) => {
       const moved = info.state.last_seq !== lastSeq || info.state.first_seq !== firstSeq;
       lastSeq = info.state.last_seq;
       firstSeq = Math.max(1, info.state.first_seq);
-      if (moved || shown.length === 0) await (follow ? loadMessages() : Promise.resolve());
+      if (config.contents && follow && (moved || shown.length === 0)) await loadMessages();
       fill(status);
     } catch (error) {
       seen = '';

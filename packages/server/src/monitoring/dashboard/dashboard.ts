@@ -5,7 +5,10 @@
  * monitoring endpoints themselves (/varz, /connz, /subsz, /jsz, /accountz), a live feed
  * (`live-updates.ts`), and the JetStream data below, which comes from each account's own
  * `$JS.API` (`js-api.ts`), so it shows no more than a client of that account may ask for.
- * Actions that change state (`actions.ts`) are answered only when the options enable them.
+ * What the monitoring port did not show before, the contents of messages, KV entries and
+ * objects, is answered only when the port has basic auth (`monitoringAuth`); streams and
+ * consumers are what /jsz already gives. Actions that change state (`actions.ts`) are answered
+ * only when the options enable them (which needs `monitoringAuth` too).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsz } from '../jsz.js';
@@ -55,6 +58,12 @@ const PAGE_HEADERS = {
 
 type DataRoute = (api: JsApi, params: URLSearchParams) => Promise<unknown>;
 
+/** The routes that give message, KV and object contents, answered only behind basic auth. */
+const CONTENT_ROUTES = new Set(['messages', 'kv-keys', 'kv-history', 'objects', 'object']);
+
+export const CONTENTS_NEED_AUTH =
+  'message, KV and object contents are shown only when the monitoring port has basic auth (the monitoringAuth option)';
+
 const DATA_ROUTES: Record<string, DataRoute> = {
   stream: streamDetail,
   messages: streamMessages,
@@ -71,6 +80,7 @@ export function createDashboard(
   // Read on the first request for it, so a server nobody browses does not spend its start on it.
   let bundle: ReadonlyMap<string, BundleFile> | undefined | null = null;
   const apis = new Map<string, JsApi>();
+  const contents = server.options.monitoringAuth !== undefined;
   const live = new LiveUpdates(() => ({ varz: varz(), jetstream: streamStates(server) }));
 
   /** The JetStream API of `account` (default: the first account JetStream runs for). */
@@ -96,10 +106,14 @@ export function createDashboard(
     if (name === 'config') {
       sendJson(res, 200, {
         actions: options.actions,
+        contents,
         jetstream: [...(server.jetstream?.accounts.keys() ?? [])],
         accounts: server.options.accounts !== undefined,
       });
       return;
+    }
+    if (CONTENT_ROUTES.has(name) && !contents) {
+      return sendJson(res, 403, { error: CONTENTS_NEED_AUTH });
     }
     if (name === 'object') {
       const { name: object, content } = await objectContent(apiOf(params), params);
