@@ -5,6 +5,7 @@ import {
   checkOptions,
   createConsoleLogger,
   type JetStreamOptions,
+  type LeafNodeOptions,
   type Logger,
   NATS_COMPATIBLE_VERSION,
   type NatsServer,
@@ -16,6 +17,7 @@ import {
 } from '@slipstream/server';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
+import { readLeafNodeFiles } from './leafnode-files.js';
 import { writePortsFile } from './ports-file.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 import { readTlsFiles, TlsSetupError } from './tls-files.js';
@@ -64,9 +66,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Read now, so that -t checks the files too (as nats-server does) and a bad one stops the start.
   let tls: TlsOptions | undefined;
   let websocketTls: TlsOptions | undefined;
+  let leafNodes: LeafNodeOptions | undefined;
   try {
     tls = readTlsFiles(given.tls);
     websocketTls = readTlsFiles(given.websocket?.tls);
+    leafNodes = readLeafNodeFiles(given.leafNodes);
   } catch (error) {
     if (!(error instanceof TlsSetupError)) throw error;
     stderr.error(error.message);
@@ -77,7 +81,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     // subject that is not valid), as nats-server's -t refuses it.
     try {
       checkOptions(
-        toServerOptions(mergeSettings(defaultSettings, given), silentLogger, tls, websocketTls),
+        toServerOptions(
+          mergeSettings(defaultSettings, given),
+          silentLogger,
+          tls,
+          websocketTls,
+          leafNodes,
+        ),
       );
     } catch (error) {
       if (!(error instanceof ServerError)) throw error;
@@ -104,7 +114,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stopOnSignal = trapStopSignals(log);
   let server: NatsServer;
   try {
-    server = await startServer(toServerOptions(settings, log, tls, websocketTls));
+    server = await startServer(toServerOptions(settings, log, tls, websocketTls, leafNodes));
   } catch (error) {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
@@ -138,6 +148,8 @@ export function toServerOptions(
   log: Logger,
   tls: TlsOptions | undefined,
   websocketTls?: TlsOptions,
+  /** `settings.leafNodes` with its TLS files read ({@link readLeafNodeFiles}). */
+  leafNodes?: LeafNodeOptions,
 ): ServerOptions {
   const ws = settings.websocket;
   return {
@@ -147,6 +159,8 @@ export function toServerOptions(
     httpHost: settings.httpHost,
     httpPort: settings.httpPort === 0 ? undefined : settings.httpPort,
     httpsPort: settings.httpsPort === 0 ? undefined : settings.httpsPort,
+    monitoringAuth: settings.monitoringAuth,
+    dashboard: settings.dashboard,
     maxPayload: settings.maxPayload,
     maxPending: settings.maxPending,
     maxControlLine: settings.maxControlLine,
@@ -167,7 +181,7 @@ export function toServerOptions(
     allowNonTls: settings.allowNonTls,
     // As in nats-server, a websocket block without a port opens no listener.
     websocket: ws?.port ? { ...ws, port: ws.port, tls: websocketTls } : undefined,
-    leafNodes: settings.leafNodes,
+    leafNodes,
     tls,
     debug: settings.debug,
     trace: settings.trace,

@@ -1,13 +1,13 @@
-import type { LeafNodeOptions } from '@slipstream/server';
 import { z } from 'zod';
 import { parseDuration } from './conf/units.js';
 import { notSupported } from './config-authorization.js';
 import { dropUndefined } from './drop-undefined.js';
+import type { Settings } from './settings.js';
 
-// nats-server's `leafnodes {}` (also spelled `leaf`): the leaf node port with its authorization,
-// and the remotes this server joins as a leaf. Keys this server does not implement (TLS, ws://
-// remotes, deny lists, advertise…) fail the block, for ignoring them would connect or accept
-// differently than configured.
+// nats-server's `leafnodes {}` (also spelled `leaf`): the leaf node port with its authorization
+// and TLS, and the remotes this server joins as a leaf. Keys this server does not implement (ws://
+// remotes, deny lists, advertise, pinned certificates…) fail the block, for ignoring them would
+// connect or accept differently than configured.
 
 const port = z.number().int().min(-1).max(65535);
 const stringLike = z.union([z.string(), z.number().transform(String)]);
@@ -58,8 +58,33 @@ const leafAuthorization = z.strictObject(
   { error: notSupported('leafnodes authorization key', 'leafnodes authorization') },
 );
 
+/** The leaf node port's `tls {}` (file names, read at the start as the client port's). */
+const portTls = z.strictObject(
+  {
+    cert_file: z.string().optional(),
+    key_file: z.string().optional(),
+    ca_file: z.string().optional(),
+    verify: z.boolean().optional(),
+    timeout: z.number().positive().optional(),
+  },
+  { error: notSupported('leafnodes tls key', 'leaf node TLS') },
+);
+
+/** A remote's `tls {}`: the CA of the hub's certificate, ours, and `insecure`. */
+const remoteTls = z.strictObject(
+  {
+    ca_file: z.string().optional(),
+    cert_file: z.string().optional(),
+    key_file: z.string().optional(),
+    insecure: z.boolean().optional(),
+    timeout: z.number().positive().optional(),
+  },
+  { error: notSupported('leafnodes remote tls key', 'leaf node TLS') },
+);
+
 const remote = z.strictObject(
   {
+    tls: remoteTls.optional(),
     url: z.string().optional(),
     urls: z.array(z.string()).optional(),
     account: z.string().optional(),
@@ -76,6 +101,7 @@ export const leafnodesBlock = z.strictObject(
     port: port.optional(),
     listen: listen.optional(),
     authorization: leafAuthorization.optional(),
+    tls: portTls.optional(),
     remotes: z.array(remote).optional(),
     reconnect: seconds.optional(),
     reconnect_interval: seconds.optional(),
@@ -85,18 +111,37 @@ export const leafnodesBlock = z.strictObject(
 
 type LeafnodesBlock = z.output<typeof leafnodesBlock>;
 
-export function toLeafNodes(block: LeafnodesBlock): LeafNodeOptions {
+export function toLeafNodes(block: LeafnodesBlock): NonNullable<Settings['leafNodes']> {
   const auth = block.authorization;
+  const tls = block.tls;
   return dropUndefined({
     host: block.listen?.host ?? block.host,
     port: block.listen?.port ?? block.port,
     authorization: auth && dropUndefined({ ...auth, timeout: secondsToMs(auth.timeout) }),
+    tls:
+      tls &&
+      dropUndefined({
+        cert: tls.cert_file,
+        key: tls.key_file,
+        ca: tls.ca_file,
+        verify: tls.verify,
+        timeout: secondsToMs(tls.timeout),
+      }),
     remotes: block.remotes?.map((r) =>
       dropUndefined({
         urls: [...(r.url ? [r.url] : []), ...(r.urls ?? [])],
         account: r.account,
         credentials: r.credentials,
         noRandomize: r.no_randomize ?? r.dont_randomize,
+        tls:
+          r.tls &&
+          dropUndefined({
+            ca: r.tls.ca_file,
+            cert: r.tls.cert_file,
+            key: r.tls.key_file,
+            insecure: r.tls.insecure,
+            timeout: secondsToMs(r.tls.timeout),
+          }),
       }),
     ),
     reconnectInterval: block.reconnect ?? block.reconnect_interval,

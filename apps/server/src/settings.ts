@@ -1,4 +1,18 @@
-import type { ServerOptions, TlsOptions } from '@slipstream/server';
+import type {
+  LeafNodeOptions,
+  RemoteLeafOptions,
+  ServerOptions,
+  TlsOptions,
+} from '@slipstream/server';
+
+/** A leaf node remote's `tls {}`: file names, and whether the hub's certificate goes unchecked. */
+export interface RemoteTlsFiles {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure?: boolean;
+  timeout?: number;
+}
 
 /**
  * Everything the command line and the config file can set, in one shape, so that flags can
@@ -13,6 +27,8 @@ export interface Settings
     | 'httpHost'
     | 'httpPort'
     | 'httpsPort'
+    | 'monitoringAuth'
+    | 'dashboard'
     | 'maxPayload'
     | 'maxPending'
     | 'maxControlLine'
@@ -31,7 +47,6 @@ export interface Settings
     | 'operator'
     | 'noAuthUser'
     | 'allowNonTls'
-    | 'leafNodes'
   > {
   debug?: boolean;
   trace?: boolean;
@@ -57,6 +72,14 @@ export interface Settings
       maxMsgs?: number;
       timeout?: number;
     };
+  };
+  /**
+   * nats-server's `leafnodes {}`: the library's options, but each `tls` names files (the port's
+   * as the top-level `tls` below; a remote's `ca`, `cert`, `key`), read when the server starts.
+   */
+  leafNodes?: Omit<LeafNodeOptions, 'tls' | 'remotes'> & {
+    tls?: Settings['tls'];
+    remotes?: (Omit<RemoteLeafOptions, 'tls'> & { tls?: RemoteTlsFiles })[];
   };
   /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
   websocket?: {

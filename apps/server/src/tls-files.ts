@@ -67,7 +67,7 @@ export function readTlsFiles(tls: Settings['tls']): TlsOptions | undefined {
   return { ...rest, cert, key, ...(ca === undefined ? {} : { ca }), verify: tls.verify ?? false };
 }
 
-function readPem(file: string, what: string): string {
+export function readPem(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {

@@ -301,9 +301,25 @@ describe('config file validation', () => {
     expect(load(text).warnings).toEqual([]);
   });
 
+  it('maps the leafnodes tls blocks to file names, read at the start', () => {
+    const { settings } = load(`leafnodes {
+      port: 7422
+      tls { cert_file: s.pem, key_file: s.key, ca_file: ca.pem, verify: true, timeout: 3 }
+      remotes [ { url: "tls://hub:7422", tls { ca_file: hub-ca.pem, insecure: true } } ]
+    }`);
+    expect(settings.leafNodes).toEqual({
+      port: 7422,
+      tls: { cert: 's.pem', key: 's.key', ca: 'ca.pem', verify: true, timeout: 3000 },
+      remotes: [{ urls: ['tls://hub:7422'], tls: { ca: 'hub-ca.pem', insecure: true } }],
+    });
+  });
+
   it.each([
-    ['leafnodes { port: 7422, tls { cert_file: c } }', 'leafnodes key "tls"'],
-    ['leafnodes { remotes [ { url: "nats-leaf://h:1", tls { } } ] }', 'leafnodes remote key "tls"'],
+    ['leafnodes { port: 7422, tls { pinned_certs: [a] } }', 'leafnodes tls key "pinned_certs"'],
+    [
+      'leafnodes { remotes [ { url: "nats-leaf://h:1", ws_compression: true } ] }',
+      'leafnodes remote key "ws_compression"',
+    ],
     [
       'leafnodes { authorization { users [ { user: a, password: b, permissions: {} } ] } }',
       'leafnodes user key "permissions"',
