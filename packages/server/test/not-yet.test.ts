@@ -4,6 +4,4 @@
 import { it } from 'vitest';
 
 it.todo('message tracing: the ingress event of a publish over max_payload');
-it.todo(
-  '2.14: rollups at the discard-new-per-subject limit, durable sourcing consumers, ack policy flow_control',
-);
+it.todo('2.14: durable sourcing consumers, ack policy flow_control');

@@ -46,6 +46,8 @@ export interface IncomingMessage {
   subjectMessages: number;
   /** Stored size of the oldest message on this subject, read only when needed. */
   oldestOnSubjectSize: () => number;
+  /** Whether it carries a `Nats-Rollup` header, read only when needed. */
+  hasRollup: () => boolean;
 }
 
 /** What a store's error says for each refusal of discard_new. */
@@ -70,7 +72,10 @@ export function discardNewRefusal(
   if (limits.discard !== 'new') return undefined;
   const atSubjectLimit =
     limits.maxMsgsPerSubject > 0 && incoming.subjectMessages >= limits.maxMsgsPerSubject;
-  if (atSubjectLimit && limits.discardNewPerSubject) return 'max-per-subject';
+  if (atSubjectLimit && limits.discardNewPerSubject) {
+    // 2.14 lets a rollup through, which restores the limit (b7a69dc, memstore.go storeRawMsg).
+    if (!(limits.rollupPastSubjectLimit && incoming.hasRollup())) return 'max-per-subject';
+  }
   if (limits.maxMsgs > 0 && storedMessages >= limits.maxMsgs && !atSubjectLimit) {
     return 'max-msgs';
   }

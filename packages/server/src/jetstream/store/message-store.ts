@@ -79,6 +79,11 @@ export interface StoreLimits {
   allowMsgTtl?: boolean;
   /** Compress what is stored from now on (`compression: "s2"`); file stores only. */
   compress?: boolean;
+  /**
+   * A message with a `Nats-Rollup` header passes a subject at its limit under
+   * discard_new_per_subject: its rollup purges the subject after it (nats-server 2.14).
+   */
+  rollupPastSubjectLimit?: boolean;
 }
 
 export const NO_LIMITS: StoreLimits = {

@@ -5,6 +5,7 @@
  * calls. Memory and SQLite stores are this engine over different logs.
  */
 import { DueHeap } from '../shared/due-heap.js';
+import { headerValue } from '../shared/header-block.js';
 import { type Clock, systemClock } from './clock.js';
 import { ExpiryTimer } from './expiry-timer.js';
 import {
@@ -176,6 +177,7 @@ export class StoreEngine implements MessageStore {
       rawLength,
       subjectMessages: onSubject?.messages ?? 0,
       oldestOnSubjectSize: () => (onSubject ? (this.log.entry(onSubject.first)?.size ?? 0) : 0),
+      hasRollup: () => !!headers && !!headerValue(headers, 'Nats-Rollup'),
     });
     if (refusal) throw new StoreError(refusal, refusalText[refusal] ?? refusal, this.name);
 

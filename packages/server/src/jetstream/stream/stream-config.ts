@@ -573,7 +573,10 @@ function checkRepublish(config: StreamConfig, pedantic: boolean): void {
 }
 
 /** The limits a stream's store enforces, from its config. */
-export function storeLimitsOf(config: StreamConfig): StoreLimits {
+export function storeLimitsOf(
+  config: StreamConfig,
+  version = NATS_COMPATIBLE_VERSION,
+): StoreLimits {
   return {
     maxMsgs: config.max_msgs ?? -1,
     maxBytes: config.max_bytes ?? -1,
@@ -585,5 +588,6 @@ export function storeLimitsOf(config: StreamConfig): StoreLimits {
     allowMsgTtl: config.allow_msg_ttl ?? false,
     // A memory stream accepts the setting and ignores it, as nats-server's memory store does.
     compress: config.compression === 's2' && config.storage !== 'memory',
+    rollupPastSubjectLimit: isAtLeast(version, 2, 14),
   };
 }
