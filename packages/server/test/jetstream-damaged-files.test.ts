@@ -372,6 +372,25 @@ describe('a damaged stream file found at start', () => {
     expect((await request(client, '$JS.API.STREAM.INFO.S')).state.messages).toBe(MESSAGES);
   });
 
+  it('a damaged WAL header: SQLite would ignore every frame; their messages are named lost', async () => {
+    await storedAndKilled();
+    const wal = readFileSync(`${database()}-wal`);
+    wal[17]! ^= 0x01; // a bit of the first salt: the header's checksum no longer matches
+    writeFileSync(`${database()}-wal`, wal);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.error).toBeUndefined();
+    const served = await servedIntact(client, MESSAGES);
+    const lost = info.state.lost as { msgs: number[] };
+    expect(lost.msgs.length).toBeGreaterThan(0);
+    for (let seq = 1; seq <= MESSAGES; seq++) {
+      expect(served.includes(seq) || lost.msgs.includes(seq)).toBe(true);
+    }
+    expect(errors.join('\n')).toContain('its WAL header is damaged');
+    await writable(client);
+  });
+
   it('a WAL cut short inside a frame: offline (10118), the files left as they are', async () => {
     await storedAndKilled();
     const wal = `${database()}-wal`;
