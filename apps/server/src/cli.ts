@@ -161,6 +161,8 @@ export function toServerOptions(
     httpsPort: settings.httpsPort === 0 ? undefined : settings.httpsPort,
     monitoringAuth: settings.monitoringAuth,
     dashboard: settings.dashboard,
+    monitoringAuth: settings.monitoringAuth,
+    dashboard: settings.dashboard,
     maxPayload: settings.maxPayload,
     maxPending: settings.maxPending,
     maxControlLine: settings.maxControlLine,

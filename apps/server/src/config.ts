@@ -170,6 +170,12 @@ const websocketBlock = z.looseObject({
   handshake_timeout: duration.optional(),
 });
 
+/** Ours (nats-server has no such block): basic auth for every request to the monitoring port. */
+const monitoringAuthBlock = z.strictObject({ user: stringLike, password: stringLike });
+
+/** Ours: the dashboard at `/` of the monitoring port; `actions` lets it purge and delete. */
+const dashboardBlock = z.strictObject({ actions: z.boolean().optional() });
+
 /** The keys this server honours; each is optional, unknown keys are handled before this runs. */
 const configSchema = z.object({
   port: port.optional(),
@@ -182,6 +188,8 @@ const configSchema = z.object({
   https: hostPort.optional(),
   https_port: port.optional(),
   monitor_port: port.optional(),
+  monitoring_auth: monitoringAuthBlock.optional(),
+  dashboard: dashboardBlock.optional(),
   max_payload: size.optional(),
   max_pending: size.optional(),
   max_control_line: size.optional(),
@@ -323,6 +331,11 @@ function toSettings(c: ConfigShape): Settings {
     httpHost: c.http?.host ?? c.https?.host,
     httpPort: c.http?.port ?? c.http_port ?? c.monitor_port,
     httpsPort: c.https?.port ?? c.https_port,
+    monitoringAuth: c.monitoring_auth && {
+      user: c.monitoring_auth.user,
+      pass: c.monitoring_auth.password,
+    },
+    dashboard: c.dashboard,
     maxPayload: c.max_payload,
     maxPending: c.max_pending,
     maxControlLine: c.max_control_line,

@@ -29,6 +29,8 @@ export interface Settings
     | 'httpsPort'
     | 'monitoringAuth'
     | 'dashboard'
+    | 'monitoringAuth'
+    | 'dashboard'
     | 'maxPayload'
     | 'maxPending'
     | 'maxControlLine'
