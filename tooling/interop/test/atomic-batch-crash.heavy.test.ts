@@ -49,6 +49,8 @@ async function batchUntilKilled(url: string, name: string, attempts: Attempt[]):
     try {
       for (let seq = 1; seq < attempt.size; seq++) {
         nc.publish(attempt.subject, `${id}/${seq}`, { headers: batchHeaders(id, seq, false) });
+        // Spread the batch over time, so that kills land inside batches as well as between them.
+        if (seq % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
       }
       const reply = await nc.request(attempt.subject, `${id}/${attempt.size}`, {
         headers: batchHeaders(id, attempt.size, true),
