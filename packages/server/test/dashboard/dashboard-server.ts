@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { type ConnectionOptions, connect, type NatsConnection } from '@nats-io/transport-node';
 import { type ServerOptions, silentLogger, startServer } from '../../src/index.js';
 
 /** The monitoring port's basic auth the dashboard tests run behind, unless they say otherwise. */
@@ -31,7 +31,8 @@ export interface DashboardServer {
  */
 export async function startDashboardServer(
   options: Partial<ServerOptions> = {},
-  user?: { user: string; pass: string },
+  /** For the official client: a user to log in as, TLS… */
+  connectOptions: ConnectionOptions = {},
 ): Promise<DashboardServer> {
   const storeDir = await mkdtemp(join(tmpdir(), 'slipstream-dashboard-'));
   const server = await startServer({
@@ -44,7 +45,7 @@ export async function startDashboardServer(
     ...options,
   });
   const auth = 'monitoringAuth' in options ? options.monitoringAuth : MONITORING_CREDENTIALS;
-  const nc = await connect({ port: server.port, ...user });
+  const nc = await connect({ port: server.port, ...connectOptions });
   const js = jetstream(nc);
   const url = server.httpUrl!;
   const get = (path: string, init: RequestInit = {}) =>
