@@ -127,7 +127,8 @@ export class LeafConnection implements Subscriber {
       sendPing: () => this.send('PING', 'PING\r\n'),
       stale: () => this.close('Stale Connection', 'Stale Connection'),
     });
-    socket.setNoDelay(true);
+    // A WebSocket remote's byte stream is no TCP socket.
+    socket.setNoDelay?.(true);
     socket.on('data', this.#onData);
     socket.on('error', (error) => {
       if (options.debug) host.logger.debug(`${this.label} - Socket error: ${error.message}`);

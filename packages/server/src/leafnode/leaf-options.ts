@@ -15,7 +15,8 @@ export interface LeafUser {
  */
 export interface RemoteLeafOptions {
   /**
-   * `nats-leaf://`, `nats://` or `tls://` URLs of the hub's leaf node port (`user:password@`
+   * `nats-leaf://`, `nats://` or `tls://` URLs of the hub's leaf node port, or `ws://` / `wss://`
+   * ones of its WebSocket port (`user:password@`
    * allowed); tried in turn (shuffled unless `noRandomize`).
    */
   urls: string[];
@@ -126,6 +127,13 @@ export function resolveLeafNodes(
   const remotes = (given.remotes ?? []).map((remote, index): ResolvedRemote => {
     if (remote.urls.length === 0) throw invalid(`remotes[${index}] needs at least one url`);
     const urls = remote.urls.map((text) => remoteUrl(text, index));
+    // As nats-server's validateLeafNode: a remote's URLs are all WebSocket ones or none.
+    const webSocket = urls.map((url) => url.protocol === 'ws:' || url.protocol === 'wss:');
+    if (webSocket.some((ws) => ws !== webSocket[0])) {
+      throw invalid(
+        `remotes[${index}]: remote leaf node configuration cannot have a mix of websocket and non-websocket urls`,
+      );
+    }
     checkAccount(remote.account, 'remote');
     const wantsTls = remote.tls !== undefined || urls.some((url) => url.protocol === 'tls:');
     return {
@@ -180,13 +188,7 @@ function remoteUrl(text: string, index: number): URL {
     throw new ServerError('INVALID_OPTION', `leafNodes remotes[${index}]: invalid url '${text}'`);
   }
   const scheme = url.protocol.slice(0, -1);
-  if (scheme === 'ws' || scheme === 'wss') {
-    throw new ServerError(
-      'INVALID_OPTION',
-      `leafNodes remotes[${index}]: ${scheme}:// remotes are not supported yet (only nats-leaf://, nats:// and tls://)`,
-    );
-  }
-  if (scheme !== 'nats-leaf' && scheme !== 'nats' && scheme !== 'tls') {
+  if (!['nats-leaf', 'nats', 'tls', 'ws', 'wss'].includes(scheme)) {
     throw new ServerError(
       'INVALID_OPTION',
       `leafNodes remotes[${index}]: unknown url scheme '${scheme}'`,

@@ -6,6 +6,7 @@ import { signWithCredentials } from './leaf-credentials.js';
 import type { ResolvedRemote } from './leaf-options.js';
 import type { LeafFrame } from './leaf-parser.js';
 import { readFirstLine, upgradeToHub } from './leaf-tls.js';
+import { openLeafWebSocket } from './leaf-websocket.js';
 
 /** nats-server waits this long after a loop was detected before soliciting again. */
 const LOOP_RECONNECT_DELAY = 30_000;
@@ -104,13 +105,17 @@ export class RemoteLeaf {
   #connect(): void {
     if (this.#host.closing) return;
     const url = this.#pickUrl();
-    const hostPort = `${url.hostname}:${url.port || 7422}`;
+    const hostPort = `${url.hostname}:${url.port || defaultPort(url)}`;
     if (this.#host.debug) {
       this.#host.logDebug(`Trying to connect as leafnode to remote server on "${hostPort}"`);
     }
+    if (url.protocol === 'ws:' || url.protocol === 'wss:') {
+      void this.#openWebSocket(url, hostPort);
+      return;
+    }
     const socket = connect({
       host: url.hostname.replace(/^\[|\]$/g, ''),
-      port: Number(url.port || 7422),
+      port: Number(url.port || defaultPort(url)),
     });
     this.#socket = socket;
     const failed = (error: Error) => {
@@ -130,19 +135,36 @@ export class RemoteLeaf {
     });
   }
 
+  async #openWebSocket(url: URL, hostPort: string): Promise<void> {
+    let stream: Socket;
+    try {
+      stream = await openLeafWebSocket(url, this.options.tls, INFO_WAIT);
+    } catch (error) {
+      this.#attempts++;
+      const text = `Error trying to connect as leafnode to remote server "${hostPort}" (attempt ${this.#attempts}): ${(error as Error).message}`;
+      if (this.#attempts === 1) this.#host.logError(text);
+      else this.#host.logDebug(text);
+      this.#retry(this.#host.reconnectInterval);
+      return;
+    }
+    await this.#greeted(stream, url, hostPort, true);
+  }
+
   /**
    * The hub's INFO is read first, in the clear: it may ask for TLS (as may our options), and
    * then the leaf connection runs over the upgraded socket.
    */
-  async #greeted(socket: Socket, url: URL, hostPort: string): Promise<void> {
+  async #greeted(socket: Socket, url: URL, hostPort: string, webSocket = false): Promise<void> {
     let info: string;
-    let wantsTls = this.options.tls !== undefined;
+    // A WebSocket remote did its TLS (wss) before the upgrade.
+    let wantsTls = !webSocket && this.options.tls !== undefined;
     try {
       const line = await readFirstLine(socket, INFO_WAIT);
       if (!/^INFO\s/i.test(line))
         throw new Error(`expected INFO, got ${JSON.stringify(line.slice(0, 40))}`);
       info = line.slice(5).trim();
-      wantsTls ||= (JSON.parse(info) as { tls_required?: unknown }).tls_required === true;
+      wantsTls ||=
+        !webSocket && (JSON.parse(info) as { tls_required?: unknown }).tls_required === true;
     } catch (error) {
       this.#host.logError(
         `Leafnode connection to "${hostPort}" failed: ${(error as Error).message}`,
@@ -170,7 +192,7 @@ export class RemoteLeaf {
     this.#attempts = 0;
     this.connection = this.#host.open(
       leafSocket,
-      new SolicitHandshake(this, this.#host, info, wantsTls),
+      new SolicitHandshake(this, this.#host, info, wantsTls || url.protocol === 'wss:'),
       this,
     );
     socket.resume();
@@ -318,4 +340,11 @@ function redacted(connect: Record<string, unknown>): string {
   if ('pass' in shown) shown.pass = '[REDACTED]';
   if ('sig' in shown) shown.sig = '[REDACTED]';
   return JSON.stringify(shown);
+}
+
+/** nats-server's leaf node port, or the WebSocket scheme's. */
+function defaultPort(url: URL): number {
+  if (url.protocol === 'ws:') return 80;
+  if (url.protocol === 'wss:') return 443;
+  return 7422;
 }
