@@ -46,11 +46,11 @@ export interface ConsumerAPI {
    * stream sequence `seq` when given (0 also means the ack floor); the answer is its info and
    * the sequence it was reset to.
    */
-  reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResult>;
+  reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResponse>;
 }
 
 /** CONSUMER.RESET's answer: the consumer's info after the reset and the sequence it restarts at. */
-export type ConsumerResetResult = ConsumerInfo & { reset_seq: number };
+export type ConsumerResetResponse = ConsumerInfo & { reset_seq: number };
 
 /** CONSUMER.PAUSE's answer: `pause_remaining` in nanoseconds while paused. */
 export interface ConsumerPauseResult {
@@ -122,7 +122,7 @@ export class ConsumerAPIImpl implements ConsumerAPI {
     return result;
   }
 
-  async reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResult> {
+  async reset(stream: string, name: string, seq?: number): Promise<ConsumerResetResponse> {
     checkStreamName(stream);
     checkConsumerName(name);
     requireFeature(this.#api.nc, 'JS_CONSUMER_RESET', 'consumer reset');

@@ -20,7 +20,7 @@ export type {
   ConsumerAPI,
   ConsumerCreateOptions,
   ConsumerPauseResult,
-  ConsumerResetResult,
+  ConsumerResetResponse,
 } from './consumer-api.js';
 export type { ConsumerNotification, PullOptions } from './consumer-status.js';
 export type { Consumers } from './consumers.js';
@@ -59,6 +59,7 @@ export {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  PersistMode,
   ReplayPolicy,
   RetentionPolicy,
   StorageType,

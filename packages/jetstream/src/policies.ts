@@ -2,6 +2,7 @@ import type {
   AckPolicy as AckPolicyValue,
   DeliverPolicy as DeliverPolicyValue,
   DiscardPolicy as DiscardPolicyValue,
+  PersistMode as PersistModeValue,
   ReplayPolicy as ReplayPolicyValue,
   RetentionPolicy as RetentionPolicyValue,
   StorageType as StorageTypeValue,
@@ -37,6 +38,13 @@ export const StoreCompression = {
   S2: 's2',
 } as const satisfies Record<string, StoreCompressionValue>;
 export type StoreCompression = StoreCompressionValue;
+
+/** nats-server 2.12: `Async` acknowledges a publish before the disk sync (file streams). */
+export const PersistMode = {
+  Default: 'default',
+  Async: 'async',
+} as const satisfies Record<string, PersistModeValue>;
+export type PersistMode = PersistModeValue;
 
 export const DeliverPolicy = {
   All: 'all',
