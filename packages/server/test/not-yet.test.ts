@@ -4,4 +4,6 @@
 import { it } from 'vitest';
 
 it.todo('message tracing: the ingress event of a publish over max_payload');
-it.todo('2.14: durable sourcing consumers, ack policy flow_control');
+it.todo(
+  '2.14: fast batches, durable sourcing consumers, ack policy flow_control, trace disabled by Nats-Trace-Dest',
+);
