@@ -34,7 +34,8 @@ export interface StoredMessage {
 export class JsApi {
   readonly #client: InternalClient;
   readonly #inbox = `_INBOX.dashboard.${nuid.next()}.`;
-  readonly #pending = new Map<string, (message: InternalMessage) => void>();
+  /** Each request waiting for its reply; called without one when the dashboard closes. */
+  readonly #pending = new Map<string, (message: InternalMessage | undefined) => void>();
   readonly #sub: Subscription;
   #next = 1;
 
@@ -73,8 +74,18 @@ export class JsApi {
       this.#pending.set(reply, (message) => {
         this.#pending.delete(reply);
         clearTimeout(timer);
-        // The payload may be a view into a socket chunk: decoding copies it.
-        const answer = JSON.parse(new TextDecoder().decode(message.payload));
+        if (!message) {
+          reject(new JsApiError(503, 'the monitoring port is closing'));
+          return;
+        }
+        let answer: { error?: { code?: number; description?: string } };
+        try {
+          // The payload may be a view into a socket chunk: decoding copies it.
+          answer = JSON.parse(new TextDecoder().decode(message.payload));
+        } catch {
+          reject(new JsApiError(502, `the answer on ${subject} is not JSON`));
+          return;
+        }
         if (answer.error) {
           reject(new JsApiError(answer.error.code ?? 500, answer.error.description ?? 'error'));
         } else {
@@ -121,7 +132,7 @@ export class JsApi {
 
   close(): void {
     this.#client.unsubscribe(this.#sub);
-    this.#pending.clear();
+    for (const settle of [...this.#pending.values()]) settle(undefined);
   }
 }
 
