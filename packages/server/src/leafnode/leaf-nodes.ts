@@ -32,6 +32,7 @@ import { interestKey, LOOP_DETECTION_PREFIX } from './leaf-interest.js';
 import type { ResolvedLeafNodeOptions } from './leaf-options.js';
 import { RemoteLeaf } from './leaf-remote.js';
 import { acceptTls } from './leaf-tls.js';
+import type { LeafView, MonitoredLeafNodes } from './leaf-view.js';
 
 /** What the leaf nodes need of the server. */
 export interface LeafServer {
@@ -58,25 +59,7 @@ export interface LeafServer {
   newCid(): number;
 }
 
-/** One leaf connection as /leafz shows it (nats-server 2.9.10's LeafInfo). */
-export interface LeafView {
-  readonly account: string;
-  readonly ip: string;
-  readonly port: number;
-  readonly rtt: number | undefined;
-  readonly inMsgs: number;
-  readonly outMsgs: number;
-  readonly inBytes: number;
-  readonly outBytes: number;
-  /** The interest the other server announced (LS+ not taken back). */
-  readonly subscriptionCount: number;
-  readonly subjects: string[];
-  /** Ours: the other server's name, and whether we are its spoke (we dialed its hub). */
-  readonly name: string;
-  readonly isSpoke: boolean;
-}
-
-export class LeafNodes implements LeafHost {
+export class LeafNodes implements LeafHost, MonitoredLeafNodes {
   readonly #server: LeafServer;
   readonly #options: ResolvedLeafNodeOptions;
   readonly #connections = new Set<LeafConnection>();

@@ -3,7 +3,7 @@ import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { InternalClient } from '../internal-client.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
-import type { LeafNodes } from '../leafnode/leaf-nodes.js';
+import type { MonitoredLeafNodes } from '../leafnode/leaf-view.js';
 import type { ResolvedOptions } from '../options.js';
 import type { ServerIdentity } from '../server-identity.js';
 import type { TrafficStats } from '../traffic-stats.js';
@@ -26,7 +26,7 @@ export interface MonitoredServer {
   /** JetStream, when enabled and started. */
   readonly jetstream: JetStreamServer | undefined;
   /** Leaf node connections, when configured. */
-  readonly leafNodes: LeafNodes | undefined;
+  readonly leafNodes: MonitoredLeafNodes | undefined;
   /** Name, host, id and JetStream, as the server's events carry them. */
   identity(): ServerIdentity;
   /** A new client of the server itself in `account`'s subject space (the dashboard's JetStream API). */

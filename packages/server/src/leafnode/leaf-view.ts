@@ -1,0 +1,35 @@
+import type { ResolvedLeafNodeOptions } from './leaf-options.js';
+
+/**
+ * What monitoring reads of the leaf nodes (/leafz, /varz), apart from the class that runs them,
+ * so the monitoring code depends on no connection or login code.
+ */
+export interface MonitoredLeafNodes {
+  /** Registered connections, in either role. */
+  readonly count: number;
+  /** The bound leaf node port, when one is open. */
+  readonly port: number | undefined;
+  readonly host: string;
+  readonly settings: ResolvedLeafNodeOptions;
+  /** The registered connections, optionally of one account only. */
+  views(account?: string, withSubscriptions?: boolean): LeafView[];
+  /** The remotes as /varz lists them: our account and the URLs, without credentials. */
+  remoteViews(): { localAccount: string; urls: string[] }[];
+}
+/** One leaf connection as /leafz shows it (nats-server 2.9.10's LeafInfo). */
+export interface LeafView {
+  readonly account: string;
+  readonly ip: string;
+  readonly port: number;
+  readonly rtt: number | undefined;
+  readonly inMsgs: number;
+  readonly outMsgs: number;
+  readonly inBytes: number;
+  readonly outBytes: number;
+  /** The interest the other server announced (LS+ not taken back). */
+  readonly subscriptionCount: number;
+  readonly subjects: string[];
+  /** Ours: the other server's name, and whether we are its spoke (we dialed its hub). */
+  readonly name: string;
+  readonly isSpoke: boolean;
+}
