@@ -80,6 +80,8 @@ describe('/leafz and /varz of a hub with one leaf', () => {
     const url = hub.server().httpUrl!;
     await eventually(async () => expect((await getJson(`${url}/leafz`)).leafnodes).toBe(1));
     expect((await getJson(`${url}/leafz?acc=OTHER`)).leafs).toBeNull();
+    const accountz = await getJson(`${url}/accountz?acc=$G`);
+    expect(accountz.account_detail.leafnode_connections).toBe(1);
     await leaf.stop();
     running.splice(running.indexOf(leaf), 1);
     await eventually(async () => expect((await getJson(`${url}/leafz`)).leafs).toBeNull());

@@ -63,7 +63,7 @@ export function accountInfo(server: MonitoredServer, name: string) {
     expired: false,
     complete: true,
     jetstream_enabled: server.jetstream?.accounts.has(name) ?? false,
-    leafnode_connections: 0,
+    leafnode_connections: server.leafNodes?.views(name).length ?? 0,
     client_connections: account.connections,
     subscriptions: sublist.count,
     ...(mappings.length > 0
