@@ -151,32 +151,38 @@ describe('a damaged stream file found at start', () => {
     expect(ack.seq).toBeGreaterThan(MESSAGES);
   }
 
-  it('truncated messages.db: the stream answers with what is intact, the rest as lost', async () => {
-    await storedAndStopped();
-    const size = statSync(database()).size;
-    truncateSync(database(), Math.floor(size / 2));
-    const client = await start();
+  const truncations = [
+    { name: 'to half', length: (size: number) => Math.floor(size / 2) },
+    // Most pages gone, the interior ones that name the newest keys too.
+    { name: 'to its first page and a bit', length: () => 4096 + 500 },
+  ];
+  for (const truncation of truncations)
+    it(`truncated messages.db (${truncation.name}): the stream answers with what is intact, the rest as lost`, async () => {
+      await storedAndStopped();
+      const size = statSync(database()).size;
+      const length = truncation.length(size);
+      truncateSync(database(), length);
+      const client = await start();
 
-    const info = await request(client, '$JS.API.STREAM.INFO.S');
-    expect(info.error).toBeUndefined();
-    const served = await servedIntact(client, MESSAGES);
-    expect(served.length).toBeGreaterThan(0);
-    expect(info.state.messages).toBe(served.length);
-    // The newest messages' page is gone: their sequences are skipped, never handed out again.
-    expect(info.state.last_seq).toBeGreaterThanOrEqual(MESSAGES);
-    // Every acknowledged message not served is reported lost, the newest ones past every key
-    // the file still names too.
-    const lost = info.state.lost as { msgs: number[]; bytes: number };
-    expect(lost.msgs.length).toBeGreaterThan(0);
-    for (let seq = 1; seq <= MESSAGES; seq++) {
-      expect(served.includes(seq) || lost.msgs.includes(seq)).toBe(true);
-    }
+      const info = await request(client, '$JS.API.STREAM.INFO.S');
+      expect(info.error).toBeUndefined();
+      const served = await servedIntact(client, MESSAGES);
+      expect(info.state.messages).toBe(served.length);
+      // The newest messages' page is gone: their sequences are skipped, never handed out again.
+      expect(info.state.last_seq).toBeGreaterThanOrEqual(MESSAGES);
+      // Every acknowledged message not served is reported lost, the newest ones past every key
+      // the file still names too.
+      const lost = info.state.lost as { msgs: number[]; bytes: number };
+      expect(lost.msgs.length).toBeGreaterThan(0);
+      for (let seq = 1; seq <= MESSAGES; seq++) {
+        expect(served.includes(seq) || lost.msgs.includes(seq)).toBe(true);
+      }
 
-    expect(statSync(join(movedAside(), 'messages.db')).size).toBe(Math.floor(size / 2));
-    expect(errors.join('\n')).toContain("JetStream stream '$G > S' had a damaged file");
-    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
-    await writable(client);
-  });
+      expect(statSync(join(movedAside(), 'messages.db')).size).toBe(length);
+      expect(errors.join('\n')).toContain("JetStream stream '$G > S' had a damaged file");
+      expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+      await writable(client);
+    });
 
   it('a flipped bit in a stored payload: that message is lost, the others served', async () => {
     await storedAndStopped();

@@ -11,6 +11,7 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -181,9 +182,9 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
     );
     const upper = Math.max(last.seq, highest ?? 0, named);
     // The newest rows are out of reach when SQLite cannot find the highest one (the file's end is
-    // gone): as many sequences as the last page may have held past every key left are skipped,
-    // never handed out again, and counted lost, since messages may have been there.
-    const end = highest === undefined ? upper + unreachableTail(source) : upper;
+    // gone): as many sequences as the missing pages may have held past every key left are
+    // skipped, never handed out again, and counted lost, since messages may have been there.
+    const end = highest === undefined ? upper + unreachableTail(from) : upper;
     // Where the walk first met damage: every sequence past it that is not read back is lost
     // (a damaged tree can also skip rows without an error).
     let damagedFrom: number | undefined = highest === undefined ? upper : undefined;
@@ -226,9 +227,27 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
   }
 }
 
-/** The most rows a page could hold (of the smallest message row, about 32 bytes). */
-function unreachableTail(db: Database.Database): number {
-  return Math.ceil(Number(db.pragma('page_size', { simple: true })) / 32);
+/** Rows of a message at their smallest (a one-letter subject, an empty payload), in bytes. */
+const SMALLEST_ROW = 24;
+
+/**
+ * How many rows the pages the file no longer has may have held: the pages its header counts
+ * (when that count is valid: its change counter matches) past those still there, or at least the
+ * one being written, each full of the smallest rows.
+ */
+function unreachableTail(file: string): number {
+  const pageSize = pageSizeOf(file);
+  const header = Buffer.alloc(100);
+  const fd = openSync(file, 'r');
+  let present: number;
+  try {
+    readSync(fd, header, 0, 100, 0);
+    present = Math.floor(fstatSync(fd).size / pageSize);
+  } finally {
+    closeSync(fd);
+  }
+  const counted = header.readUInt32BE(24) === header.readUInt32BE(92) ? header.readUInt32BE(28) : 0;
+  return Math.max(1, counted - present) * Math.ceil(pageSize / SMALLEST_ROW);
 }
 
 /** One sequence the walk met; `probed` when SQLite could not find it from the one before. */
