@@ -119,6 +119,7 @@ export function createDashboard(
       const { name: object, content } = await objectContent(apiOf(params), params);
       res.writeHead(200, {
         'Content-Type': 'application/octet-stream',
+        'X-Content-Type-Options': 'nosniff',
         'Content-Length': content.length,
         'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(object)}`,
       });

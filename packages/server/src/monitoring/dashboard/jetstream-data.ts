@@ -11,15 +11,15 @@ export class BadDashboardRequest extends Error {
 export const MAX_PAGE = 100;
 const MAX_LISTED_SUBJECTS = 1_000;
 
-export function checkedName(kind: 'stream' | 'consumer' | 'bucket', name: string | null): string {
-  const problem =
-    name === null
-      ? `${kind} is required`
-      : kind === 'stream'
-        ? streamNameProblem(name)
-        : kind === 'consumer'
-          ? consumerNameProblem(name)
-          : bucketNameProblem(name);
+const NAME_PROBLEMS = {
+  stream: streamNameProblem,
+  consumer: consumerNameProblem,
+  bucket: bucketNameProblem,
+};
+
+/** A name from the query, checked as the API checks it (so it cannot add subject tokens). */
+export function checkedName(kind: keyof typeof NAME_PROBLEMS, name: string | null): string {
+  const problem = name === null ? `${kind} is required` : NAME_PROBLEMS[kind](name);
   if (problem) throw new BadDashboardRequest(problem);
   return name!;
 }
@@ -42,37 +42,30 @@ function checkedCount(text: string | null, fallback: number, min: number, max: n
   return value;
 }
 
-interface Paged<T> {
-  total: number;
-  offset: number;
-  limit: number;
-  [key: string]: T[] | number;
+/** Every item of a paged API listing (STREAM.LIST, CONSUMER.LIST): `key` holds each page's. */
+async function listAll(api: JsApi, operation: string, key: 'streams' | 'consumers') {
+  const items: unknown[] = [];
+  for (;;) {
+    const page = await api.request<{ total: number } & Record<typeof key, unknown[] | null>>(
+      operation,
+      { offset: items.length },
+    );
+    const found = page[key] ?? [];
+    items.push(...found);
+    if (found.length === 0 || items.length >= page.total) return items;
+  }
 }
 
-/** Every stream of the account with its config and state (STREAM.LIST, every page). */
-export async function listStreams(api: JsApi): Promise<unknown[]> {
-  const streams: unknown[] = [];
-  for (;;) {
-    const page = await api.request<Paged<unknown>>('STREAM.LIST', { offset: streams.length });
-    const found = (page.streams as unknown[] | null) ?? [];
-    streams.push(...found);
-    if (found.length === 0 || streams.length >= page.total) return streams;
-  }
+/** Every stream of the account with its config and state. */
+export function listStreams(api: JsApi): Promise<unknown[]> {
+  return listAll(api, 'STREAM.LIST', 'streams');
 }
 
 /** One stream's info and its consumers (STREAM.INFO, CONSUMER.LIST). */
 export async function streamDetail(api: JsApi, params: URLSearchParams) {
   const stream = checkedName('stream', params.get('stream'));
   const info = await api.request(`STREAM.INFO.${stream}`);
-  const consumers: unknown[] = [];
-  for (;;) {
-    const page = await api.request<Paged<unknown>>(`CONSUMER.LIST.${stream}`, {
-      offset: consumers.length,
-    });
-    const found = (page.consumers as unknown[] | null) ?? [];
-    consumers.push(...found);
-    if (found.length === 0 || consumers.length >= page.total) break;
-  }
+  const consumers = await listAll(api, `CONSUMER.LIST.${stream}`, 'consumers');
   return { info, consumers };
 }
 
