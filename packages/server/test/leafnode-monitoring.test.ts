@@ -14,9 +14,11 @@ async function started<T extends { stop(): Promise<void> }>(server: Promise<T>):
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the JSON of both servers' endpoints, read field by field
-async function getJson(url: string): Promise<Record<string, any>> {
+type Json = Record<string, any>;
+
+async function getJson(url: string): Promise<Json> {
   const response = await fetch(url);
-  return (await response.json()) as Record<string, any>;
+  return (await response.json()) as Json;
 }
 
 /** The shape of a JSON value: its keys and the types of their values, recursively. */
@@ -45,25 +47,26 @@ describe('/leafz and /varz of a hub with one leaf', () => {
     await started(natsServerLeaf(ours.leafPort!));
     const natsUrl = `http://127.0.0.1:${nats.httpPort}`;
     const oursUrl = ours.server().httpUrl!;
+    // A leaf announces its loop detection subject and the system service imports of its account
+    // (ours imports $SYS.REQ.USER.INFO as nats-server 2.11 does, whose leaves announce it too).
+    const announced = (leafz: Json) =>
+      ((leafz.leafs?.[0]?.subscriptions_list ?? []) as string[])
+        .filter((subject) => subject !== '$SYS.REQ.USER.INFO')
+        .map((subject) => subject.replace(/^\$LDS\..*/, '$LDS.*'))
+        .sort();
+    // Until each side has all of the other's interest (LS+ lines arrive one by one).
     const [theirs, mine] = await eventually(async () => {
       const both = await Promise.all([
         getJson(`${natsUrl}/leafz?subs=1`),
         getJson(`${oursUrl}/leafz?subs=1`),
       ]);
       for (const leafz of both) expect(leafz.leafnodes).toBe(1);
+      expect(announced(both[1]!)).toContain('$LDS.*');
+      expect(announced(both[1]!)).toEqual(announced(both[0]!));
       return both;
     });
     expect(shape(mine)).toEqual(shape(theirs));
     expect(mine.leafs[0]).toMatchObject({ account: '$G', ip: '127.0.0.1' });
-    // A leaf announces its loop detection subject and the system service imports of its account
-    // (ours imports $SYS.REQ.USER.INFO as nats-server 2.11 does, whose leaves announce it too).
-    const announced = (leafz: Record<string, any>) =>
-      (leafz.leafs[0].subscriptions_list as string[])
-        .filter((subject) => subject !== '$SYS.REQ.USER.INFO')
-        .map((subject) => subject.replace(/^\$LDS\..*/, '$LDS.*'))
-        .sort();
-    expect(announced(mine)).toEqual(announced(theirs));
-    expect(announced(mine)).toContain('$LDS.*');
     const [theirVarz, myVarz] = await Promise.all([
       getJson(`${natsUrl}/varz`),
       getJson(`${oursUrl}/varz`),
