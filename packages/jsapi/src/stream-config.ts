@@ -28,6 +28,18 @@ export type StorageType = z.infer<typeof storageTypeSchema>;
 export type StoreCompression = z.infer<typeof storeCompressionSchema>;
 export type PersistMode = z.infer<typeof persistModeSchema>;
 
+/**
+ * `persist_mode` as nats-server reads it: the empty string is the default mode too
+ * (PersistModeType.UnmarshalJSON, v2.12.15 stream.go:228-236), so it parses as `default`.
+ */
+const persistModeFieldSchema = z.union([
+  persistModeSchema,
+  z
+    .literal('')
+    .transform((): PersistMode => 'default')
+    .pipe(persistModeSchema),
+]);
+
 /** A subject mapping: messages on `src` are stored under `dest`. */
 export const subjectTransformSchema = z.looseObject({
   src: z.string(),
@@ -115,7 +127,7 @@ export const streamConfigSchema = z.looseObject({
   allow_atomic: z.boolean().optional(),
   allow_msg_schedules: z.boolean().optional(),
   allow_batched: z.boolean().optional(),
-  persist_mode: persistModeSchema.optional(),
+  persist_mode: persistModeFieldSchema.optional(),
   metadata: metadata().optional(),
 });
 export type StreamConfig = z.infer<typeof streamConfigSchema>;

@@ -74,6 +74,36 @@ describe('persist_mode as nats-server 2.12 (TestJetStreamPersistModeAsync)', () 
     expect((shown.metadata as Record<string, string>)['_nats.req.level']).toBe('0');
   });
 
+  // Go reads "" as the default mode (PersistModeType.UnmarshalJSON, v2.12.15 stream.go:228-236)
+  // and its omitempty leaves that zero value out of every answer; an update of a default
+  // stream may say "", one of an async stream may not (it changes the mode, stream.go:2191).
+  it('takes "" as "default": created, shown without it, and an update saying "" too', async () => {
+    const created = await create({ name: 'EMPTY', subjects: ['empty'], persist_mode: '' });
+    expect(created.error).toBeUndefined();
+    const shown = (created as { config: Record<string, unknown> }).config;
+    expect(shown).not.toHaveProperty('persist_mode');
+    expect((shown.metadata as Record<string, string>)['_nats.req.level']).toBe('0');
+    const info = await wire.request('$JS.API.STREAM.INFO.EMPTY', '');
+    expect((info as { config: Record<string, unknown> }).config).not.toHaveProperty('persist_mode');
+    const sameAgain = await create({ name: 'EMPTY', subjects: ['empty'], persist_mode: '' });
+    expect(sameAgain.error).toBeUndefined();
+    const updated = await wire.request('$JS.API.STREAM.UPDATE.EMPTY', {
+      name: 'EMPTY',
+      subjects: ['empty', 'more'],
+      persist_mode: '',
+    });
+    expect(updated.error).toBeUndefined();
+    const toAsync = await wire.request('$JS.API.STREAM.UPDATE.TEST', {
+      name: 'TEST',
+      subjects: ['foo'],
+      storage: 'file',
+      persist_mode: '',
+    });
+    expect(toAsync.error).toEqual(
+      invalidConfig('stream configuration update can not change persist mode'),
+    );
+  });
+
   it('acks an async stream without a sync of its WAL, a default stream after one', async () => {
     const created = await create({ name: 'ASYNC', subjects: ['async'], persist_mode: 'async' });
     expect((created as { config: { storage: string } }).config.storage).toBe('file');
