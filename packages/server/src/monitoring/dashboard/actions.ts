@@ -1,5 +1,6 @@
 import { keyProblem } from '@slipstream/jsapi';
-import { BadDashboardRequest, checkedName } from './jetstream-data.js';
+import { BadDashboardRequest } from './bad-request.js';
+import { checkedName } from './jetstream-data.js';
 import type { JsApi } from './js-api.js';
 
 /**

@@ -14,18 +14,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { jsz } from '../jsz.js';
 import type { MonitoredServer } from '../monitored-server.js';
 import { Query } from '../query.js';
-import { ACTIONS } from './actions.js';
+import { BadDashboardRequest } from './bad-request.js';
 import { type BundleFile, loadBundle } from './bundle.js';
-import {
-  BadDashboardRequest,
-  kvHistory,
-  kvKeys,
-  listStreams,
-  objectContent,
-  objectList,
-  streamDetail,
-  streamMessages,
-} from './jetstream-data.js';
 import { JsApi, JsApiError } from './js-api.js';
 import { LiveUpdates } from './live-updates.js';
 
@@ -64,13 +54,24 @@ const CONTENT_ROUTES = new Set(['messages', 'kv-keys', 'kv-history', 'objects', 
 export const CONTENTS_NEED_AUTH =
   'message, KV and object contents are shown only when the monitoring port has basic auth (the monitoringAuth option)';
 
-const DATA_ROUTES: Record<string, DataRoute> = {
-  stream: streamDetail,
-  messages: streamMessages,
-  'kv-keys': kvKeys,
-  'kv-history': kvHistory,
-  objects: objectList,
-};
+/**
+ * The routes that ask JetStream, with jsapi's name checks (and so zod): loaded by the first
+ * request for one, so that a server started with monitoring alone loads no JetStream code.
+ */
+async function jetstreamRoutes() {
+  const [data, { ACTIONS }] = await Promise.all([
+    import('./jetstream-data.js'),
+    import('./actions.js'),
+  ]);
+  const routes: Record<string, DataRoute> = {
+    stream: data.streamDetail,
+    messages: data.streamMessages,
+    'kv-keys': data.kvKeys,
+    'kv-history': data.kvHistory,
+    objects: data.objectList,
+  };
+  return { ...data, actions: ACTIONS, routes };
+}
 
 export function createDashboard(
   server: MonitoredServer,
@@ -115,8 +116,9 @@ export function createDashboard(
     if (CONTENT_ROUTES.has(name) && !contents) {
       return sendJson(res, 403, { error: CONTENTS_NEED_AUTH });
     }
+    const jetstream = await jetstreamRoutes();
     if (name === 'object') {
-      const { name: object, content } = await objectContent(apiOf(params), params);
+      const { name: object, content } = await jetstream.objectContent(apiOf(params), params);
       res.writeHead(200, {
         'Content-Type': 'application/octet-stream',
         'X-Content-Type-Options': 'nosniff',
@@ -127,7 +129,7 @@ export function createDashboard(
       return;
     }
     if (name.startsWith('actions/')) {
-      const action = ACTIONS[name.slice('actions/'.length)];
+      const action = jetstream.actions[name.slice('actions/'.length)];
       if (!action) return sendJson(res, 404, { error: 'no such action' });
       if (!options.actions) {
         return sendJson(res, 403, { error: 'actions are disabled (option dashboard.actions)' });
@@ -141,9 +143,9 @@ export function createDashboard(
       const api = apiOf(params);
       // The damage /healthz and the log report, for the streams it concerns.
       const damaged = server.jetstream?.accounts.get(api.account)?.damaged ?? [];
-      return sendJson(res, 200, { streams: await listStreams(api), damaged });
+      return sendJson(res, 200, { streams: await jetstream.listStreams(api), damaged });
     }
-    const route = DATA_ROUTES[name];
+    const route = jetstream.routes[name];
     if (!route) return sendJson(res, 404, { error: 'not found' });
     sendJson(res, 200, await route(apiOf(params), params));
   };

@@ -1,11 +1,7 @@
 import { bucketNameProblem, consumerNameProblem, streamNameProblem } from '@slipstream/jsapi';
 import { isValidSubscribeSubject } from '@slipstream/protocol';
+import { BadDashboardRequest } from './bad-request.js';
 import { type JsApi, JsApiError, type StoredMessage } from './js-api.js';
-
-/** A request the dashboard refuses before asking the API (a bad name or number): HTTP 400. */
-export class BadDashboardRequest extends Error {
-  override readonly name = 'BadDashboardRequest';
-}
 
 /** At most this many messages, keys or objects in one answer. */
 export const MAX_PAGE = 100;
