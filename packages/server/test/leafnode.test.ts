@@ -179,3 +179,18 @@ describe.each(topologies)('$name', (topology) => {
     }
   });
 });
+
+describe('subject mappings across a leaf connection', () => {
+  it("maps what a nats-server leaf publishes with our hub's mappings", async () => {
+    const hub = await ourHub(undefined, { mappings: { 'old.*': 'new.$1' } });
+    running.push(hub);
+    const leaf = await natsServerLeaf(hub.leafPort!);
+    running.push(leaf);
+    const onHub = await open(hub);
+    const onLeaf = await open(leaf);
+    // Nobody subscribes to old.* anywhere: the hub announced the mapping's source.
+    const mapped = onHub.subscribe('new.*');
+    const msg = await firstDelivery(onLeaf, 'old.1', mapped, 'remapped');
+    expect([msg.subject, msg.string()]).toEqual(['new.1', 'remapped']);
+  });
+});

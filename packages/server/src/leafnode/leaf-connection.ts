@@ -395,9 +395,11 @@ export class LeafConnection implements Subscriber {
         reply = reply.slice(0, at);
       }
     }
+    // The account's subject mappings apply to what another server sends, as to a client's publish.
+    const subject = this.account!.mapped(frame.subject);
     this.account!.router.routeForwarded(
       this,
-      frame.subject,
+      subject,
       reply,
       frame.headers,
       frame.payload,

@@ -11,6 +11,7 @@ import type { SecureContext } from 'node:tls';
 import { createInbox } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
+import { infoApiLevel } from '../api-level.js';
 import type { Identity } from '../auth/authenticator.js';
 import type { ClientAuthenticator } from '../auth/client-authenticator.js';
 import { newNonce } from '../auth/nkey.js';
@@ -209,6 +210,11 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
         count: sub.queue !== undefined && sub instanceof LeafSubscription ? sub.weight : 1,
       });
     }
+    // The sources of the account's subject mappings too: a publish there is mapped here, so
+    // the other side must send it (nats-server's initLeafNodeSmapAndSendSubs does the same).
+    for (const { source } of account.mappings?.list ?? []) {
+      entries.push({ key: source, subject: source, count: 1 });
+    }
     const loop = this.loopSubject(account);
     entries.push({ key: loop, subject: loop, count: 1 });
     leaf.interest!.announceAll(entries);
@@ -349,7 +355,8 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
   /**
    * nats-server's leafnode INFO: auth always required (a leaf must send CONNECT to be bound to an
    * account), `leafnode_urls` (how a leaf tells this port from a client port) and
-   * `info_on_connect` (it then waits for our second INFO, with `connect_info`).
+   * `info_on_connect` (it then waits for our second INFO, with `connect_info`); from 2.12 on the
+   * API level, as the client port's INFO (v2.12.0 leafnode.go:769).
    */
   #info(cid: number, nonce: string, extra: Record<string, unknown> = {}): string {
     const info = this.#server.info;
@@ -376,6 +383,7 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
       proto: 1,
       info_on_connect: true,
       ...extra,
+      ...infoApiLevel(),
     });
   }
 
