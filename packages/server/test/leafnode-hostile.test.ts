@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { freePort } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { infoApiLevel } from '../src/api-level.js';
 import {
   eventually,
   type LeafTestServer,
@@ -47,6 +48,9 @@ describe.each(hubs)('a leaf node port of $name', (hub) => {
     await raw.send('FOO bar\r\n');
     await raw.closed;
     expect(raw.text).toContain("-ERR 'Unknown Protocol Operation'");
+    await eventually(() =>
+      expect(server.output()).toMatch(/\[ERR\].*(parser ERROR|Parser ERROR)/i),
+    );
   });
 
   it('closes without -ERR on malformed LMSG arguments', async () => {
@@ -55,6 +59,7 @@ describe.each(hubs)('a leaf node port of $name', (hub) => {
     await raw.send('LMSG foo ? a b 5\r\nhello\r\n');
     await raw.closed;
     expect(raw.text).not.toContain('-ERR');
+    await eventually(() => expect(server.output()).toContain('Bad or Missing Reply Indicator'));
   });
 
   it('refuses interest before CONNECT', async () => {
@@ -75,6 +80,8 @@ describe.each(hubs)('a leaf node port of $name', (hub) => {
     expect(typeof info.nonce).toBe('string');
     expect(typeof info.client_id).toBe('number');
     expect(info.leafnode_urls).toEqual([`127.0.0.1:${server.leafPort}`]);
+    // As the client port's INFO: from 2.12 on the API level too (v2.12.0 leafnode.go:769).
+    expect(info.api_lvl).toBe(infoApiLevel(String(info.version)).api_lvl);
   });
 });
 
