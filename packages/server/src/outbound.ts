@@ -1,4 +1,4 @@
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { FrameWriter } from '@slipstream/protocol';
 import { Backlog } from './backlog.js';
@@ -78,8 +78,7 @@ export class Outbound {
 
   constructor(socket: Socket, queue: FlushQueue, options: OutboundOptions) {
     this.#socket = socket;
-    // A stream standing in for a socket (a leaf node's WebSocket) may keep the bytes it is given.
-    this.#plainTcp = socket instanceof Socket && !(socket instanceof TLSSocket);
+    this.#plainTcp = !(socket instanceof TLSSocket);
     this.#queue = queue;
     this.#options = options;
   }
