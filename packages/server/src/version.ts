@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
  * `version`. Official clients gate features on it (e.g. multiple consumer filter subjects need
  * 2.10), so it is raised only when the matching behaviour lands, never ahead of it.
  */
-export const NATS_COMPATIBLE_VERSION = '2.11.0';
+export const NATS_COMPATIBLE_VERSION = '2.12.0';
 
 /**
  * This package's own version (from its package.json), reported in /varz and by the app. Asked of

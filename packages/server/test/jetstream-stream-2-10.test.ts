@@ -7,12 +7,14 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { apiLevelOf } from '../src/api-level.js';
 import {
   withRequiredApiLevel,
   withServerApiLevel,
 } from '../src/jetstream/stream/stream-api-level.js';
 import { sameStreamConfig } from '../src/jetstream/stream/stream-config.js';
 import { messagesFile, streamDir } from '../src/jetstream/stream/stream-files.js';
+import { NATS_COMPATIBLE_VERSION } from '../src/version.js';
 import {
   type Answer,
   configOf,
@@ -28,8 +30,10 @@ const { create, created, update, info, message, restart } = js;
 describe('metadata', () => {
   it('is echoed in the config and limited to 128 KiB of keys and values', async () => {
     const answer = await created({ name: 'M', metadata: { owner: 'team-a', tier: 'gold' } });
-    // Advertising 2.11, the server adds its API level keys (v2.11.0 jetstream_versioning.go).
-    const echoed = { owner: 'team-a', tier: 'gold', '_nats.req.level': '0', '_nats.level': '1' };
+    // From 2.11 on, the server adds its API level keys (v2.11.0 jetstream_versioning.go): the
+    // level of the version it advertises.
+    const level = String(apiLevelOf(NATS_COMPATIBLE_VERSION));
+    const echoed = { owner: 'team-a', tier: 'gold', '_nats.req.level': '0', '_nats.level': level };
     expect(configOf(answer).metadata).toMatchObject(echoed);
     expect(configOf(await info('M')).metadata).toMatchObject(echoed);
     // LIST shows the stored config: the required level, not the server's keys (v2.11.0

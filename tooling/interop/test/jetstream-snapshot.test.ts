@@ -193,8 +193,8 @@ describe('snapshot and restore on slipstream-server', () => {
         state: { messages: 40, last_seq: 42 },
       });
       // As CREATE's, the config has the server's version and API level, and the info its time
-      // (jetstream_api.go:3979-3984 at v2.11.0, the version we advertise).
-      expect(final!.config.metadata).toMatchObject({ '_nats.ver': '2.11.0', '_nats.level': '1' });
+      // (jetstream_api.go:3979-3984 at v2.11.0): the version we advertise and its level.
+      expect(final!.config.metadata).toMatchObject({ '_nats.ver': '2.12.0', '_nats.level': '2' });
       expect(Date.parse(final!.ts)).toBeGreaterThan(Date.now() - 60_000);
 
       const after = await contents(nc, name);

@@ -314,12 +314,17 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
     return leaf;
   }
 
-  #accept(socket: Socket): void {
+  /** A leaf node that came through the WebSocket listener (which did any TLS). */
+  acceptWebSocket(socket: Socket): void {
+    this.#accept(socket, true);
+  }
+
+  #accept(socket: Socket, webSocket = false): void {
     if (this.#closing || socket.destroyed || socket.remoteAddress === undefined) {
       socket.destroy();
       return;
     }
-    const tls = this.#options.tls;
+    const tls = webSocket ? undefined : this.#options.tls;
     const nonce = newNonce();
     const handshake = new AcceptHandshake(
       {
