@@ -244,8 +244,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (ws) {
       try {
         const { startWebSocketListener } = await import('./websocket-listener.js');
-        this.#websocket = await startWebSocketListener(ws, (socket) =>
-          this.#accept(socket, { webSocket: true }),
+        this.#websocket = await startWebSocketListener(ws, (socket, leaf) =>
+          leaf ? this.#acceptWebSocketLeaf(socket) : this.#accept(socket, { webSocket: true }),
         );
       } catch (error) {
         this.#listener.close();
@@ -267,6 +267,20 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     } catch (error) {
       await this.close();
       throw listenFailed(`${options.host ?? this.options.host}:${options.port}`, error as Error);
+    }
+  }
+
+  /**
+   * A leaf node through the WebSocket port (its upgrade asked for `/leafnode`): served as one
+   * when leaf nodes are configured, else closed.
+   */
+  #acceptWebSocketLeaf(socket: Socket): void {
+    if (this.leafNodes) this.leafNodes.acceptWebSocket(socket);
+    else {
+      this.logger.error(
+        `${socket.remoteAddress} - leafnode over websocket refused: no leafnodes configured`,
+      );
+      socket.destroy();
     }
   }
 

@@ -12,6 +12,9 @@ import { afterWait } from './timer-delay.js';
 import { secureContextOptions } from './tls/secure-context.js';
 import type { ResolvedWebSocketOptions } from './websocket-options.js';
 
+/** The path a leaf node's upgrade asks for (nats-server's leafNodeWSPath). */
+const LEAF_NODE_PATH = '/leafnode';
+
 /** A running WebSocket listener. */
 export interface WebSocketListener {
   readonly port: number;
@@ -27,7 +30,8 @@ export interface WebSocketListener {
  */
 export async function startWebSocketListener(
   options: ResolvedWebSocketOptions,
-  accept: (socket: Socket) => void,
+  /** `leaf`: the upgrade asked for `/leafnode`, nats-server's path for a leaf node, not a client. */
+  accept: (socket: Socket, leaf: boolean) => void,
 ): Promise<WebSocketListener> {
   const { tls } = options;
   const server: HttpServer | HttpsServer = tls
@@ -72,7 +76,8 @@ export async function startWebSocketListener(
         remotePort: request.socket.remotePort,
         setNoDelay: () => stream,
       });
-      accept(stream as unknown as Socket);
+      const path = new URL(request.url ?? '/', 'http://upgrade').pathname;
+      accept(stream as unknown as Socket, path === LEAF_NODE_PATH);
     });
   });
   const port = await listen(server, options.host, options.port);

@@ -61,3 +61,43 @@ describe('our leaf of a nats-server hub over WebSocket', () => {
     );
   });
 });
+
+describe('our hub taking leaf nodes on its WebSocket port', () => {
+  it('serves a nats-server leaf whose ws:// remote asks for /leafnode, and ours', async () => {
+    const hub = await ourServer({}, { websocket: { host: '127.0.0.1', port: 0, noTls: true } });
+    running.push(hub);
+    const wsPort = hub.server().websocketPort!;
+    const natsLeaf = await startNatsServer({
+      config: `leafnodes { reconnect: 1, remotes = [ { url: "ws://127.0.0.1:${wsPort}" } ] }`,
+    });
+    running.push(natsLeaf);
+    await crosses(hub.url, natsLeaf.url);
+    const ourLeaf = await ourServer({
+      reconnectInterval: 100,
+      remotes: [{ urls: [`ws://127.0.0.1:${wsPort}`] }],
+    });
+    running.push(ourLeaf);
+    await crosses(hub.url, ourLeaf.url);
+  });
+
+  it('closes a /leafnode upgrade when no leaf nodes are configured, and logs it', async () => {
+    const { startServer } = await import('../src/index.js');
+    const { recordingLogger } = await import('./leafnode-support.js');
+    const logger = recordingLogger();
+    const hub = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      websocket: { host: '127.0.0.1', port: 0, noTls: true },
+    });
+    running.push({ stop: () => hub.close() });
+    const leaf = await ourServer({
+      reconnectInterval: 100,
+      remotes: [{ urls: [`ws://127.0.0.1:${hub.websocketPort}`] }],
+    });
+    running.push(leaf);
+    await eventually(() =>
+      expect(logger.lines.join('\n')).toContain('leafnode over websocket refused'),
+    );
+  });
+});

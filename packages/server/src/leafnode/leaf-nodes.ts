@@ -384,7 +384,9 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
       ...(domain ? { domain } : {}),
       client_id: cid,
       nonce,
-      leafnode_urls: [url],
+      // Without a leaf node port (leaves only through the WebSocket port) there is none to list,
+      // but the field is there: it tells a leaf node port's INFO from a client port's.
+      leafnode_urls: this.#port === undefined ? [] : [url],
       proto: 1,
       info_on_connect: true,
       ...extra,
