@@ -76,7 +76,10 @@ for (const section of selected) {
       },
     });
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    // A directory left busy (a mount a failed section did not undo) is named, not fatal.
+    await rm(workDir, { recursive: true, force: true }).catch((error: Error) =>
+      console.error(`could not remove ${workDir}: ${error.message}`),
+    );
   }
 }
 

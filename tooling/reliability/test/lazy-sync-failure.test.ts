@@ -14,7 +14,7 @@ describe('a failing background sync in lazy mode', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is logged once at error level and keeps /healthz unhealthy', async () => {
-    const report = await injectSyncFailure(buildLazyfs(dir), dir);
+    const report = await injectSyncFailure(buildLazyfs(dir), dir, console.log);
     expect(report.errorLines).toHaveLength(1);
     expect(report.errorLines[0]).toMatch(
       /JetStream stream '\$G > LAZY': its store failed to sync to disk \(.*I\/O error.*\)/i,

@@ -3,6 +3,7 @@ import { connect } from '@slipstream/client';
 import { type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { LazyFs } from './lazyfs.js';
 import { Ledger } from './ledger.js';
+import { startRetryingRebuilds } from './start-retry.js';
 import { type Findings, type Loss, verify } from './verify.js';
 import { createWorkload, startStorm } from './workload.js';
 
@@ -71,29 +72,37 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
   };
   const [stormMin, stormMax] = options.stormMs ?? [300, 1_500];
   await fs.mount();
-  let server: RunningNatsServer | undefined = await startNatsServer({
-    bin: target.bin,
-    config: `jetstream {\n  store_dir: "${fs.mountPoint}"\n  ${target.jetstream ?? ''}\n}`,
-  });
+  let server: RunningNatsServer | undefined;
   try {
-    await createWorkload(server.url);
+    server = await startRetryingRebuilds(
+      () =>
+        startNatsServer({
+          bin: target.bin,
+          config: `jetstream {\n  store_dir: "${fs.mountPoint}"\n  ${target.jetstream ?? ''}\n}`,
+        }),
+      options.log,
+    );
+    let live: RunningNatsServer = server;
+    await createWorkload(live.url);
     while (
       outcome.cycles < options.maxCycles &&
       (outcome.cycles === 0 || Date.now() < options.deadline)
     ) {
       const cycle = outcome.cycles + 1;
       const since = Date.now();
-      const storm = await startStorm(server.url, cycle, outcome.ledger);
+      const storm = await startStorm(live.url, cycle, outcome.ledger);
       await new Promise((r) => setTimeout(r, stormMin + Math.random() * (stormMax - stormMin)));
       const crashAt = Date.now();
-      await server.kill('SIGKILL');
+      await live.kill('SIGKILL');
       await fs.crash();
       await storm.end();
       outcome.cycles = cycle;
       await fs.mount();
       const restartedAt = Date.now();
       try {
-        server = await server.restart();
+        const stopped = live;
+        live = await startRetryingRebuilds(() => stopped.restart(), options.log);
+        server = live;
       } catch (error) {
         outcome.failedRestarts++;
         outcome.problems.push(
@@ -103,10 +112,10 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
         break;
       }
       const checkedAt = Date.now();
-      const findings = await check(server.url, outcome, { since, crashAt, restartedAt });
+      const findings = await check(live.url, outcome, { since, crashAt, restartedAt });
       try {
         // What did not survive is made again, as an operator would, so the cycles go on.
-        await createWorkload(server.url);
+        await createWorkload(live.url);
       } catch (error) {
         outcome.problems.push(
           `cycle ${cycle}: the streams could not be made again: ${(error as Error).message}`,

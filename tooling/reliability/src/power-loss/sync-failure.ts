@@ -2,8 +2,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from '@slipstream/client';
 import { jetstream, jetstreamManager } from '@slipstream/jetstream';
-import { slipstreamServerBin, startNatsServer } from '@slipstream/test-servers';
+import {
+  type RunningNatsServer,
+  slipstreamServerBin,
+  startNatsServer,
+} from '@slipstream/test-servers';
 import { LazyFs } from './lazyfs.js';
+import { startRetryingRebuilds } from './start-retry.js';
 
 /** What the server showed when its disk answered fsync with EIO in lazy mode. */
 export interface SyncFailureReport {
@@ -23,14 +28,29 @@ export interface SyncFailureReport {
 export async function injectSyncFailure(
   lazyfsBinary: string,
   dir: string,
+  log: (line: string) => void,
 ): Promise<SyncFailureReport> {
   const fs = new LazyFs(lazyfsBinary, join(dir, 'backing'), join(dir, 'mount'), join(dir, 'eio'));
   await fs.mount();
-  const server = await startNatsServer({
-    bin: slipstreamServerBin,
-    monitoring: true,
-    config: `jetstream { store_dir: "${fs.mountPoint}", sync_interval: "200ms" }`,
-  });
+  let server: RunningNatsServer | undefined;
+  try {
+    server = await startRetryingRebuilds(
+      () =>
+        startNatsServer({
+          bin: slipstreamServerBin,
+          monitoring: true,
+          config: `jetstream { store_dir: "${fs.mountPoint}", sync_interval: "200ms" }`,
+        }),
+      log,
+    );
+    return await failSyncs(server, fs);
+  } finally {
+    await server?.stop();
+    await fs.crash();
+  }
+}
+
+async function failSyncs(server: RunningNatsServer, fs: LazyFs): Promise<SyncFailureReport> {
   const healthz = async () => {
     const response = await fetch(`http://127.0.0.1:${server.httpPort}/healthz`);
     const body = (await response.json()) as { error?: string };
@@ -42,30 +62,24 @@ export async function injectSyncFailure(
     for (let i = 0; i < count; i++) await js.publish('lazy.x', `m${i}`);
     await nc.close();
   };
-  const errorLines = () =>
-    server
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('[ERR]'));
-  try {
-    const nc = await connect({ servers: server.url });
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: 'LAZY', subjects: ['lazy.>'], storage: 'file' });
-    await nc.close();
-    await publish(10);
+  const nc = await connect({ servers: server.url });
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add({ name: 'LAZY', subjects: ['lazy.>'], storage: 'file' });
+  await nc.close();
+  await publish(10);
 
-    writeFileSync(fs.failFsyncFlag, '');
-    await publish(10);
-    // a few sync intervals: the background sync and the interval's checkpoint both fail
-    await new Promise((r) => setTimeout(r, 1_000));
-    const whileFailing = await healthz();
+  writeFileSync(fs.failFsyncFlag, '');
+  await publish(10);
+  // a few sync intervals: the background sync and the interval's checkpoint both fail
+  await new Promise((r) => setTimeout(r, 1_000));
+  const whileFailing = await healthz();
 
-    rmSync(fs.failFsyncFlag);
-    await publish(10);
-    await new Promise((r) => setTimeout(r, 1_000));
-    return { errorLines: errorLines(), whileFailing, afterwards: await healthz() };
-  } finally {
-    await server.stop();
-    await fs.crash();
-  }
+  rmSync(fs.failFsyncFlag);
+  await publish(10);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const errorLines = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('[ERR]'));
+  return { errorLines, whileFailing, afterwards: await healthz() };
 }

@@ -46,7 +46,7 @@ export const powerLoss: Section = {
     );
     const syncFailureDir = join(context.workDir, 'sync-failure');
     mkdirSync(syncFailureDir);
-    const syncFailure = await injectSyncFailure(lazyfsBinary, syncFailureDir);
+    const syncFailure = await injectSyncFailure(lazyfsBinary, syncFailureDir, context.log);
     return {
       figures: [...figures(ours, nats, lazy), syncFailureFigure(syncFailure)],
       details: details(ours, nats, lazy, syncFailure),
