@@ -166,11 +166,17 @@ export class Router {
           const size = group.length;
           const start = Math.floor(Math.random() * size);
           let remote: Subscription | undefined;
+          let remoteWeight = 0;
           let taken = false;
           for (let i = 0; i < size; i++) {
             const sub = group[(start + i) % size]!;
             if (sub.subscriber.deliverRemote) {
-              if (sub.subscriber !== from && !sub.closed) remote ??= sub;
+              // One of the other servers' members, drawn by the weights they announced.
+              if (sub.subscriber !== from && !sub.closed) {
+                const weight = sub.weight;
+                remoteWeight += weight;
+                if (Math.random() * remoteWeight < weight) remote = sub;
+              }
             } else if (this.#deliver(from, sub, message, subject)) {
               delivered++;
               taken = true;

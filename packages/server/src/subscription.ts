@@ -61,6 +61,11 @@ export class Subscription implements MessageTarget {
   /** Set once the subscription is gone, so a fan-out already in progress skips it. */
   closed = false;
   /**
+   * The queue members it stands for: 1, or for another server's queue group (a leaf node's
+   * LS+), the count that server announced, by which the router draws among such members.
+   */
+  weight = 1;
+  /**
    * True for a message subject the subscriber may not receive: set when the subscription's
    * wildcard covers subjects its user's permissions deny.
    */

@@ -194,3 +194,36 @@ describe('subject mappings across a leaf connection', () => {
     expect([msg.subject, msg.string()]).toEqual(['new.1', 'remapped']);
   });
 });
+
+describe('queue weights across leaf connections', () => {
+  it('our hub shares a group between two leaves by the members each announced', async () => {
+    const hub = await ourHub();
+    running.push(hub);
+    const [big, small] = [await natsServerLeaf(hub.leafPort!), await natsServerLeaf(hub.leafPort!)];
+    running.push(big, small);
+    const onBig = await open(big);
+    const onSmall = await open(small);
+    const onHub = await open(hub);
+    const atBig = [0, 1, 2].map(() => collect(onBig.subscribe('jobs', { queue: 'workers' })));
+    const atSmall = collect(onSmall.subscribe('jobs', { queue: 'workers' }));
+    await onBig.flush();
+    await onSmall.flush();
+    const total = () => atBig.reduce((n, got) => n + got.length, 0) + atSmall.length;
+    // Until both leaves' interest (weights 3 and 1) has reached the hub.
+    await eventually(async () => {
+      onHub.publish('jobs', 'warm-up');
+      await onHub.flush();
+      await pause(20);
+      expect(atSmall.length).toBeGreaterThan(0);
+      expect(atBig.some((got) => got.length > 0)).toBe(true);
+    });
+    const before = { all: total(), small: atSmall.length };
+    for (let i = 0; i < 400; i++) onHub.publish('jobs', `j${i}`);
+    await onHub.flush();
+    await eventually(() => expect(total() - before.all).toBe(400));
+    const toSmall = atSmall.length - before.small;
+    // About a quarter: 100 expected, about 9 either way (uniform draws would give about 200).
+    expect(toSmall).toBeGreaterThan(40);
+    expect(toSmall).toBeLessThan(160);
+  });
+});

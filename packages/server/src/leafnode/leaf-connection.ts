@@ -11,11 +11,11 @@ import type { TrafficStats } from '../traffic-stats.js';
 import { AnnouncedInterest, interestKey } from './leaf-interest.js';
 import { type LeafFrame, LeafParser, LeafProtocolError } from './leaf-parser.js';
 
-/** An LS+ of the other server: its interest, held in our account's router like a subscription. */
-export class LeafSubscription extends Subscription {
-  /** The members of a remote queue group this one stands for (LS+ `<queue> <weight>`). */
-  weight = 1;
-}
+/**
+ * An LS+ of the other server: its interest, held in our account's router like a subscription
+ * (a queue group's `weight` is the member count it announced).
+ */
+export class LeafSubscription extends Subscription {}
 
 /** What a leaf connection needs of the server (the leaf node manager answers for it). */
 export interface LeafHost {
