@@ -227,3 +227,34 @@ describe('queue weights across leaf connections', () => {
     expect(toSmall).toBeLessThan(160);
   });
 });
+
+describe('deny_imports and deny_exports of a remote', () => {
+  it.each([
+    { name: 'nats-server hub', hub: () => natsServerHub() },
+    { name: 'our hub', hub: () => ourHub() },
+  ])('our leaf keeps its denied subjects on its side with a $name', async ({ hub: start }) => {
+    const hub = await start();
+    running.push(hub);
+    const leaf = await ourLeaf(hub.leafPort!, {
+      denyImports: ['secret.>'],
+      denyExports: ['private.>'],
+    });
+    running.push(leaf);
+    const onHub = await open(hub);
+    const onLeaf = await open(leaf);
+    // Out: private.* stays here, public.* crosses.
+    const privateAtHub = collect(onHub.subscribe('private.*'));
+    await firstDelivery(onLeaf, 'public.1', onHub.subscribe('public.*'));
+    onLeaf.publish('private.1', 'kept');
+    // In: the hub does not send secret.*, sends open.*.
+    const secretAtLeaf = collect(onLeaf.subscribe('secret.*'));
+    onHub.publish('secret.1', 'kept');
+    await firstDelivery(onHub, 'open.1', onLeaf.subscribe('open.*'));
+    onHub.publish('secret.2', 'kept');
+    // Messages after the denied ones arrive, so the denied ones would have by now.
+    await firstDelivery(onLeaf, 'public.2', onHub.subscribe('public.2'));
+    await firstDelivery(onHub, 'open.2', onLeaf.subscribe('open.2'));
+    expect(privateAtHub).toEqual([]);
+    expect(secretAtLeaf).toEqual([]);
+  });
+});

@@ -46,6 +46,7 @@ interface LeafConnect {
   cluster?: unknown;
   gateway?: unknown;
   lang?: unknown;
+  deny_pub?: unknown;
 }
 
 /**
@@ -135,6 +136,11 @@ export class AcceptHandshake implements LeafHandshake {
     leaf.isSpoke = connect.is_hub === true;
     leaf.headers = connect.headers === true;
     leaf.remoteDomain = text(connect.domain);
+    // What the leaf does not import (its deny_imports): we do not send it (nats-server's
+    // mergeDenyPermissions of the CONNECT's deny_pub).
+    if (Array.isArray(connect.deny_pub)) {
+      leaf.deniedExports = connect.deny_pub.filter((s): s is string => typeof s === 'string');
+    }
     this.#replaceStale(leaf, account);
     const info = this.#host.leafInfo(leaf.cid, this.#nonce, {
       connect_info: true,

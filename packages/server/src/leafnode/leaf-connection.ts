@@ -8,7 +8,7 @@ import type { OutgoingMessage } from '../outgoing-message.js';
 import { type Subscriber, Subscription } from '../subscription.js';
 import { deadline } from '../timer-delay.js';
 import type { TrafficStats } from '../traffic-stats.js';
-import { AnnouncedInterest, interestKey } from './leaf-interest.js';
+import { AnnouncedInterest, deniedBy, interestKey, jetStreamDenied } from './leaf-interest.js';
 import { type LeafFrame, LeafParser, LeafProtocolError } from './leaf-parser.js';
 
 /**
@@ -75,6 +75,13 @@ export class LeafConnection implements Subscriber {
   isSpoke: boolean;
   /** True once the other side may receive headers (its INFO or CONNECT said so). */
   headers = false;
+  /**
+   * Subjects whose messages do not go out on this connection: our remote's deny_exports, and
+   * on the hub side the deny_pub the leaf's CONNECT asked for (its deny_imports).
+   */
+  deniedExports: string[] = [];
+  /** Subjects whose interest we do not announce (our remote's deny_imports). */
+  deniedImports: string[] = [];
   /** When the handshake ended. */
   registeredAt: Date | undefined;
   inMsgs = 0;
@@ -182,7 +189,10 @@ export class LeafConnection implements Subscriber {
     this.account = account;
     this.#ready = true;
     this.registeredAt = new Date();
-    this.interest = new AnnouncedInterest((key, count) => this.#announce(key, count));
+    this.interest = new AnnouncedInterest(
+      (key, count) => this.#announce(key, count),
+      this.deniedImports,
+    );
     this.keepalive.connected();
     this.#host.registered(this);
   }
@@ -206,7 +216,8 @@ export class LeafConnection implements Subscriber {
     queues: readonly string[],
     _publisher: Subscriber,
   ): boolean {
-    if (!this.#ready || this.#closed || this.interest?.refuses(subject)) return false;
+    if (!this.#ready || this.#closed) return false;
+    if (jetStreamDenied(subject) || deniedBy(subject, this.deniedExports)) return false;
     const headers = this.headers ? message.headers : undefined;
     // A JetStream delivery is routed on its deliver subject and shown with the stream's subject;
     // nats-server carries the latter across after an '@' at the end of the reply.

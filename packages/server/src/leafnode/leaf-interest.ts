@@ -11,6 +11,19 @@ export const LOOP_DETECTION_PREFIX = '$LDS.';
  */
 const JETSTREAM_DENIED = ['$JS.API.>', '$KV.>', '$OBJ.>'];
 
+/**
+ * True when one of the deny patterns covers `subject` (a subscription's subject as a literal, as
+ * nats-server's permission checks read it: a deny of `a.>` does not cover a subscription to `>`).
+ */
+export function deniedBy(subject: string, patterns: readonly string[]): boolean {
+  return patterns.some((denied) => subjectMatches(subject, denied));
+}
+
+/** A message subject this connection does not carry, whatever the deny lists. */
+export function jetStreamDenied(subject: string): boolean {
+  return deniedBy(subject, JETSTREAM_DENIED);
+}
+
 /** nats-server's key of one interest: the subject, or `subject queue` for a queue group. */
 export function interestKey(subject: string, queue: string | undefined): string {
   return queue === undefined ? subject : `${subject} ${queue}`;
@@ -24,12 +37,16 @@ export function interestKey(subject: string, queue: string | undefined): string 
 export class AnnouncedInterest {
   readonly #counts = new Map<string, number>();
 
-  constructor(readonly announce: (key: string, count: number) => void) {}
+  constructor(
+    readonly announce: (key: string, count: number) => void,
+    /** Subjects we do not import (a remote's deny_imports): their interest is not announced. */
+    readonly deniedImports: readonly string[] = [],
+  ) {}
 
-  /** True for a subject this connection neither announces nor carries. */
+  /** True for a subject whose interest this connection does not announce. */
   refuses(subject: string): boolean {
     if (subject.startsWith(LOOP_DETECTION_PREFIX)) return false;
-    return JETSTREAM_DENIED.some((denied) => subjectMatches(subject, denied));
+    return deniedBy(subject, JETSTREAM_DENIED) || deniedBy(subject, this.deniedImports);
   }
 
   get size(): number {

@@ -1,3 +1,4 @@
+import { isValidSubscribeSubject } from '@slipstream/protocol';
 import { ServerError } from '../errors.js';
 import type { TlsOptions } from '../tls/tls-options.js';
 
@@ -25,6 +26,10 @@ export interface RemoteLeafOptions {
   /** A `.creds` file (user JWT and seed) to log in to an operator-mode hub with. */
   credentials?: string;
   noRandomize?: boolean;
+  /** Subjects whose messages we do not take from the hub (told to it; their interest not sent). */
+  denyImports?: string[];
+  /** Subjects whose messages we do not send to the hub. */
+  denyExports?: string[];
   /**
    * TLS to the hub (also when its INFO requires it, or for a `tls://` URL): the CA that signed
    * its certificate, our certificate and key when it verifies ours; `insecure` skips checking its
@@ -89,6 +94,8 @@ export interface ResolvedRemote {
   credentials: string | undefined;
   noRandomize: boolean;
   tls: RemoteTlsOptions | undefined;
+  denyImports: string[];
+  denyExports: string[];
 }
 
 /** nats-server's default TLS handshake timeout. */
@@ -146,6 +153,8 @@ export function resolveLeafNodes(
           ? {}
           : remote.tls
         : undefined,
+      denyImports: subjects(remote.denyImports, `remotes[${index}].denyImports`),
+      denyExports: subjects(remote.denyExports, `remotes[${index}].denyExports`),
     };
   });
   const reconnectInterval = given.reconnectInterval || DEFAULT_RECONNECT_INTERVAL;
@@ -177,6 +186,15 @@ function leafTls(tls: TlsOptions | undefined): ResolvedLeafTls | undefined {
     throw invalid(`timeout must be a positive number, got ${timeout}`);
   }
   return { ...tls, verify, timeout };
+}
+
+function subjects(given: string[] | undefined, where: string): string[] {
+  for (const subject of given ?? []) {
+    if (!isValidSubscribeSubject(subject)) {
+      throw new ServerError('INVALID_OPTION', `leafNodes ${where}: invalid subject '${subject}'`);
+    }
+  }
+  return [...(given ?? [])];
 }
 
 function remoteUrl(text: string, index: number): URL {

@@ -246,6 +246,8 @@ class SolicitHandshake implements LeafHandshake {
       return;
     }
     leaf.account = account;
+    leaf.deniedImports = this.#remote.options.denyImports;
+    leaf.deniedExports = this.#remote.options.denyExports;
     this.#host.logInfo(`${leaf.label} - Leafnode connection created for account: ${account.name}`);
     leaf.handshakeDeadline(
       INFO_WAIT * 5,
@@ -308,6 +310,8 @@ class SolicitHandshake implements LeafHandshake {
       name: this.#host.serverName,
       headers: true,
       ...(this.#host.jetstream ? { jetstream: true } : {}),
+      // The hub keeps these from us (it adds them to its publish deny for this connection).
+      ...(remote.denyImports.length > 0 ? { deny_pub: remote.denyImports } : {}),
     };
     if (remote.credentials) {
       if (this.#host.debug) {
