@@ -5,9 +5,9 @@ import { dropUndefined } from './drop-undefined.js';
 import type { Settings } from './settings.js';
 
 // nats-server's `leafnodes {}` (also spelled `leaf`): the leaf node port with its authorization
-// and TLS, and the remotes this server joins as a leaf. Keys this server does not implement (ws://
-// remotes, deny lists, advertise, pinned certificates…) fail the block, for ignoring them would
-// connect or accept differently than configured.
+// and TLS, and the remotes this server joins as a leaf. Keys this server does not implement
+// (advertise, compression, pinned certificates…) fail the block, for ignoring them would connect
+// or accept differently than configured.
 
 const port = z.number().int().min(-1).max(65535);
 const stringLike = z.union([z.string(), z.number().transform(String)]);
@@ -82,9 +82,14 @@ const remoteTls = z.strictObject(
   { error: notSupported('leafnodes remote tls key', 'leaf node TLS') },
 );
 
+/** One subject, or a list of them. */
+const subjects = z.union([z.string().transform((subject) => [subject]), z.array(z.string())]);
+
 const remote = z.strictObject(
   {
     tls: remoteTls.optional(),
+    deny_imports: subjects.optional(),
+    deny_exports: subjects.optional(),
     url: z.string().optional(),
     urls: z.array(z.string()).optional(),
     account: z.string().optional(),
@@ -133,6 +138,8 @@ export function toLeafNodes(block: LeafnodesBlock): NonNullable<Settings['leafNo
         account: r.account,
         credentials: r.credentials,
         noRandomize: r.no_randomize ?? r.dont_randomize,
+        denyImports: r.deny_imports,
+        denyExports: r.deny_exports,
         tls:
           r.tls &&
           dropUndefined({

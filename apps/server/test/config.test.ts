@@ -305,12 +305,19 @@ describe('config file validation', () => {
     const { settings } = load(`leafnodes {
       port: 7422
       tls { cert_file: s.pem, key_file: s.key, ca_file: ca.pem, verify: true, timeout: 3 }
-      remotes [ { url: "tls://hub:7422", tls { ca_file: hub-ca.pem, insecure: true } } ]
+      remotes [ { url: "tls://hub:7422", tls { ca_file: hub-ca.pem, insecure: true }, deny_imports: "secret.>", deny_exports: ["a", "b.*"] } ]
     }`);
     expect(settings.leafNodes).toEqual({
       port: 7422,
       tls: { cert: 's.pem', key: 's.key', ca: 'ca.pem', verify: true, timeout: 3000 },
-      remotes: [{ urls: ['tls://hub:7422'], tls: { ca: 'hub-ca.pem', insecure: true } }],
+      remotes: [
+        {
+          urls: ['tls://hub:7422'],
+          tls: { ca: 'hub-ca.pem', insecure: true },
+          denyImports: ['secret.>'],
+          denyExports: ['a', 'b.*'],
+        },
+      ],
     });
   });
 
