@@ -90,3 +90,30 @@ describe('/leafz and /varz of a hub with one leaf', () => {
     await eventually(async () => expect((await getJson(`${url}/leafz`)).leafs).toBeNull());
   });
 });
+
+describe('/varz leaf remotes', () => {
+  it('lists each remote as nats-server 2.9.10 does (account, host:port, deny lists)', async () => {
+    const hubPort = await freePort();
+    const theirs = await started(
+      startNatsServer({
+        monitoring: true,
+        config: `leafnodes { remotes = [ { url: "nats-leaf://u:p@127.0.0.1:${hubPort}", deny_imports: ["secret.>"], deny_exports: ["a", "b.*"] } ] }`,
+      }),
+    );
+    const ours = await started(
+      ourLeaf(
+        hubPort,
+        {
+          urls: [`nats-leaf://u:p@127.0.0.1:${hubPort}`],
+          denyImports: ['secret.>'],
+          denyExports: ['a', 'b.*'],
+        },
+        { httpPort: 0, httpHost: '127.0.0.1' },
+      ),
+    );
+    const theirVarz = await getJson(`http://127.0.0.1:${theirs.httpPort}/varz`);
+    const myVarz = await getJson(`${ours.server().httpUrl}/varz`);
+    expect(myVarz.leaf.remotes).toEqual(theirVarz.leaf.remotes);
+    expect(myVarz.leaf.remotes[0].urls).toEqual([`127.0.0.1:${hubPort}`]);
+  });
+});

@@ -178,14 +178,6 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
     return views;
   }
 
-  /** The remotes as /varz lists them: our account and the URLs, without credentials. */
-  remoteViews(): { localAccount: string; urls: string[] }[] {
-    return this.#options.remotes.map((remote) => ({
-      localAccount: remote.account,
-      urls: remote.urls.map((url) => `${url.hostname}:${url.port || 7422}`),
-    }));
-  }
-
   // LeafHost
 
   registered(leaf: LeafConnection): void {

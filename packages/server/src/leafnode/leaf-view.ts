@@ -13,8 +13,6 @@ export interface MonitoredLeafNodes {
   readonly settings: ResolvedLeafNodeOptions;
   /** The registered connections, optionally of one account only. */
   views(account?: string, withSubscriptions?: boolean): LeafView[];
-  /** The remotes as /varz lists them: our account and the URLs, without credentials. */
-  remoteViews(): { localAccount: string; urls: string[] }[];
 }
 /** One leaf connection as /leafz shows it (nats-server 2.9.10's LeafInfo). */
 export interface LeafView {

@@ -109,9 +109,19 @@ function leafVarz(server: MonitoredServer) {
     ...(leaf.settings.tls?.verify ? { tls_verify: true } : {}),
     ...(leaf.settings.remotes.length > 0
       ? {
-          remotes: leaf.remoteViews().map((remote) => ({
-            local_account: remote.localAccount,
-            urls: remote.urls,
+          // nats-server's RemoteLeafOptsVarz: the account as configured (none for the default
+          // $G), the URLs' host:port without credentials, the deny lists.
+          remotes: leaf.settings.remotes.map((remote) => ({
+            ...(remote.account === '$G' ? {} : { local_account: remote.account }),
+            urls: remote.urls.map((url) => url.host),
+            ...(remote.denyImports.length > 0 || remote.denyExports.length > 0
+              ? {
+                  deny: {
+                    ...(remote.denyExports.length > 0 ? { exports: remote.denyExports } : {}),
+                    ...(remote.denyImports.length > 0 ? { imports: remote.denyImports } : {}),
+                  },
+                }
+              : {}),
           })),
         }
       : {}),
