@@ -3,7 +3,7 @@
  * nats-server 2.10 and 2.11 against slipstream-server: several filter subjects, metadata and
  * the stream's consumer_limits, pause / resume, pinned_client priority groups with fetch and
  * consume, unpin, and overflow. The client gates these on the server version: it enables them
- * from the 2.11.0 our server's INFO advertises.
+ * from 2.11.0 on, which our server's INFO (2.12.0) passes.
  */
 import { AckPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';

@@ -2,8 +2,8 @@
  * The official JetStream client's batch direct gets (@nats-io/jetstream 3: `direct.getBatch`
  * and `direct.getLastMessagesFor`, nats-server 2.11's JS_BATCH_DIRECT_GET) against
  * slipstream-server: the messages with their pending count and previous sequence, ended by the
- * server's `204 EOB`. The client gates them on the server version: it enables them from the
- * 2.11.0 our server's INFO advertises.
+ * server's `204 EOB`. The client gates them on the server version: it enables them from
+ * 2.11.0 on, which our server's INFO (2.12.0) passes.
  */
 import { type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
