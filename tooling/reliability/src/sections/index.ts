@@ -1,10 +1,11 @@
 import type { Section } from '../section.js';
 import { damagedFiles } from './damaged-files.js';
 import { diskFull } from './disk-full.js';
+import { hostileInput } from './hostile-input.js';
 import { powerLoss } from './power-loss.js';
 
 /** Every section of the campaign, in the order they run and appear in the report. */
-export const sections: readonly Section[] = [powerLoss, damagedFiles, diskFull];
+export const sections: readonly Section[] = [powerLoss, damagedFiles, diskFull, hostileInput];
 
 /** Parts of the campaign without a section yet; the report names them as not measured. */
 export const pendingSections: ReadonlyArray<{ title: string; what: string }> = [
@@ -13,7 +14,7 @@ export const pendingSections: ReadonlyArray<{ title: string; what: string }> = [
     what: 'soak trends, 10,000 connections, one stalled subscriber among fast ones.',
   },
   {
-    title: 'Hostile input',
-    what: 'protocol and $JS.API JSON fuzzing over TCP, TLS and WebSocket.',
+    title: 'Hostile input over TLS',
+    what: 'the protocol fuzz over TCP and WebSocket runs in "Hostile input"; over TLS it does not yet.',
   },
 ];

@@ -1,0 +1,97 @@
+import { type FuzzRun, runFuzz } from '../hostile/fuzz-run.js';
+import type { Figure, Section, SectionContext } from '../section.js';
+
+/**
+ * Hostile input: seeded protocol fuzzing over TCP and WebSocket and JSON fuzzing of $JS.API and
+ * the KV and object store conventions against one slipstream-server process, for the section's
+ * whole budget. HOSTILE_SEED replays a run.
+ */
+export const hostileInput: Section = {
+  name: 'hostile-input',
+  title: 'Hostile input',
+  share: 1,
+  async run(context: SectionContext) {
+    const firstSeed = Number(process.env.HOSTILE_SEED ?? Date.now() % 1_000_000_000);
+    context.log(`hostile input from seed ${firstSeed}`);
+    const run = await runFuzz({ durationMs: context.budgetMs * 0.9, firstSeed, log: context.log });
+    context.log(describeFuzzRun(run));
+    return { figures: fuzzFigures(run), details: details(run) };
+  },
+};
+
+export function describeFuzzRun(run: FuzzRun): string {
+  return JSON.stringify({ ...run, exitOutput: undefined });
+}
+
+/** RSS may grow with what the fuzz stored (streams, 1 MiB values), but not without bound. */
+const RSS_GROWTH_LIMIT_MIB = 256;
+
+export function fuzzFigures(run: FuzzRun): Figure[] {
+  const cases = `${run.protocolCases.tcp} TCP + ${run.protocolCases.websocket} WebSocket protocol cases, ${run.apiCases} requests, seeds from ${run.firstSeed}`;
+  const w = run.watchdog;
+  return [
+    {
+      check: 'server exits under fuzzing',
+      trials: cases,
+      ours: run.crashSeed === undefined ? '0' : `1 (seed ${run.crashSeed})`,
+      holds: run.crashSeed === undefined,
+    },
+    {
+      check: 'requests without an answer ($JS.API: a JSON reply; KV/object: any reply)',
+      trials: `${run.apiCases} requests (${run.refusedByClient} not sent: the client refused them)`,
+      ours: `${run.unanswered.length}${run.unanswered.length ? ` (seeds ${run.unanswered.slice(0, 5).join(', ')})` : ''}`,
+      holds: run.unanswered.length === 0,
+    },
+    {
+      check: 'files created outside the store directory',
+      trials: cases,
+      ours: `${run.outsideStore.length}${run.outsideStore.length ? ` (${run.outsideStore.slice(0, 3).join(', ')})` : ''}`,
+      holds: run.outsideStore.length === 0,
+    },
+    {
+      check: "a well-behaved client's PONGs late (> 2 s) or missing",
+      trials: `${w.pings} pings, slowest ${w.slowestPongMs} ms`,
+      ours: `${w.pings - w.pongsInTime}`,
+      holds: w.pings > 0 && w.pongsInTime === w.pings,
+    },
+    {
+      check: "a well-behaved client's own messages lost",
+      trials: `${w.published} published`,
+      ours: `${w.published - Math.min(w.received, w.published)}`,
+      holds: w.received >= w.published,
+    },
+    {
+      check: `server RSS: start → peak → end (MiB; growth limit ${RSS_GROWTH_LIMIT_MIB})`,
+      trials: cases,
+      ours: `${run.rssStartMiB} → ${run.rssPeakMiB} → ${run.rssEndMiB}`,
+      holds: run.rssPeakMiB - run.rssStartMiB <= RSS_GROWTH_LIMIT_MIB,
+    },
+  ];
+}
+
+function details(run: FuzzRun): string {
+  return [
+    'One slipstream-server process (JetStream with a file store, a plain WebSocket listener) takes',
+    'seeded hostile input for the whole budget, on 4 protocol workers and 4 API workers at once.',
+    'A protocol case (`src/hostile/protocol-cases.ts`) is a connection writing valid frames',
+    '(CONNECT, PUB, HPUB, SUB, UNSUB, PING) with bytes flipped, overwritten, inserted, deleted or',
+    'numbers made enormous, frames wrong on purpose (absurd and negative sizes, 70 KB subjects,',
+    'deeply nested CONNECT JSON, control bytes) and random bytes, all split at random points into',
+    'separate writes; even seeds go over TCP, odd ones over WebSocket (one masked binary frame per',
+    'write). An API case (`src/hostile/api-cases.ts`) is a valid `$JS.API` request (stream and',
+    'consumer create/update/info/delete/purge/list, message get/delete, snapshot, restore,',
+    'stepdown, peer remove) with one field or the whole body replaced by a wrong type, 1e999,',
+    '2^64, deep nesting (100,000 levels), a name with `../` or an absolute path, NUL and control',
+    'bytes, or a string of nearly 1 MiB, on names that are valid or hostile subject tokens; or a',
+    'publish to the KV bucket or object store with hostile keys, bodies and headers (KV-Operation,',
+    'Nats-Rollup, expected sequences, a 60 KB Nats-Msg-Id). A `$JS.API` request must get a JSON',
+    'reply within 5 s; a KV/object publish any reply (no responders included). Pull requests',
+    '(`CONSUMER.MSG.NEXT`) and direct gets are left out: waiting without a reply is their contract.',
+    'A watchdog client publishes to itself and pings every 100 ms throughout. Files: nothing may',
+    'appear in the server directory outside the store, nor anything carrying the fuzz mark in the',
+    'temp directory, its parent or /.',
+    '',
+    `Replay: \`HOSTILE_SEED=${run.firstSeed} node tooling/reliability/dist/main.js --budget … --sections hostile-input\`.`,
+    'TLS is not fuzzed yet; nats-server is not run through the fuzz (its answers differ by design).',
+  ].join('\n');
+}
