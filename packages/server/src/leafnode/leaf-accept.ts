@@ -19,7 +19,6 @@ export interface AcceptHost {
   /** The accepted leaves so far, to replace a stale one from the same server. */
   accepted(): Iterable<LeafConnection>;
   readonly authTimeout: number;
-  readonly debug: boolean;
   logError(message: string): void;
   logWarn(message: string): void;
 }
@@ -135,7 +134,6 @@ export class AcceptHandshake implements LeafHandshake {
     // A soliciting side that declares itself the hub makes us its spoke.
     leaf.isSpoke = connect.is_hub === true;
     leaf.headers = connect.headers === true;
-    leaf.remoteDomain = text(connect.domain);
     // What the leaf does not import (its deny_imports): we do not send it (nats-server's
     // mergeDenyPermissions of the CONNECT's deny_pub).
     if (Array.isArray(connect.deny_pub)) {

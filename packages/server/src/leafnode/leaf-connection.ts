@@ -61,16 +61,13 @@ export interface LeafHandshake {
 export class LeafConnection implements Subscriber {
   readonly echo = false;
   readonly noResponders = false;
-  readonly startedAt = new Date();
   readonly ip: string;
   readonly port: number;
   /** nats-server's label: `<ip>:<port> - lid:<cid>`, then the other server's name once known. */
   label: string;
   account: Account | undefined;
-  /** The other server's name (its id when it has none), its id, cluster and JetStream domain. */
+  /** The other server's name (its id when it has none). */
   remoteName = '';
-  remoteId = '';
-  remoteDomain: string | undefined;
   /** True when the other side is the hub: we only send it our own (and our hub-side leaves') interest. */
   isSpoke: boolean;
   /** True once the other side may receive headers (its INFO or CONNECT said so). */
@@ -82,8 +79,6 @@ export class LeafConnection implements Subscriber {
   deniedExports: string[] = [];
   /** Subjects whose interest we do not announce (our remote's deny_imports). */
   deniedImports: string[] = [];
-  /** When the handshake ended. */
-  registeredAt: Date | undefined;
   inMsgs = 0;
   inBytes = 0;
   outMsgs = 0;
@@ -179,7 +174,6 @@ export class LeafConnection implements Subscriber {
   /** Names the other server in every later log line, as nats-server does. */
   nameRemote(name: string, id: string): void {
     this.remoteName = name || id;
-    this.remoteId = id;
     this.label = `${this.ip}:${this.port} - lid:${this.cid} - "${this.remoteName}"`;
   }
 
@@ -188,7 +182,6 @@ export class LeafConnection implements Subscriber {
     this.#stopAuthTimer?.();
     this.account = account;
     this.#ready = true;
-    this.registeredAt = new Date();
     this.interest = new AnnouncedInterest(
       (key, count) => this.#announce(key, count),
       this.deniedImports,

@@ -49,15 +49,6 @@ export class AnnouncedInterest {
     return deniedBy(subject, JETSTREAM_DENIED) || deniedBy(subject, this.deniedImports);
   }
 
-  get size(): number {
-    return this.#counts.size;
-  }
-
-  /** The keys announced so far, for /leafz's subscriptions list. */
-  keys(): IterableIterator<string> {
-    return this.#counts.keys();
-  }
-
   /**
    * The interest there is when the connection is made: counted first, then sent once per key
    * (a queue group with its whole weight).

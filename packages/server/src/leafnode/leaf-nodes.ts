@@ -171,8 +171,6 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
         outBytes: leaf.outBytes,
         subscriptionCount: leaf.subscriptions.size,
         subjects: withSubscriptions ? [...leaf.subscriptions.values()].map((s) => s.subject) : [],
-        name: leaf.remoteName,
-        isSpoke: leaf.isSpoke,
       });
     }
     return views;
@@ -324,7 +322,6 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
         login: (credentials, nonce, ip) => this.#login(credentials, nonce, ip),
         accepted: () => [...this.#connections].filter((leaf) => !leaf.solicited && leaf.ready),
         authTimeout: this.#options.authTimeout ?? this.#server.options.authTimeout,
-        debug: this.options.debug,
         logError: (message) => this.logger.error(message),
         logWarn: (message) => this.logger.warn(message),
       },

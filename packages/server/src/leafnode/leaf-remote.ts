@@ -292,8 +292,6 @@ class SolicitHandshake implements LeafHandshake {
       typeof info.server_id === 'string' ? info.server_id : '',
     );
     leaf.headers = info.headers === true;
-    leaf.remoteDomain =
-      typeof info.domain === 'string' && info.domain !== '' ? info.domain : undefined;
     const nonce = typeof info.nonce === 'string' ? info.nonce : '';
     void this.#sendConnect(leaf, nonce, info.info_on_connect === true);
     return true;

@@ -27,7 +27,4 @@ export interface LeafView {
   /** The interest the other server announced (LS+ not taken back). */
   readonly subscriptionCount: number;
   readonly subjects: string[];
-  /** Ours: the other server's name, and whether we are its spoke (we dialed its hub). */
-  readonly name: string;
-  readonly isSpoke: boolean;
 }
