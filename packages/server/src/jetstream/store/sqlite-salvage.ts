@@ -188,10 +188,16 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
     // Where the walk first met damage: every sequence past it that is not read back is lost
     // (a damaged tree can also skip rows without an error).
     let damagedFrom: number | undefined = highest === undefined ? upper : undefined;
+    // A damaged tree can skip rows without any read failing: then every gap from the first row
+    // on counts (messages deleted before included, as they cannot be told apart).
+    const structural =
+      attempt(() => source.pragma('integrity_check(1)', { simple: true })) !== 'ok';
     const kept = new Set<number>();
     target.transaction(() => {
       for (const found of walkRows(source, upper)) {
-        if (found.probed) damagedFrom = Math.min(damagedFrom ?? found.seq, found.seq - 1);
+        if (found.probed || structural) {
+          damagedFrom = Math.min(damagedFrom ?? found.seq, found.seq - 1);
+        }
         if ('row' in found && intact(found.row)) {
           insert.run(...found.row.slice(0, 5), found.size, ...found.row.slice(5));
           kept.add(found.seq);
