@@ -11,6 +11,7 @@ export const sections: readonly Section[] = [
   powerLoss,
   damagedFiles,
   diskFull,
+  soak,
   slowConsumers,
   hostileInput,
 ];
