@@ -68,11 +68,11 @@ for (const section of selected) {
           {
             check: 'the section ran to its end',
             trials: '—',
-            ours: `failed: ${reason}`,
+            ours: `failed: ${reason.split('\n')[0]}`,
             holds: false,
           },
         ],
-        details: `The section failed before its figures were complete: ${reason}`,
+        details: `The section failed before its figures were complete:\n\n\`\`\`\n${reason}\n\`\`\``,
       },
     });
   } finally {

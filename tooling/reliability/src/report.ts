@@ -53,5 +53,6 @@ function row(section: string, figure: Figure): string {
     `${figure.ours}${mark}`,
     figure.reference ?? '—',
   ];
-  return `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
+  // One line a row: a cell's line breaks would end the table.
+  return `| ${cells.map((cell) => cell.replace(/\s+/g, ' ').replaceAll('|', '\\|')).join(' | ')} |`;
 }
