@@ -161,8 +161,6 @@ export function toServerOptions(
     httpsPort: settings.httpsPort === 0 ? undefined : settings.httpsPort,
     monitoringAuth: settings.monitoringAuth,
     dashboard: settings.dashboard,
-    monitoringAuth: settings.monitoringAuth,
-    dashboard: settings.dashboard,
     maxPayload: settings.maxPayload,
     maxPending: settings.maxPending,
     maxControlLine: settings.maxControlLine,

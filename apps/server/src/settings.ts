@@ -29,8 +29,6 @@ export interface Settings
     | 'httpsPort'
     | 'monitoringAuth'
     | 'dashboard'
-    | 'monitoringAuth'
-    | 'dashboard'
     | 'maxPayload'
     | 'maxPending'
     | 'maxControlLine'
