@@ -15,7 +15,7 @@ import {
 import { jetstreamManager } from '@slipstream/jetstream';
 import { Kvm } from '@slipstream/jetstream/kv';
 import { Objm } from '@slipstream/jetstream/objectstore';
-import { rssBytes, startSlipstreamServer } from '@slipstream/test-servers';
+import { makeTestCertificates, rssBytes, startSlipstreamServer } from '@slipstream/test-servers';
 import { type ApiCase, apiCase, FUZZ_BUCKET, FUZZ_OBJECTS } from './api-cases.js';
 import { filesOutsideStore } from './escapes.js';
 import { protocolCase } from './protocol-cases.js';
@@ -41,6 +41,8 @@ export interface FuzzRun {
 }
 
 const API_TIMEOUT_MS = 5_000;
+/** A protocol case's carrier is its seed modulo 4, in this order. */
+const CARRIERS: readonly Carrier[] = ['tcp', 'websocket', 'tls', 'tls-handshake'];
 const PARALLEL_PROTOCOL = 4;
 const PARALLEL_API = 4;
 
@@ -50,7 +52,16 @@ export async function runFuzz(options: {
   log?: (line: string) => void;
 }): Promise<FuzzRun> {
   const log = options.log ?? (() => {});
-  const server = await startSlipstreamServer({ jetstream: true, websocket: true });
+  const certificates = await makeTestCertificates();
+  // TLS on the client port with plain clients served too, so every carrier reaches one server.
+  const server = await startSlipstreamServer({
+    jetstream: true,
+    websocket: true,
+    config: `tls { cert_file: "${certificates.certFile}", key_file: "${certificates.keyFile}" }\nallow_non_tls: true`,
+  }).catch(async (error) => {
+    await certificates.remove();
+    throw error;
+  });
   const pid = server.process.pid as number;
   const storeDir = join(server.dir, 'js');
   let crashSeed: number | undefined;
@@ -66,19 +77,21 @@ export async function runFuzz(options: {
     const deadline = Date.now() + options.durationMs;
     let next = options.firstSeed;
     const take = () => (Date.now() < deadline && alive() ? next++ : undefined);
-    const protocolCases: Record<Carrier, number> = { tcp: 0, websocket: 0 };
+    const protocolCases: Record<Carrier, number> = {
+      tcp: 0,
+      websocket: 0,
+      tls: 0,
+      'tls-handshake': 0,
+    };
     const unanswered: number[] = [];
     let apiCases = 0;
     let refusedByClient = 0;
 
     const protocolWorker = async () => {
       for (let seed = take(); seed !== undefined; seed = take()) {
-        const carrier: Carrier = seed % 2 === 0 ? 'tcp' : 'websocket';
-        await runProtocolCase(
-          seed,
-          carrier,
-          carrier === 'tcp' ? server.port : (server.wsPort as number),
-        );
+        const carrier = CARRIERS[seed % CARRIERS.length];
+        const port = carrier === 'websocket' ? (server.wsPort as number) : server.port;
+        await runProtocolCase(seed, carrier, port);
         protocolCases[carrier]++;
         if (!alive()) crashSeed ??= seed;
       }
@@ -121,6 +134,7 @@ export async function runFuzz(options: {
     };
   } finally {
     await server.stop();
+    await certificates.remove();
   }
 }
 

@@ -1,14 +1,17 @@
 /**
- * A raw byte pipe to a NATS server for the fuzzer: plain TCP, or a WebSocket whose every write is
- * one masked binary frame (the fuzz is in the NATS bytes, not in the WebSocket framing). What the
- * server sends back is counted and dropped; the pipe reports when the server closed it.
+ * A raw byte pipe to a NATS server for the fuzzer: plain TCP; TLS after the server's INFO (on a
+ * port with `allow_non_tls`); raw bytes where the TLS handshake should be (`tls-handshake`, the
+ * first byte made a TLS handshake record's so the server takes it for one); or a WebSocket whose
+ * every write is one masked binary frame (the fuzz is in the NATS bytes, not in the framing).
+ * What the server sends back is dropped; the pipe reports when the server closed it.
  */
 
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 
-export type Carrier = 'tcp' | 'websocket';
+export type Carrier = 'tcp' | 'websocket' | 'tls' | 'tls-handshake';
 
 export interface RawConnection {
   write(bytes: Uint8Array): void;
@@ -31,7 +34,31 @@ export async function openRaw(carrier: Carrier, port: number): Promise<RawConnec
   await Promise.race([once(socket, 'connect'), closedPromise]);
   if (carrier === 'websocket' && !closed) await upgrade(socket);
   socket.on('data', () => {});
-  const frame = carrier === 'websocket' ? maskedBinaryFrame : (bytes: Uint8Array) => bytes;
+  if (carrier === 'tls' && !closed) {
+    await firstData(socket);
+    const secure = connectTls({ socket, rejectUnauthorized: false });
+    secure.on('error', () => {});
+    secure.on('data', () => {});
+    secure.once('close', () => socket.destroy());
+    await Promise.race([once(secure, 'secureConnect'), closedPromise]);
+    return {
+      write: (bytes) => {
+        if (!closed && secure.writable) secure.write(bytes);
+      },
+      closed: closedPromise,
+      isClosed: () => closed,
+      destroy: () => secure.destroy(),
+    };
+  }
+  let first = carrier === 'tls-handshake';
+  const frame =
+    carrier === 'websocket'
+      ? maskedBinaryFrame
+      : (bytes: Uint8Array) => {
+          if (!first || bytes.length === 0) return bytes;
+          first = false;
+          return Buffer.concat([Buffer.from([0x16]), bytes.subarray(1)]);
+        };
   return {
     write: (bytes) => {
       if (!closed && socket.writable) socket.write(frame(bytes));
@@ -40,6 +67,11 @@ export async function openRaw(carrier: Carrier, port: number): Promise<RawConnec
     isClosed: () => closed,
     destroy: () => socket.destroy(),
   };
+}
+
+/** Waits for the server's first bytes (its INFO), or for the connection to end. */
+async function firstData(socket: Socket): Promise<void> {
+  await Promise.race([once(socket, 'data'), once(socket, 'close')]);
 }
 
 /** The client side of the WebSocket opening handshake; resolves at the end of the 101 response. */

@@ -37,7 +37,8 @@ export function describeFuzzRun(run: FuzzRun): string {
 const RSS_GROWTH_LIMIT_MIB = 256;
 
 export function fuzzFigures(run: FuzzRun): Figure[] {
-  const cases = `${run.protocolCases.tcp} TCP + ${run.protocolCases.websocket} WebSocket protocol cases, ${run.apiCases} requests, seeds from ${run.firstSeed}`;
+  const p = run.protocolCases;
+  const cases = `${p.tcp} TCP + ${p.websocket} WebSocket + ${p.tls} TLS + ${p['tls-handshake']} TLS-handshake protocol cases, ${run.apiCases} requests, seeds from ${run.firstSeed}`;
   const w = run.watchdog;
   return [
     {
@@ -94,14 +95,16 @@ export function unfinishedFrameFigure(oursMiB: number, natsMiB?: number): Figure
 
 function details(run: FuzzRun): string {
   return [
-    'One slipstream-server process (JetStream with a file store, a plain WebSocket listener) takes',
+    'One slipstream-server process (JetStream with a file store, TLS on the client port with',
+    '`allow_non_tls`, a plain WebSocket listener) takes',
     'seeded hostile input for the whole budget, on 4 protocol workers and 4 API workers at once.',
     'A protocol case (`src/hostile/protocol-cases.ts`) is a connection writing valid frames',
     '(CONNECT, PUB, HPUB, SUB, UNSUB, PING) with bytes flipped, overwritten, inserted, deleted or',
     'numbers made enormous, frames wrong on purpose (absurd and negative sizes, 70 KB subjects,',
     'deeply nested CONNECT JSON, control bytes) and random bytes, all split at random points into',
-    'separate writes; even seeds go over TCP, odd ones over WebSocket (one masked binary frame per',
-    'write). An API case (`src/hostile/api-cases.ts`) is a valid `$JS.API` request (stream and',
+    'separate writes; by seed modulo 4 they go over plain TCP, over WebSocket (one masked binary',
+    'frame per write), over TLS (after INFO), or in place of the TLS handshake (the first byte a',
+    "handshake record's, the rest the case). An API case (`src/hostile/api-cases.ts`) is a valid `$JS.API` request (stream and",
     'consumer create/update/info/delete/purge/list, message get/delete, snapshot, restore,',
     'stepdown, peer remove) with one field or the whole body replaced by a wrong type, 1e999,',
     '2^64, deep nesting (100,000 levels), a name with `../` or an absolute path, NUL and control',
@@ -122,6 +125,6 @@ function details(run: FuzzRun): string {
     'frames as they arrive (or bound the message size without breaking clients that batch).',
     '',
     `Replay: \`HOSTILE_SEED=${run.firstSeed} node tooling/reliability/dist/main.js --budget … --sections hostile-input\`.`,
-    'TLS is not fuzzed yet; nats-server is not run through the fuzz (its answers differ by design).',
+    'nats-server is not run through the fuzz (its answers differ by design).',
   ].join('\n');
 }
