@@ -24,4 +24,16 @@ describe(`slipstream-server on damaged files (seeds from ${firstSeed})`, () => {
     );
     expect(broken).toEqual([]);
   }, 600_000);
+
+  // Seed 20034 cuts messages.db to 26802 of 81920 bytes. Its pages split a little differently
+  // from run to run (timestamps and checksums change row sizes), and in about half the runs the
+  // cut takes the oldest rows' pages in a way SQLite's walk steps past without an error: 6 of the
+  // oldest acknowledged messages went unnamed until the subject index was read for them too.
+  it('replays seed 20034 three times without a loss unreported', async () => {
+    for (let run = 0; run < 3; run++) {
+      const result = await runTrial(damageTargets.ours, 20034);
+      console.log(describeTrial(damageTargets.ours, result));
+      expect(result).toMatchObject({ corrupt: 0, unaccounted: 0, reused: false });
+    }
+  }, 300_000);
 });

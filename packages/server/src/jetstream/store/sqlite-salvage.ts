@@ -208,13 +208,26 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
           lost.bytes += found.size;
         }
       }
-      if (damagedFrom !== undefined) {
-        const listed = new Set(lost.msgs);
-        for (let seq = damagedFrom + 1; seq <= end; seq++) {
-          if (!kept.has(seq) && !listed.has(seq)) lost.msgs.push(seq);
-        }
-        lost.msgs.sort((a, b) => a - b);
+      // The subject index names sequences from pages of its own: one it names that was not read
+      // back is lost, and with the tree damaged its lowest tells where the messages began.
+      const indexed = indexedSeqs(source);
+      if (structural && indexed.length > 0) {
+        // A loop, not Math.min(...indexed): a spread of many sequences overflows the stack.
+        let lowest = damagedFrom ?? Number.MAX_SAFE_INTEGER;
+        for (const seq of indexed) lowest = Math.min(lowest, seq - 1);
+        damagedFrom = lowest;
       }
+      const listed = new Set(lost.msgs);
+      const noteLost = (seq: number) => {
+        if (kept.has(seq) || listed.has(seq)) return;
+        listed.add(seq);
+        lost.msgs.push(seq);
+      };
+      if (damagedFrom !== undefined) {
+        for (let seq = damagedFrom + 1; seq <= end; seq++) noteLost(seq);
+      }
+      for (const seq of indexed) if (seq <= end) noteLost(seq);
+      lost.msgs.sort((a, b) => a - b);
       last.seq = Math.max(last.seq, end);
       target
         .prepare('INSERT INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)')
@@ -231,6 +244,21 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
     source.close();
     target.close();
   }
+}
+
+/** The sequences the subject index holds, read from its pages alone, as far as they read. */
+function indexedSeqs(db: Database.Database): number[] {
+  const seqs: number[] = [];
+  try {
+    const rows = db
+      .prepare('SELECT seq FROM messages INDEXED BY messages_by_subject')
+      .pluck()
+      .iterate() as Iterable<number>;
+    for (const seq of rows) seqs.push(seq);
+  } catch {
+    // What was read before the damage still counts.
+  }
+  return seqs;
 }
 
 /** Rows of a message at their smallest (a one-letter subject, an empty payload), in bytes. */
