@@ -64,7 +64,10 @@ function createConsumer(
   }
   if ((config.num_replicas ?? 0) > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
   const stream = account.stream(stream_name);
-  return withServerConsumerLevel(stream.consumers.create(config, action, pedantic).info());
+  const info = withServerConsumerLevel(stream.consumers.create(config, action, pedantic).info());
+  // Answered once the consumer's config is on disk, in every sync mode: a consumer the client
+  // was told exists must survive a power loss.
+  return stream.store.whenSynced().then(() => info);
 }
 
 function createRoute<Op extends CreateOperation>(operation: Op): ApiRoute<Op> {

@@ -247,6 +247,10 @@ class MemoryLog implements MessageLog {
     return durable;
   }
 
+  whenSynced(): Promise<void> {
+    return durable;
+  }
+
   summary(): LogSummary {
     const subjects = new Map<string, SubjectState>();
     let bytes = 0;

@@ -77,6 +77,8 @@ export interface MessageLog {
   compress?(enabled: boolean): void;
   /** Whatever is pending becomes durable; resolves when it is. */
   whenDurable(): Promise<void>;
+  /** On disk whatever the sync mode (MessageStore.whenSynced). */
+  whenSynced(): Promise<void>;
   /** Runs `write` as one unit, undone whole when it throws (a log without it just runs it). */
   atomically?<T>(write: () => T): T;
   summary(): LogSummary;

@@ -163,6 +163,12 @@ export interface MessageStore {
    */
   whenDurable(): Promise<void>;
   /**
+   * As `whenDurable()`, but on disk whatever the sync mode: lazy mode syncs only every interval,
+   * which may lose published messages (the mode's trade-off) but not a consumer the client was
+   * told exists. Waited for before a consumer's creation or update is answered.
+   */
+  whenSynced(): Promise<void>;
+  /**
    * Runs `write` (stores and the removals they bring) as one unit: a file store keeps it in one
    * SQLite transaction (savepoint) and, when `write` throws, undoes all of it and recounts before
    * rethrowing, so a crash or a failure never leaves part of it. A memory store just runs it.

@@ -562,6 +562,16 @@ class SqliteLog implements MessageLog {
     });
   }
 
+  async whenSynced(): Promise<void> {
+    if (!this.lazy) return this.group.whenDurable();
+    this.group.commit();
+    try {
+      await this.wal.sync();
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
   /** Lazy mode, after a commit: starts a sync of the WAL every LAZY_SYNC_COMMITS commits. */
   private syncInBackground(): void {
     if (++this.commitsSinceSync < LAZY_SYNC_COMMITS || this.lazySync) return;

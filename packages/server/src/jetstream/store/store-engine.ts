@@ -222,6 +222,10 @@ export class StoreEngine implements MessageStore {
     return this.log.whenDurable();
   }
 
+  whenSynced(): Promise<void> {
+    return this.log.whenSynced();
+  }
+
   atomically<T>(write: () => T): T {
     this.ensureOpen();
     return this.log.atomically ? this.log.atomically(write) : write();
