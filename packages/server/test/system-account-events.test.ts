@@ -175,11 +175,16 @@ describe('system account events, ours beside nats-server 2.9.10', () => {
 });
 
 /**
- * A statsz without its JetStream sync mode: ours shows nats-server 2.10's sync fields in the
- * JetStream config (as /varz and /jsz do), which 2.9.10 does not have.
+ * A statsz without what is newer than 2.9.10: the JetStream sync mode (nats-server 2.10's sync
+ * fields, as /varz and /jsz show them) and the API level.
  */
 function withoutSyncMode(body: Record<string, unknown>) {
-  const statsz = body.statsz as { jetstream: { config: Record<string, unknown> } };
+  const statsz = body.statsz as {
+    jetstream: { config: Record<string, unknown>; stats: { api: Record<string, unknown> } };
+  };
   const { sync_always: _, sync_interval: __, ...config } = statsz.jetstream.config;
-  return { ...body, statsz: { ...statsz, jetstream: { ...statsz.jetstream, config } } };
+  // The API level leads the API statistics from 2.11 on; 2.9.10 has none.
+  const { level: ___, ...api } = statsz.jetstream.stats.api;
+  const stats = { ...statsz.jetstream.stats, api };
+  return { ...body, statsz: { ...statsz, jetstream: { ...statsz.jetstream, config, stats } } };
 }
