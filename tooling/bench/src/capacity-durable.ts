@@ -100,18 +100,21 @@ export async function storesWithStreams(
   };
   return {
     async firstInfoMs(kind) {
-      const command = await filled(kind);
-      const ms = await msToFirstInfo('taskset', (port) => [
-        '-c',
-        String(SERVER_CORE),
-        ...command,
-        '-p',
-        String(port),
-        '-a',
-        '127.0.0.1',
-      ]);
-      return { firstInfoMs: ms };
+      return { firstInfoMs: await pinnedFirstInfoMs(await filled(kind)) };
     },
     remove: () => rm(root, { recursive: true, force: true }),
   };
+}
+
+/** ms from the spawn of `command` on the server core to its first INFO. */
+export function pinnedFirstInfoMs(command: readonly string[]): Promise<number> {
+  return msToFirstInfo('taskset', (port) => [
+    '-c',
+    String(SERVER_CORE),
+    ...command,
+    '-p',
+    String(port),
+    '-a',
+    '127.0.0.1',
+  ]);
 }

@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { msToFirstInfo, peakRssBytes, resetPeakRss, rssBytes } from '@slipstream/test-servers';
-import { kvPutWorkload, storesWithStreams } from './capacity-durable.js';
+import { peakRssBytes, resetPeakRss, rssBytes } from '@slipstream/test-servers';
+import { kvPutWorkload, pinnedFirstInfoMs, storesWithStreams } from './capacity-durable.js';
 import { fdatasyncLatency } from './disk-sync-floor.js';
 import { CapacityTable, type Cell } from './harness/capacity-table.js';
 import { importIfBuilt } from './harness/optional.js';
@@ -375,16 +375,7 @@ async function startAndIdle(kind: JetStreamServerKind): Promise<Sample> {
   const root = await mkdtemp(join(tmpdir(), 'bench-start-'));
   let firstInfoMs: number;
   try {
-    const command = await jetStreamCommand(kind, root, join(root, 'store'));
-    firstInfoMs = await msToFirstInfo('taskset', (port) => [
-      '-c',
-      String(SERVER_CORE),
-      ...command,
-      '-p',
-      String(port),
-      '-a',
-      '127.0.0.1',
-    ]);
+    firstInfoMs = await pinnedFirstInfoMs(await jetStreamCommand(kind, root, join(root, 'store')));
   } finally {
     await rm(root, { recursive: true, force: true });
   }
