@@ -64,9 +64,12 @@ function createConsumer(
   }
   if ((config.num_replicas ?? 0) > 1) throw ApiError.of(jsErrors.JSStreamReplicasNotSupportedErr);
   const stream = account.stream(stream_name);
-  const info = withServerConsumerLevel(stream.consumers.create(config, action, pedantic).info());
-  // Answered once the consumer's config is on disk, in every sync mode: a consumer the client
-  // was told exists must survive a power loss.
+  const consumer = stream.consumers.create(config, action, pedantic);
+  const info = withServerConsumerLevel(consumer.info());
+  if (!consumer.config.durable_name) return info;
+  // A durable consumer is answered once its config is on disk, in every sync mode: one the
+  // client was told exists must survive a power loss. An ephemeral one is answered at once, before
+  // its first delivery, which is what a mirror or source waits for before it takes deliveries.
   return stream.store.whenSynced().then(() => info);
 }
 
