@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@slipstream/client';
 import { AckPolicy, jetstreamManager } from '@slipstream/jetstream';
-import { slipstreamServerBin, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildLazyfs, LazyFs } from '../src/power-loss/lazyfs.js';
+import { serverOnLazyfs } from './lazyfs-server.js';
 
 describe('a durable consumer created just before a power loss', () => {
   const dir = mkdtempSync(join(tmpdir(), 'power-loss-new-consumer-'));
@@ -20,20 +19,9 @@ describe('a durable consumer created just before a power loss', () => {
   ])(
     'is there after the restart (%s)',
     async (_, syncSetting) => {
-      const here = mkdtempSync(join(dir, 'run-'));
-      const fs = new LazyFs(
-        buildLazyfs(here),
-        join(here, 'backing'),
-        join(here, 'mount'),
-        join(here, 'eio'),
-      );
-      await fs.mount();
-      let server = await startNatsServer({
-        bin: slipstreamServerBin,
-        config: `jetstream { store_dir: "${fs.mountPoint}", ${syncSetting} }`,
-      });
+      const run = await serverOnLazyfs(dir, syncSetting);
       try {
-        let nc = await connect({ servers: server.url });
+        let nc = await connect({ servers: run.server.url });
         const jsm = await jetstreamManager(nc);
         await jsm.streams.add({ name: 'ORDERS', subjects: ['orders.>'], storage: 'file' });
         await jsm.consumers.add('ORDERS', {
@@ -42,18 +30,14 @@ describe('a durable consumer created just before a power loss', () => {
         });
         await nc.close();
 
-        await server.kill('SIGKILL');
-        await fs.crash();
-        await fs.mount();
-        server = await server.restart();
+        await run.powerLoss();
 
-        nc = await connect({ servers: server.url });
+        nc = await connect({ servers: run.server.url });
         const info = await (await jetstreamManager(nc)).consumers.info('ORDERS', 'audit');
         await nc.close();
         expect(info.config.durable_name).toBe('audit');
       } finally {
-        await server.stop();
-        await fs.crash();
+        await run.stop();
       }
     },
     30_000,

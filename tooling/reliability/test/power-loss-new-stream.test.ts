@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@slipstream/client';
 import { jetstream, jetstreamManager } from '@slipstream/jetstream';
-import { slipstreamServerBin, startNatsServer } from '@slipstream/test-servers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildLazyfs, LazyFs } from '../src/power-loss/lazyfs.js';
+import { serverOnLazyfs } from './lazyfs-server.js';
 
 describe('a stream created just before a power loss', () => {
   const dir = mkdtempSync(join(tmpdir(), 'power-loss-new-stream-'));
@@ -20,20 +19,9 @@ describe('a stream created just before a power loss', () => {
   ])(
     'opens after the restart (%s)',
     async (_, syncSetting, publishes) => {
-      const here = mkdtempSync(join(dir, 'run-'));
-      const fs = new LazyFs(
-        buildLazyfs(here),
-        join(here, 'backing'),
-        join(here, 'mount'),
-        join(here, 'eio'),
-      );
-      await fs.mount();
-      let server = await startNatsServer({
-        bin: slipstreamServerBin,
-        config: `jetstream { store_dir: "${fs.mountPoint}", ${syncSetting} }`,
-      });
+      const run = await serverOnLazyfs(dir, syncSetting);
       try {
-        let nc = await connect({ servers: server.url });
+        let nc = await connect({ servers: run.server.url });
         await (await jetstreamManager(nc)).streams.add({
           name: 'FRESH',
           subjects: ['fresh.>'],
@@ -43,20 +31,16 @@ describe('a stream created just before a power loss', () => {
         for (let i = 0; i < publishes; i++) await js.publish('fresh.x', `m${i}`);
         await nc.close();
 
-        await server.kill('SIGKILL');
-        await fs.crash();
-        await fs.mount();
-        server = await server.restart();
+        await run.powerLoss();
 
-        nc = await connect({ servers: server.url });
+        nc = await connect({ servers: run.server.url });
         const info = await (await jetstreamManager(nc)).streams.info('FRESH');
         await nc.close();
         expect(info.config.name).toBe('FRESH');
         // what lazy mode acknowledged without a sync may be gone; the stream may not
         expect(info.state.messages).toBeLessThanOrEqual(publishes);
       } finally {
-        await server.stop();
-        await fs.crash();
+        await run.stop();
       }
     },
     30_000,
