@@ -24,8 +24,24 @@ const { values } = parseArgs({
     budget: { type: 'string' },
     sections: { type: 'string' },
     out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
+if (values.help) {
+  console.log(
+    [
+      'usage: node tooling/reliability/dist/main.js --budget 30m [--sections a,b] [--out FILE]',
+      '',
+      '  --budget    the time all chosen sections may take together (e.g. 90s, 15m, 1h),',
+      '              divided among them by their shares',
+      `  --sections  a comma-separated choice of: ${sections.map((s) => s.name).join(', ')}`,
+      '  --out       write the report to FILE (a partial run only prints it by default)',
+      '',
+      'Seeds replay with DAMAGE_SEED / HOSTILE_SEED (named in each section of the report).',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
 if (values.budget === undefined) {
   console.error(
     '--budget is required, e.g. --budget 30m (the time all sections may take together)',
