@@ -21,8 +21,10 @@ export interface CycleOptions {
   readonly workDir: string;
   /** Stop after this many cycles... */
   readonly maxCycles: number;
-  /** ...or when this time (ms since the epoch) has passed, after at least one cycle. */
+  /** ...or when this time (ms since the epoch) has passed, after at least `minCycles` cycles. */
   readonly deadline: number;
+  /** Cycles run even past the deadline (1 by default): a promise counted in cycles needs them. */
+  readonly minCycles?: number;
   /** The storm runs for a random time in [min, max) ms before the crash. */
   readonly stormMs?: readonly [number, number];
   readonly log: (line: string) => void;
@@ -86,7 +88,7 @@ export async function runCycles(target: Target, options: CycleOptions): Promise<
     await createWorkload(live.url);
     while (
       outcome.cycles < options.maxCycles &&
-      (outcome.cycles === 0 || Date.now() < options.deadline)
+      (outcome.cycles < (options.minCycles ?? 1) || Date.now() < options.deadline)
     ) {
       const cycle = outcome.cycles + 1;
       const since = Date.now();
