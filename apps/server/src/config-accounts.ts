@@ -5,7 +5,7 @@ import type {
   ImportOptions,
   ResponseType,
 } from '@slipstream/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration, parseSize } from './conf/units.js';
 import { notSupported, permissions, user } from './config-authorization.js';
 import { mappingsBlock } from './config-mappings.js';

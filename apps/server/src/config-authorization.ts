@@ -4,7 +4,7 @@ import type {
   SubjectPermissionOptions,
   UserOptions,
 } from '@slipstream/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration } from './conf/units.js';
 import { dropUndefined } from './drop-undefined.js';
 

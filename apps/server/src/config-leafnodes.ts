@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration } from './conf/units.js';
 import { notSupported } from './config-authorization.js';
 import { dropUndefined } from './drop-undefined.js';

@@ -1,5 +1,5 @@
 import type { MappingDestination, MappingOptions } from '@slipstream/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { notSupported } from './config-authorization.js';
 
 // nats-server's `mappings` (or `maps`) block, at the top level for the global account and in an

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { OperatorOptions, ResolverOptions } from '@slipstream/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDuration } from './conf/units.js';
 import { notSupported } from './config-authorization.js';
 

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type { z } from 'zod';
 import {
   accountInfoResponseSchema,
   accountPurgeResponseSchema,

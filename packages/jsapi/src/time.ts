@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import { z } from 'zod';
 
 /**
  * JetStream sends durations as integer nanoseconds (Go's time.Duration) and times as RFC 3339
