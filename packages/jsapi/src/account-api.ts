@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountInfoShape } from './account-info.js';
 import { apiResponse, int, successShape } from './common.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { int } from './common.js';
 
 /** JetStream limits of an account (or of one of its tiers); -1 means unlimited. */

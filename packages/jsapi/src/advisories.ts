@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { durationNanos, int, peerInfoSchema, timestamp, uint } from './common.js';
 import { streamStateSchema } from './stream-info.js';
 import { fillSubjectPattern } from './subject-pattern.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsErrors } from './error-catalog.js';
 
 /** The error object inside any failed JetStream API response (and inside a failed PubAck). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiErrorSchema } from './api-error.js';
 import { timestampString } from './time.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { clusterInfoSchema, durationNanos, int, timestamp, uint } from './common.js';
 import { consumerConfigSchema } from './consumer-config.js';
 

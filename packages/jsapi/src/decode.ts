@@ -1,5 +1,5 @@
 import { decodeUtf8 } from '@slipstream/protocol';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ApiError } from './api-error.js';
 import { type ApiRequest, type ApiResponse, apiOperations } from './api-operations.js';
 import { jsErrors } from './error-catalog.js';

@@ -1,5 +1,5 @@
 import { encodeUtf8, isValidPublishSubject, isValidSubscribeSubject } from '@slipstream/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Name rules exactly as nats-server (stream and consumer names) and the official clients (KV

@@ -1,5 +1,5 @@
 import { decodeUtf8, encodeUtf8 } from '@slipstream/protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import { int, metadata, timestamp, uint } from './common.js';
 import type { StorageType, StreamConfig } from './stream-config.js';
 

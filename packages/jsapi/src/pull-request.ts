@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { durationNanos, int } from './common.js';
 
 /** The JSON body of a `CONSUMER.MSG.NEXT` pull request. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { int, timestamp, uint } from './common.js';
 
 /** STREAM.MSG.GET and DIRECT.GET request: exactly one way of choosing the message(s). */

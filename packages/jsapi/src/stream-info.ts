@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiErrorSchema } from './api-error.js';
 import { clusterInfoSchema, durationNanos, int, timestamp, uint } from './common.js';
 import {

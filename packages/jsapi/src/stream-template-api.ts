@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiResponse, int, pagedRequestShape, pagedShape, successShape } from './common.js';
 import { streamConfigSchema } from './stream-config.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * JetStream sends durations as integer nanoseconds (Go's time.Duration) and times as RFC 3339

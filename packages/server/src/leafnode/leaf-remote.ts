@@ -1,4 +1,4 @@
-import { connect, type Socket } from 'node:net';
+import { connect, isIP, type Socket } from 'node:net';
 import type { Account } from '../accounts/account.js';
 import { afterWait } from '../timer-delay.js';
 import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
@@ -34,11 +34,22 @@ export interface RemoteHost {
  * One `leafnodes.remotes` entry: connects to the hub's leaf node port, URL after URL, and
  * reconnects after the configured interval whenever the connection is lost (30 s after a loop),
  * as nats-server's connectToRemoteLeafNode; each new connection announces all our interest
- * again, so a hub restart loses no subscription.
+ * again, so a hub restart loses no subscription. The hub's cluster members' leaf node URLs
+ * (its INFO's `leafnode_urls`) join the list, so the leaf fails over to another member.
  */
 export class RemoteLeaf {
   readonly #host: RemoteHost;
-  readonly #urls: URL[];
+  #urls: URL[];
+  /**
+   * The user and password of the first configured URL that has them: a discovered URL (which
+   * never carries any) logs in with them, as nats-server's saveUserPassword.
+   */
+  readonly #login: { user: string; pass: string } | undefined;
+  /**
+   * The first configured host that is a name, not an address: the TLS server name to check a
+   * discovered URL's certificate against, as nats-server's saveTLSHostname.
+   */
+  readonly #tlsName: string | undefined;
   #current: URL | undefined;
   #attempts = 0;
   #nextDelay = 0;
@@ -53,11 +64,50 @@ export class RemoteLeaf {
     this.#host = host;
     this.#urls = [...options.urls];
     if (!options.noRandomize) this.#urls.sort(() => Math.random() - 0.5);
+    const withLogin = options.urls.find((url) => url.username !== '');
+    this.#login = withLogin && {
+      user: decodeURIComponent(withLogin.username),
+      pass: decodeURIComponent(withLogin.password),
+    };
+    this.#tlsName = options.urls.find((url) => isIP(bareHost(url)) === 0)?.hostname;
   }
 
   /** The URL connected to (or being tried), without credentials, as /leafz and logs show it. */
   get url(): URL | undefined {
     return this.#current;
+  }
+
+  /** The user and password to log in with on the current URL: its own, else the configured ones. */
+  get login(): { user: string; pass: string } | undefined {
+    const url = this.#current;
+    if (url?.username) {
+      return { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
+    }
+    return this.#login;
+  }
+
+  /**
+   * The hub's INFO listed its cluster's leaf node URLs (`host:port`, `leafnode_urls`; for a
+   * WebSocket remote, `ws_connect_urls`): as nats-server's updateLeafNodeURLs, the list becomes
+   * the ones not configured, then the configured ones. Each INFO has the whole list.
+   */
+  hubUrls(leafNodeUrls: readonly string[], webSocketUrls: readonly string[]): void {
+    if (leafNodeUrls.length === 0 && webSocketUrls.length === 0) return;
+    const configured = this.options.urls;
+    const webSocket = isWebSocket(configured[0]!);
+    const scheme = webSocket ? (this.options.tls ? 'wss' : 'ws') : 'nats-leaf';
+    const discovered: URL[] = [];
+    for (const hostPort of webSocket ? webSocketUrls : leafNodeUrls) {
+      let url: URL;
+      try {
+        url = new URL(`${scheme}://${hostPort}`);
+      } catch {
+        this.#host.logError(`Error parsing url "${hostPort}" of the hub's leafnode URLs`);
+        continue;
+      }
+      if (!configured.some((known) => sameEndpoint(known, url))) discovered.push(url);
+    }
+    this.#urls = [...discovered, ...configured];
   }
 
   start(): void {
@@ -95,7 +145,7 @@ export class RemoteLeaf {
 
   #pickUrl(): URL {
     // The URL tried last goes to the end of the list, as nats-server's pickNextURL.
-    if (this.#current && this.#urls.length > 1 && this.#urls[0] === this.#current) {
+    if (this.#current && this.#urls.length > 1 && sameEndpoint(this.#urls[0]!, this.#current)) {
       this.#urls.push(this.#urls.shift()!);
     }
     this.#current = this.#urls[0]!;
@@ -109,12 +159,12 @@ export class RemoteLeaf {
     if (this.#host.debug) {
       this.#host.logDebug(`Trying to connect as leafnode to remote server on "${hostPort}"`);
     }
-    if (url.protocol === 'ws:' || url.protocol === 'wss:') {
+    if (isWebSocket(url)) {
       void this.#openWebSocket(url, hostPort);
       return;
     }
     const socket = connect({
-      host: url.hostname.replace(/^\[|\]$/g, ''),
+      host: bareHost(url),
       port: Number(url.port || defaultPort(url)),
     });
     this.#socket = socket;
@@ -176,7 +226,8 @@ export class RemoteLeaf {
     let leafSocket: Socket = socket;
     if (wantsTls) {
       try {
-        leafSocket = await upgradeToHub(socket, this.options.tls ?? {}, url.hostname);
+        const name = isIP(bareHost(url)) === 0 ? url.hostname : (this.#tlsName ?? url.hostname);
+        leafSocket = await upgradeToHub(socket, this.options.tls ?? {}, name);
       } catch (error) {
         this.#host.logError(
           `TLS handshake error with leafnode "${hostPort}": ${(error as Error).message}`,
@@ -205,6 +256,7 @@ interface HubInfo {
   server_name?: unknown;
   client_id?: unknown;
   leafnode_urls?: unknown;
+  ws_connect_urls?: unknown;
   nonce?: unknown;
   headers?: unknown;
   tls_required?: unknown;
@@ -276,6 +328,7 @@ class SolicitHandshake implements LeafHandshake {
       this.#infoSeen = true;
       if (!this.#firstInfo(leaf, info)) return true;
     }
+    this.#remote.hubUrls(strings(info.leafnode_urls), strings(info.ws_connect_urls));
     if (info.connect_info === true && !leaf.ready) leaf.register(leaf.account!);
     return true;
   }
@@ -299,7 +352,6 @@ class SolicitHandshake implements LeafHandshake {
 
   async #sendConnect(leaf: LeafConnection, nonce: string, waitForInfo: boolean): Promise<void> {
     const remote = this.#remote.options;
-    const url = this.#remote.url;
     const connect: Record<string, unknown> = {
       version: '2.9.10',
       tls_required: this.#tls,
@@ -324,9 +376,9 @@ class SolicitHandshake implements LeafHandshake {
         leaf.close('Authentication Failure');
         return;
       }
-    } else if (url?.username) {
-      connect.user = decodeURIComponent(url.username);
-      connect.pass = decodeURIComponent(url.password);
+    } else if (this.#remote.login) {
+      connect.user = this.#remote.login.user;
+      connect.pass = this.#remote.login.pass;
     }
     if (leaf.closed) return;
     const json = JSON.stringify(connect);
@@ -342,6 +394,28 @@ function redacted(connect: Record<string, unknown>): string {
   if ('pass' in shown) shown.pass = '[REDACTED]';
   if ('sig' in shown) shown.sig = '[REDACTED]';
   return JSON.stringify(shown);
+}
+
+/** The strings of an INFO field that should be a list of them. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : [];
+}
+
+function isWebSocket(url: URL): boolean {
+  return url.protocol === 'ws:' || url.protocol === 'wss:';
+}
+
+/** The URL's host without an IPv6 address's brackets. */
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
+/** Whether two URLs name the same host and port (configured ones may carry a login, discovered ones never do). */
+function sameEndpoint(a: URL, b: URL): boolean {
+  const port = (url: URL) => Number(url.port || defaultPort(url));
+  return a.hostname === b.hostname && port(a) === port(b);
 }
 
 /** nats-server's leaf node port, or the WebSocket scheme's. */
