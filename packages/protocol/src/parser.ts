@@ -1,6 +1,7 @@
 import * as grammar from './control-line.js';
 import type { ClientFrame, ServerFrame } from './ops.js';
 import { ProtocolError, type ProtocolErrorCode } from './protocol-error.js';
+import * as subjectCache from './subject-cache.js';
 import { decodeSubject, decodeUtf8 } from './utf8.js';
 
 // Module-local copies of the grammar's op ids, masks and helpers: V8 (Node 20) does not
@@ -33,6 +34,7 @@ const {
   VERB_WINDOW,
   VERBS,
 } = grammar;
+const { cachedSubject, SUBJECT_HASH_PRIME, SUBJECT_HASH_SEED } = subjectCache;
 
 export interface ParserOptions {
   /**
@@ -64,8 +66,8 @@ const CR = 0x0d;
 const LINE_SLACK = VERB_WINDOW + 8;
 const INITIAL_LINE_CAPACITY = 128;
 const MAX_ARGS = 5;
-/** Longest subject worth remembering for the next message. */
-const MAX_RECENT_SUBJECT = 128;
+/** Ops whose arguments are split into fields: their lines are scanned in one pass. */
+const FIELD_OPS = (1 << PUB) | (1 << HPUB) | (1 << MSG) | (1 << HMSG) | (1 << SUB) | (1 << UNSUB);
 
 // Parser modes.
 const LINE = 0; // at the start of a control line, nothing held
@@ -118,16 +120,15 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   private bodyFilled = 0;
   private terminatorSeen = 0;
 
-  // The last message subject, as bytes and string: streams often repeat one subject, and
-  // comparing bytes is cheaper than decoding them again.
-  private recentSubjectBytes: Uint8Array = EMPTY;
-  private recentSubjectLength = -1;
-  private recentSubject = '';
-
-  // Argument boundaries of the control line being decoded.
+  // What scanFields() found in the control line being decoded: its fields' boundaries (the
+  // first MAX_ARGS + 1 of them), how many there were, whether all were ASCII, and the first
+  // field's hash and ASCII-ness (it is a message's subject; see subject-cache.ts).
   private readonly argStart = new Int32Array(MAX_ARGS + 1);
   private readonly argEnd = new Int32Array(MAX_ARGS + 1);
+  private argCount = 0;
   private argsAscii = true;
+  private firstHash = 0;
+  private firstAscii = true;
 
   protected constructor(
     sink: FrameSink<F>,
@@ -200,14 +201,30 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     }
     const end = chunk.length;
     while (pos >= 0 && pos < end) {
-      const lf = input.indexOf(LF, pos);
-      if (lf < 0) {
-        this.mode = PARTIAL;
-        this.appendLine(chunk, pos, end);
-        return;
+      const op = classify(chunk, pos, end);
+      let lf: number;
+      let result: number;
+      if (op > 0 && (FIELD_OPS & this.accepts & (1 << op)) !== 0) {
+        // PUB, MSG and the like: one pass finds the fields and the line end. The line is short,
+        // and scanning it here costs less than a call out to memchr and a second scan.
+        const argsAt = pos + VERBS[op].length;
+        lf = this.scanFields(chunk, argsAt, end);
+        if (lf === end) {
+          this.mode = PARTIAL;
+          this.appendLine(chunk, pos, end);
+          return;
+        }
+        result = this.fieldLine(op, chunk, argsAt, chunk[lf - 1] === CR ? lf - 1 : lf);
+      } else {
+        // Anything else (PING, CONNECT, an error) is found by its LF, then decoded as a line.
+        lf = input.indexOf(LF, pos);
+        if (lf < 0) {
+          this.mode = PARTIAL;
+          this.appendLine(chunk, pos, end);
+          return;
+        }
+        result = this.controlLine(chunk, pos, lf > pos && chunk[lf - 1] === CR ? lf - 1 : lf);
       }
-      const lineEnd = lf > pos && chunk[lf - 1] === CR ? lf - 1 : lf;
-      const result = this.controlLine(chunk, pos, lineEnd);
       if (result === FAILED) return;
       pos = result === NEEDS_BODY ? this.startBody(chunk, lf + 1) : lf + 1;
     }
@@ -308,64 +325,94 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
       this.emitBare(op);
       return DONE;
     }
-    let args = start + VERBS[op].length;
-    while (args < end && isBlank(bytes[args])) args++;
-    if (end - args > this.maxControlLine) {
-      this.fail(
-        'MAX_CONTROL_LINE',
-        `maximum control line exceeded: ${end - args} bytes of arguments, limit ${this.maxControlLine}`,
-      );
-      return FAILED;
+    const argsAt = start + VERBS[op].length;
+    if ((FIELD_OPS & (1 << op)) !== 0) {
+      this.scanFields(bytes, argsAt, end);
+      return this.fieldLine(op, bytes, argsAt, end);
     }
-    switch (op) {
-      case PUB:
-      case MSG:
-      case HPUB:
-      case HMSG:
-        return this.messageLine(op, bytes, args, end);
-      case SUB:
-        return this.subLine(bytes, args, end);
-      case UNSUB:
-        return this.unsubLine(bytes, args, end);
-      case ERR:
-        this.sink.frame({ op: 'ERR', message: unquote(decodeUtf8(bytes, args, end)) } as F);
-        return DONE;
-      default:
-        // CONNECT or INFO: the JSON text, without the space nats-server puts after INFO's.
-        while (end > args && isBlank(bytes[end - 1])) end--;
-        this.sink.frame({
-          op: op === CONNECT ? 'CONNECT' : 'INFO',
-          json: decodeUtf8(bytes, args, end),
-        } as F);
-        return DONE;
+    const args = this.skipBlanks(bytes, argsAt, end);
+    if (args < 0) return FAILED;
+    if (op === ERR) {
+      this.sink.frame({ op: 'ERR', message: unquote(decodeUtf8(bytes, args, end)) } as F);
+      return DONE;
     }
+    // CONNECT or INFO: the JSON text, without the space nats-server puts after INFO's.
+    while (end > args && isBlank(bytes[end - 1])) end--;
+    this.sink.frame({
+      op: op === CONNECT ? 'CONNECT' : 'INFO',
+      json: decodeUtf8(bytes, args, end),
+    } as F);
+    return DONE;
   }
 
-  /** Splits `bytes[start, end)` at runs of space, tab or CR; returns the count, max MAX_ARGS+1. */
-  private split(bytes: Uint8Array, start: number, end: number): number {
+  /**
+   * Where the arguments of the line `bytes[argsAt, end)` start, past the blanks after its verb;
+   * -1 (after reporting it) when they are longer than maxControlLine.
+   */
+  private skipBlanks(bytes: Uint8Array, argsAt: number, end: number): number {
+    let args = argsAt;
+    while (args < end && isBlank(bytes[args])) args++;
+    if (end - args <= this.maxControlLine) return args;
+    this.fail(
+      'MAX_CONTROL_LINE',
+      `maximum control line exceeded: ${end - args} bytes of arguments, limit ${this.maxControlLine}`,
+    );
+    return -1;
+  }
+
+  /**
+   * Splits the arguments of a line into fields at runs of space, tab or CR, from `bytes[start]`
+   * up to an LF or `end`, whichever comes first, and returns where it stopped. Records what
+   * the fields' decoders need (see argStart) on the way, so nothing reads the line twice.
+   */
+  private scanFields(bytes: Uint8Array, start: number, end: number): number {
     const starts = this.argStart;
     const ends = this.argEnd;
     let count = 0;
     let bits = 0;
     let i = start;
-    while (i < end) {
-      let byte = bytes[i];
-      while (byte === SPACE || byte === TAB || byte === CR) {
-        if (++i === end) break;
-        byte = bytes[i];
+    let byte = 0;
+    for (;;) {
+      // Separators and the LF are the only bytes <= SPACE that end a field.
+      while (i < end && ((byte = bytes[i]) === SPACE || byte === TAB || byte === CR)) i++;
+      if (i === end || byte === LF) break;
+      if (count === 0) {
+        // The first field is a message's subject: hash it for the subject cache.
+        let hash = SUBJECT_HASH_SEED;
+        starts[0] = i;
+        do {
+          bits |= byte;
+          hash = Math.imul(hash ^ byte, SUBJECT_HASH_PRIME);
+          if (++i === end) break;
+          byte = bytes[i];
+        } while (byte > SPACE || (byte !== SPACE && byte !== TAB && byte !== CR && byte !== LF));
+        ends[0] = i;
+        this.firstHash = hash;
+        this.firstAscii = bits < 0x80;
+      } else {
+        // Fields past MAX_ARGS + 1 are only counted: the line is malformed anyway.
+        if (count <= MAX_ARGS) starts[count] = i;
+        do {
+          bits |= byte;
+          if (++i === end) break;
+          byte = bytes[i];
+        } while (byte > SPACE || (byte !== SPACE && byte !== TAB && byte !== CR && byte !== LF));
+        if (count <= MAX_ARGS) ends[count] = i;
       }
-      if (i === end) break;
-      if (count > MAX_ARGS) return count;
-      starts[count] = i;
-      while (byte !== SPACE && byte !== TAB && byte !== CR) {
-        bits |= byte;
-        if (++i === end) break;
-        byte = bytes[i];
-      }
-      ends[count++] = i;
+      count++;
     }
+    this.argCount = count;
     this.argsAscii = bits < 0x80;
-    return count;
+    return i;
+  }
+
+  /** Decodes the fields scanFields found in the line `bytes[argsAt, end)` of `op`. */
+  private fieldLine(op: number, bytes: Uint8Array, argsAt: number, end: number): number {
+    const args = this.skipBlanks(bytes, argsAt, end);
+    if (args < 0) return FAILED;
+    if (op === SUB) return this.subLine(bytes, args, end);
+    if (op === UNSUB) return this.unsubLine(bytes, args, end);
+    return this.messageLine(op, bytes, args, end);
   }
 
   /** A subject, reply, queue name or sid: bytes on the wire, decoded losslessly (see utf8.ts). */
@@ -379,7 +426,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
 
   /** PUB subject [reply] size | HPUB subject [reply] hdr total | MSG/HMSG with a sid after the subject. */
   private messageLine(op: number, bytes: Uint8Array, start: number, end: number): number {
-    const count = this.split(bytes, start, end);
+    const count = this.argCount;
     const withHeaders = op === HPUB || op === HMSG;
     const fixed = (withHeaders ? 3 : 2) + (op === MSG || op === HMSG ? 1 : 0);
     if (count !== fixed && count !== fixed + 1) {
@@ -403,7 +450,13 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
       );
       return FAILED;
     }
-    this.subject = this.messageSubject(bytes, this.argStart[0], this.argEnd[0]);
+    this.subject = cachedSubject(
+      bytes,
+      this.argStart[0],
+      this.argEnd[0],
+      this.firstHash,
+      this.firstAscii,
+    );
     let next = 1;
     if (op === MSG || op === HMSG) this.sid = this.arg(bytes, next++);
     this.reply = count > fixed ? this.arg(bytes, next) : undefined;
@@ -413,26 +466,8 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     return NEEDS_BODY;
   }
 
-  private messageSubject(bytes: Uint8Array, start: number, end: number): string {
-    const length = end - start;
-    const recent = this.recentSubjectBytes;
-    if (length === this.recentSubjectLength) {
-      let i = 0;
-      while (i < length && recent[i] === bytes[start + i]) i++;
-      if (i === length) return this.recentSubject;
-    }
-    const subject = decodeSubject(bytes, start, end, this.argsAscii);
-    if (length <= MAX_RECENT_SUBJECT) {
-      if (length > recent.length) this.recentSubjectBytes = new Uint8Array(MAX_RECENT_SUBJECT);
-      this.recentSubjectBytes.set(bytes.subarray(start, end));
-      this.recentSubjectLength = length;
-      this.recentSubject = subject;
-    }
-    return subject;
-  }
-
   private subLine(bytes: Uint8Array, start: number, end: number): number {
-    const count = this.split(bytes, start, end);
+    const count = this.argCount;
     if (count !== 2 && count !== 3) return this.malformed(SUB, count, bytes, start, end);
     this.sink.frame({
       op: 'SUB',
@@ -444,7 +479,7 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   }
 
   private unsubLine(bytes: Uint8Array, start: number, end: number): number {
-    const count = this.split(bytes, start, end);
+    const count = this.argCount;
     if (count !== 1 && count !== 2) return this.malformed(UNSUB, count, bytes, start, end);
     // nats-server reads an unparsable max as "no max" rather than rejecting the line.
     const max = count === 2 ? this.size(bytes, 1) : -1;

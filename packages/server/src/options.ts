@@ -1,3 +1,4 @@
+import { nuid } from '@slipstream/protocol';
 import type { AccountOptions } from './accounts/account-options.js';
 import type { MappingOptions } from './accounts/subject-mappings.js';
 import { TrustedAccounts } from './accounts/trusted-accounts.js';
@@ -10,6 +11,11 @@ import {
   resolveLeafNodes,
 } from './leafnode/leaf-options.js';
 import type { Logger } from './logger.js';
+import {
+  type ClusterOptions,
+  type ResolvedClusterOptions,
+  resolveCluster,
+} from './route/route-options.js';
 import { PIN_PATTERN } from './tls/pinned-certs.js';
 import type { ResolvedTlsOptions, TlsOptions } from './tls/tls-options.js';
 import {
@@ -60,6 +66,8 @@ export interface ServerOptions {
   websocket?: WebSocketOptions;
   /** Leaf node connections: the port other servers join as leaves, and the hubs we join (nats-server `leafnodes {}`). */
   leafNodes?: LeafNodeOptions;
+  /** Membership of a cluster: the route port other members connect to and the routes we dial (nats-server `cluster {}`). */
+  cluster?: ClusterOptions;
   /** Monitoring interface. Default: same as `host`. */
   httpHost?: string;
   /** Monitoring port; monitoring is off unless set. `0` picks a free port. */
@@ -199,6 +207,7 @@ export interface ResolvedOptions {
   allowNonTls: boolean;
   websocket: ResolvedWebSocketOptions | undefined;
   leafNodes: ResolvedLeafNodeOptions | undefined;
+  cluster: ResolvedClusterOptions | undefined;
   debug: boolean;
   trace: boolean;
   jetstream: ResolvedJetStreamOptions | undefined;
@@ -313,10 +322,28 @@ export function resolveOptions(options: ServerOptions): ResolvedOptions {
         name === systemAccount ||
         (operator ? true : Object.hasOwn(options.accounts ?? {}, name)),
     ),
+    cluster: clusterWithoutJetStream(options),
     debug: options.debug ?? false,
     trace: options.trace ?? false,
     jetstream: resolveJetStream(options.jetstream, maxPayload),
   };
+}
+
+/**
+ * The cluster, which this server joins only with JetStream off: it does not replicate streams or
+ * take part in JetStream's meta group, so a member running JetStream would keep streams the rest
+ * of the cluster knows nothing of.
+ */
+function clusterWithoutJetStream(options: ServerOptions): ResolvedClusterOptions | undefined {
+  if (options.cluster && options.jetstream) {
+    throw new ServerError(
+      'INVALID_OPTION',
+      'JetStream cannot be enabled on a cluster member: this server does not cluster JetStream. ' +
+        "Turn JetStream off on this member (its clients reach the JetStream of the cluster's " +
+        'nats-server members through the routes), or run it without a cluster',
+    );
+  }
+  return resolveCluster(options.cluster, () => nuid.next());
 }
 
 /** The monitoring port, HTTP or HTTPS: nats-server refuses both at once. */

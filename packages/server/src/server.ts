@@ -22,6 +22,7 @@ import { SystemAccount } from './monitoring/system-account.js';
 import { MsgTracer } from './msg-trace.js';
 import { type ResolvedOptions, resolveOptions, type ServerOptions } from './options.js';
 import { FlushQueue } from './outbound.js';
+import type { Routes } from './route/routes.js';
 import type { ServerIdentity } from './server-identity.js';
 import { secureContextFor, secureContextOptions } from './tls/secure-context.js';
 import { type FirstBytes, firstBytes } from './tls-sniff.js';
@@ -49,6 +50,8 @@ export interface NatsServer {
   readonly websocketPort: number | undefined;
   /** The bound leaf node port, when `leafNodes.port` was set. */
   readonly leafNodePort: number | undefined;
+  /** The bound route port, when `cluster` was set. */
+  readonly clusterPort: number | undefined;
   /** The server part of the INFO every client receives (server_id, server_name, version, …). */
   readonly info: Readonly<ServerInfo>;
   /** Resolves once the server has shut down (by close(), or at the end of lame duck mode). */
@@ -107,6 +110,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #websocket: WebSocketListener | undefined;
   /** Leaf node connections (the leaf node port and the remotes), when configured. */
   leafNodes: LeafNodes | undefined;
+  /** The routes to the other members of a cluster, when configured. */
+  routes: Routes | undefined;
   /** JetStream, when enabled. */
   jetstream: JetStreamServer | undefined;
   /** JetStream's code, which listen() loads only when the options enable JetStream. */
@@ -171,6 +176,10 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   get leafNodePort(): number | undefined {
     return this.leafNodes?.port;
+  }
+
+  get clusterPort(): number | undefined {
+    return this.routes?.port;
   }
 
   get httpPort(): number | undefined {
@@ -255,6 +264,38 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     }
     this.#logStartup();
     await this.#startLeafNodes();
+    await this.#startRoutes();
+  }
+
+  async #startRoutes(): Promise<void> {
+    const options = this.options.cluster;
+    if (!options) return;
+    const { Routes } = await import('./route/routes.js');
+    this.routes = new Routes(this, options);
+    try {
+      await this.routes.start();
+    } catch (error) {
+      await this.close();
+      throw listenFailed(`${options.host ?? this.options.host}:${options.port}`, error as Error);
+    }
+  }
+
+  /**
+   * The other members' client URLs changed (a route came or went): clients that understand an
+   * async INFO get the new list, as nats-server sends it.
+   */
+  connectUrlsChanged(): void {
+    this.#infoHead = undefined;
+    for (const client of this.clients.values()) {
+      client.sendInfo(this.infoFor(client.cid, client.ip));
+    }
+  }
+
+  /** connect_urls of the client INFO: ours first, then the other members', once there are any. */
+  #connectUrls(): { connect_urls?: string[] } {
+    const members = this.routes?.memberClientUrls() ?? [];
+    if (members.length === 0) return {};
+    return { connect_urls: [...new Set([...this.routes!.ownClientUrls(), ...members])] };
   }
 
   async #startLeafNodes(): Promise<void> {
@@ -342,6 +383,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     // by an accept loop that must keep up with the kernel's queue.
     this.#infoHead ??= JSON.stringify({
       ...this.info,
+      ...(this.options.cluster ? { cluster: this.options.cluster.name } : {}),
+      ...this.#connectUrls(),
       ...(this.#inLameDuck ? { ldm: true } : {}),
     }).slice(0, -1);
     const client = `"client_id":${cid},"client_ip":${JSON.stringify(ip)}`;
@@ -535,6 +578,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
       this.#monitoring?.close(),
       this.#websocket?.close(),
       this.leafNodes?.close(),
+      this.routes?.close(),
     ]);
     await this.jetstream?.close();
     this.#system?.close();

@@ -1,0 +1,544 @@
+/**
+ * The cluster room: our server as a member of a cluster, speaking nats-server 2.9.10's route
+ * protocol (v2, accounts on every line). `routes.ts` (this file) owns the route port, the routes
+ * we dial, the handshake (login, duplicate routes, gossip of members) and our interest told to
+ * the other members; `route-connection.ts` is one route's wire, `route-interest.ts` what we
+ * announced per account and `route-parser.ts` the protocol's frames.
+ */
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import type { Account } from '../accounts/account.js';
+import type { Accounts } from '../accounts/accounts.js';
+import { Bridge } from '../accounts/forward.js';
+import { sameSecret } from '../leafnode/leaf-accept.js';
+import { listen } from '../listen.js';
+import type { Logger } from '../logger.js';
+import type { FlushQueue } from '../outbound.js';
+import type { Subscription } from '../subscription.js';
+import type { TrafficStats } from '../traffic-stats.js';
+import { RouteConnection, type RouteHost, RouteLink } from './route-connection.js';
+import { RouteInterest } from './route-interest.js';
+import type { ResolvedClusterOptions } from './route-options.js';
+import type { RouteFrame } from './route-parser.js';
+import type { MonitoredRoutes, RouteView } from './route-view.js';
+
+/** What the routes need of the server. */
+export interface RouteServer {
+  readonly logger: Logger;
+  readonly flushQueue: FlushQueue;
+  readonly stats: TrafficStats;
+  readonly accounts: Accounts;
+  readonly serverId: string;
+  readonly options: {
+    readonly host: string;
+    readonly debug: boolean;
+    readonly trace: boolean;
+    readonly maxPayload: number;
+    readonly maxPending: number;
+    readonly writeDeadline: number;
+    readonly pingInterval: number;
+    readonly pingMax: number;
+    readonly authTimeout: number;
+  };
+  /** The server's name and version as its INFO gives them, and its client port. */
+  readonly info: {
+    readonly server_name?: string;
+    readonly version: string;
+    readonly go?: string;
+    readonly port: number;
+  };
+  newCid(): number;
+  /** The client URLs the members know changed: clients get a new INFO. */
+  connectUrlsChanged(): void;
+}
+
+/** nats-server's route INFO (the fields we read; unknown ones are ignored). */
+interface RouteInfo {
+  server_id?: unknown;
+  server_name?: unknown;
+  host?: unknown;
+  port?: unknown;
+  ip?: unknown;
+  cluster?: unknown;
+  headers?: unknown;
+  auth_required?: unknown;
+  connect_urls?: unknown;
+  import?: unknown;
+  export?: unknown;
+}
+
+/** nats-server's route CONNECT (connectInfo); a client's has `lang`, a gateway's `gateway`. */
+interface RouteConnect {
+  user?: unknown;
+  pass?: unknown;
+  name?: unknown;
+  cluster?: unknown;
+  headers?: unknown;
+  lang?: unknown;
+  gateway?: unknown;
+}
+
+/** nats-server's RouteProtoV2: accounts on RS+/RS-/RMSG. */
+const ROUTE_PROTOCOL = 2;
+/** A random wait added to each reconnect, so two members do not cross their attempts in step. */
+const RECONNECT_JITTER = 100;
+
+export class Routes implements RouteHost, MonitoredRoutes {
+  readonly #server: RouteServer;
+  readonly #options: ResolvedClusterOptions;
+  /** Every route, registered or still in its handshake. */
+  readonly #connections = new Set<RouteConnection>();
+  /** The registered route of each member, by server id. */
+  readonly #members = new Map<string, RouteConnection>();
+  readonly #interest = new Map<Account, RouteInterest>();
+  readonly #stopListening: (() => void)[] = [];
+  /** URLs being dialled, so a member is not dialled twice at once. */
+  readonly #dialling = new Set<string>();
+  /** URLs that led back to ourselves. */
+  readonly #self = new Set<string>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #listener: Server | undefined;
+  #port: number | undefined;
+  #closing = false;
+
+  constructor(server: RouteServer, options: ResolvedClusterOptions) {
+    this.#server = server;
+    this.#options = options;
+  }
+
+  get logger(): Logger {
+    return this.#server.logger;
+  }
+
+  get flushQueue(): FlushQueue {
+    return this.#server.flushQueue;
+  }
+
+  get stats(): TrafficStats {
+    return this.#server.stats;
+  }
+
+  get options(): RouteServer['options'] {
+    return this.#server.options;
+  }
+
+  get settings(): ResolvedClusterOptions {
+    return this.#options;
+  }
+
+  get name(): string {
+    return this.#options.name;
+  }
+
+  /** The bound route port, once open. */
+  get port(): number | undefined {
+    return this.#port;
+  }
+
+  get host(): string {
+    return this.#options.host ?? this.#server.options.host;
+  }
+
+  /** Registered routes. */
+  get count(): number {
+    return this.#members.size;
+  }
+
+  /**
+   * The client URLs of the other members, for our clients' INFO (empty under no_advertise, as
+   * nats-server then neither tells nor is told).
+   */
+  memberClientUrls(): string[] {
+    if (this.#options.noAdvertise) return [];
+    const urls = new Set<string>();
+    for (const route of this.#members.values()) for (const url of route.connectUrls) urls.add(url);
+    return [...urls];
+  }
+
+  /** Our client URLs as the other members (and our clients) are told them. */
+  ownClientUrls(): string[] {
+    const host = this.#server.options.host;
+    const port = this.#server.info.port;
+    return hostsOf(host).map((h) => `${h.includes(':') ? `[${h}]` : h}:${port}`);
+  }
+
+  async start(): Promise<void> {
+    // Interest is counted from the start, so a route that registers later gets all of it.
+    for (const account of this.#server.accounts.values()) this.#count(account);
+    const listener = createServer({ noDelay: true }, (socket) => this.#accept(socket));
+    this.#port = await listen(listener, this.host, this.#options.port);
+    this.#listener = listener;
+    listener.on('error', (error) => this.logger.error(`Route listener error: ${error.message}`));
+    this.logger.info(`Cluster name is ${this.#options.name}`);
+    this.logger.info(`Listening for route connections on ${this.host}:${this.#port}`);
+    for (const url of this.#options.routes) this.#dial(url, true);
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const route of [...this.#connections]) route.close('Server Shutdown');
+    for (const stop of this.#stopListening) stop();
+    const listener = this.#listener;
+    if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
+  }
+
+  views(withSubscriptions = false): RouteView[] {
+    return [...this.#members.values()].map((route) => ({
+      rid: route.cid,
+      remoteId: route.remoteId,
+      didSolicit: route.solicited,
+      isConfigured: route.url !== undefined && this.#isExplicit(route.url),
+      ip: route.ip,
+      port: route.port,
+      start: route.start,
+      rtt: route.rtt,
+      pendingSize: route.pendingBytes,
+      inMsgs: route.inMsgs,
+      outMsgs: route.outMsgs,
+      inBytes: route.inBytes,
+      outBytes: route.outBytes,
+      subscriptionCount: route.subscriptions.size,
+      subjects: withSubscriptions
+        ? [...route.subscriptions.values()].map((sub) => sub.subject)
+        : [],
+      permissions: route.permissions,
+    }));
+  }
+
+  // RouteHost
+
+  account(name: string): Account | undefined {
+    return this.#server.accounts.get(name);
+  }
+
+  handshake(route: RouteConnection, frame: Extract<RouteFrame, { op: 'INFO' | 'CONNECT' }>): void {
+    let json: unknown;
+    try {
+      json = JSON.parse(frame.json);
+      if (typeof json !== 'object' || json === null) throw new Error('not an object');
+    } catch (error) {
+      this.logger.error(
+        `${route.label} - Route ${frame.op} parse error: ${(error as Error).message}`,
+      );
+      route.close('Parse Error', 'Protocol Violation');
+      return;
+    }
+    if (frame.op === 'CONNECT') this.#connect(route, json as RouteConnect);
+    else this.#info(route, json as RouteInfo);
+  }
+
+  closed(route: RouteConnection, reason: string): void {
+    this.#connections.delete(route);
+    const registered = this.#members.get(route.remoteId) === route;
+    if (registered) this.#members.delete(route.remoteId);
+    this.logger.info(`${route.label} - Router connection closed: ${reason}`);
+    if (registered && route.connectUrls.length > 0) this.#server.connectUrlsChanged();
+    if (this.#closing) return;
+    // nats-server's reconnect: a route we dialled, or one that won a duplicate resolution, is
+    // dialled again unless the member is still reachable through another route.
+    const url = route.url;
+    if (!url || !(route.solicited || route.retry)) return;
+    if (this.#members.has(route.remoteId) || this.#self.has(url.host)) return;
+    this.#dial(url, this.#isExplicit(url), this.#options.reconnectInterval);
+  }
+
+  // The handshake
+
+  /** An accepted route's CONNECT (nats-server's processRouteConnect and isRouterAuthorized). */
+  #connect(route: RouteConnection, connect: RouteConnect): void {
+    if (route.solicited || route.remoteId !== '') {
+      route.close('Protocol Violation', 'Unknown Protocol Operation');
+      return;
+    }
+    if (typeof connect.lang === 'string' && connect.lang !== '') {
+      this.logger.error(`${route.label} - attempted to connect to route port`);
+      route.close('Wrong Port', 'attempted to connect to route port');
+      return;
+    }
+    if (typeof connect.gateway === 'string' && connect.gateway !== '') {
+      const text = `Rejecting connection from gateway "${connect.gateway}" on the Route port`;
+      this.logger.error(`${route.label} - ${text}`);
+      route.close('Wrong Gateway', text);
+      return;
+    }
+    const { user, password } = this.#options;
+    if (user !== undefined) {
+      const given = typeof connect.user === 'string' ? connect.user : undefined;
+      const pass = typeof connect.pass === 'string' ? connect.pass : undefined;
+      if (given !== user || !sameSecret(pass, password ?? '')) {
+        this.logger.error(`${route.label} - authentication error`);
+        route.close('Authentication Failure', 'Authorization Violation');
+        return;
+      }
+    }
+    if (connect.cluster !== this.#options.name) {
+      const text = `Rejecting connection, cluster name "${String(connect.cluster)}" does not match "${this.#options.name}"`;
+      this.logger.error(`${route.label} - ${text}`);
+      route.close('Cluster Name Conflict', text);
+      return;
+    }
+    route.loggedIn();
+    route.remoteId = typeof connect.name === 'string' ? connect.name : '';
+    route.headers = connect.headers === true;
+  }
+
+  /** nats-server's processRouteInfo. */
+  #info(route: RouteConnection, info: RouteInfo): void {
+    if (!route.solicited && route.remoteId === '') {
+      // An accepted route speaks CONNECT first.
+      this.logger.error(`${route.label} - authentication error`);
+      route.close('Authentication Failure', 'Authorization Violation');
+      return;
+    }
+    const id = typeof info.server_id === 'string' ? info.server_id : '';
+    if (route.infoReceived) {
+      // News of another member (or an update of this one's, which we have no use for yet).
+      if (id !== '' && id !== route.remoteId) this.#implicit(info, id);
+      return;
+    }
+    if (id === this.#server.serverId) {
+      if (route.url) this.#self.add(route.url.host);
+      route.close('Duplicate Route');
+      return;
+    }
+    if (typeof info.cluster === 'string' && info.cluster !== '' && info.cluster !== this.name) {
+      this.logger.error(
+        `${route.label} - Rejecting route, cluster name "${info.cluster}" does not match "${this.name}"`,
+      );
+      route.close('Cluster Name Conflict');
+      return;
+    }
+    const name = typeof info.server_name === 'string' ? info.server_name : '';
+    if (!route.solicited && name !== '' && name === this.#server.info.server_name) {
+      this.logger.error(`${route.label} - Remote server has a duplicate name: "${name}"`);
+      route.close('Duplicate Server Name');
+      return;
+    }
+    route.infoReceived = true;
+    route.nameRemote(name, id);
+    route.headers = info.headers === true;
+    route.connectUrls = stringList(info.connect_urls);
+    route.permissions = { import: info.import, export: info.export };
+    const host = typeof info.host === 'string' ? info.host : '';
+    const port = typeof info.port === 'number' ? info.port : 0;
+    route.url ??= urlOf(host, port);
+    const existing = this.#members.get(id);
+    if (existing) {
+      // Both members dialled each other: keep the first, and let it be redialled should the
+      // other side keep this one instead (nats-server's addRoute).
+      existing.retry = true;
+      existing.url ??= route.url;
+      if (this.options.debug)
+        this.logger.debug(`${route.label} - Detected duplicate remote route "${id}"`);
+      route.close('Duplicate Route');
+      return;
+    }
+    this.#members.set(id, route);
+    route.register();
+    if (this.options.debug) this.logger.debug(`${route.label} - Registering remote route "${id}"`);
+    // All our interest, then the news of this member to the others, who connect to it in turn.
+    for (const interest of this.#interest.values()) {
+      for (const line of interest.lines()) route.send(line, `${line}\r\n`);
+    }
+    if (this.#members.size > 1) this.#gossip(route, info, host, port);
+    if (route.connectUrls.length > 0 && !this.#options.noAdvertise)
+      this.#server.connectUrlsChanged();
+  }
+
+  /** Tells the other members of a new one (nats-server's forwardNewRouteInfoToKnownServers). */
+  #gossip(route: RouteConnection, info: RouteInfo, host: string, port: number): void {
+    const ip =
+      typeof info.ip === 'string' && info.ip !== ''
+        ? info.ip
+        : `nats-route://${joinHostPort(route.ip, port || Number(route.url?.port))}/`;
+    const json = JSON.stringify({ ...info, nonce: undefined, ip, host, port });
+    for (const other of this.#members.values()) {
+      if (other !== route) other.send(`INFO ${json}`, `INFO ${json}\r\n`);
+    }
+  }
+
+  /** A member another told us of (nats-server's processImplicitRoute). */
+  #implicit(info: RouteInfo, id: string): void {
+    if (id === this.#server.serverId || this.#members.has(id)) return;
+    const host = typeof info.host === 'string' ? info.host : '';
+    const port = typeof info.port === 'number' ? info.port : 0;
+    const configured = urlOf(host, port);
+    if (this.#isExplicit(configured)) return;
+    let url: URL;
+    try {
+      url = typeof info.ip === 'string' && info.ip !== '' ? new URL(info.ip) : configured;
+    } catch {
+      this.logger.error(`Error parsing URL from INFO: ${String(info.ip)}`);
+      return;
+    }
+    if (info.auth_required === true && this.#options.user !== undefined) {
+      url.username = encodeURIComponent(this.#options.user);
+      url.password = encodeURIComponent(this.#options.password ?? '');
+    }
+    this.#dial(url, false);
+  }
+
+  #isExplicit(url: URL): boolean {
+    return this.#options.routes.some((r) => r.host.toLowerCase() === url.host.toLowerCase());
+  }
+
+  // Connections
+
+  #accept(socket: Socket): void {
+    if (this.#closing || socket.destroyed || socket.remoteAddress === undefined) {
+      socket.destroy();
+      return;
+    }
+    const route = this.#open(socket, false);
+    const info = this.#routeInfo();
+    route.send(`INFO ${info}`, `INFO ${info}\r\n`);
+    route.begin(
+      this.#options.user !== undefined
+        ? (this.#options.authTimeout ?? this.#server.options.authTimeout)
+        : undefined,
+    );
+  }
+
+  #open(socket: Socket, solicited: boolean): RouteConnection {
+    const route = new RouteConnection(this.#server.newCid(), socket, this, solicited);
+    this.#connections.add(route);
+    return route;
+  }
+
+  /**
+   * Dials `url` after `delay`: forever for an explicit route, else at most connect_retries more
+   * times (nats-server's connectToRoute).
+   */
+  #dial(url: URL, forever: boolean, delay = 0, attempt = 1): void {
+    if (this.#closing) return;
+    const key = url.host;
+    if (attempt === 1) {
+      if (this.#dialling.has(key)) return;
+      this.#dialling.add(key);
+    }
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(timer);
+        if (this.#closing) return;
+        const socket = createConnection({
+          host: url.hostname.replace(/^\[|\]$/g, ''),
+          port: Number(url.port),
+        });
+        const failed = (error: Error) => {
+          socket.destroy();
+          const text = `Error trying to connect to route (attempt ${attempt}): ${error.message}`;
+          if (attempt === 1 || attempt % 60 === 0) this.logger.error(text);
+          else if (this.options.debug) this.logger.debug(text);
+          if (!forever && attempt > this.#options.connectRetries) {
+            this.#dialling.delete(key);
+            return;
+          }
+          this.#dial(url, forever, this.#options.reconnectInterval, attempt + 1);
+        };
+        socket.once('error', failed);
+        socket.once('connect', () => {
+          socket.off('error', failed);
+          this.#dialling.delete(key);
+          if (this.#closing) {
+            socket.destroy();
+            return;
+          }
+          const route = this.#open(socket, true);
+          route.url = url;
+          route.begin(undefined);
+          const user = url.username ? decodeURIComponent(url.username) : this.#options.user;
+          const pass = url.username ? decodeURIComponent(url.password) : this.#options.password;
+          const connect = JSON.stringify({
+            echo: true,
+            verbose: false,
+            pedantic: false,
+            ...(user ? { user } : {}),
+            ...(pass ? { pass } : {}),
+            tls_required: false,
+            headers: true,
+            name: this.#server.serverId,
+            cluster: this.#options.name,
+          });
+          route.send(`CONNECT ${connect}`, `CONNECT ${connect}\r\n`);
+          const info = this.#routeInfo();
+          route.send(`INFO ${info}`, `INFO ${info}\r\n`);
+        });
+      },
+      delay + (delay > 0 ? Math.random() * RECONNECT_JITTER : 0),
+    );
+    this.#timers.add(timer);
+  }
+
+  /** Our route INFO (nats-server's routeInfo). */
+  #routeInfo(): string {
+    const info = this.#server.info;
+    return JSON.stringify({
+      server_id: this.#server.serverId,
+      server_name: info.server_name ?? this.#server.serverId,
+      version: info.version,
+      proto: ROUTE_PROTOCOL,
+      go: info.go,
+      host: this.host,
+      port: this.#port,
+      headers: true,
+      ...(this.#options.user !== undefined ? { auth_required: true } : {}),
+      max_payload: this.#server.options.maxPayload,
+      cluster: this.#options.name,
+      ...(this.#options.noAdvertise ? {} : { connect_urls: this.ownClientUrls() }),
+    });
+  }
+
+  // Interest
+
+  /**
+   * Counts `account`'s interest as it changes and tells the routes: that of clients, internal
+   * clients and leaf nodes; not the other members' own (each reaches every member itself) nor
+   * an import's bridge (each member runs its imports itself).
+   */
+  #count(account: Account): void {
+    const interest = new RouteInterest(account.name, (line) => {
+      for (const route of this.#members.values()) route.send(line, `${line}\r\n`);
+    });
+    this.#interest.set(account, interest);
+    const counted = (sub: Subscription) =>
+      !(sub.subscriber instanceof RouteLink) && !(sub.subscriber instanceof Bridge);
+    for (const sub of account.router.sublist.all()) {
+      if (!sub.closed && counted(sub)) interest.update(sub.subject, sub.queue, 1);
+    }
+    this.#stopListening.push(
+      account.router.onSubscribe((sub) => {
+        if (counted(sub)) interest.update(sub.subject, sub.queue, 1);
+      }),
+      account.router.onUnsubscribe((sub) => {
+        if (counted(sub)) interest.update(sub.subject, sub.queue, -1);
+      }),
+    );
+  }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function joinHostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function urlOf(host: string, port: number): URL {
+  return new URL(`nats-route://${joinHostPort(host || '127.0.0.1', port)}`);
+}
+
+/** The addresses a listen host stands for: every interface's for a wildcard, as nats-server lists them. */
+function hostsOf(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::' && host !== '') return [host];
+  const found: string[] = [];
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const address of addresses ?? []) {
+      if (!address.internal && (address.family === 'IPv4' || host === '::'))
+        found.push(address.address);
+    }
+  }
+  return found.length > 0 ? found : ['127.0.0.1'];
+}
