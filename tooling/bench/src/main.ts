@@ -1,14 +1,17 @@
 /**
  * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream,
- * jetstream-client, jetstream-consume, capacity; all by default) and prints
- * one markdown ratio table each. Builds nothing: run `pnpm build` at the repository root first.
+ * jetstream-client, jetstream-consume, capacity, cluster; all by default) and prints
+ * one markdown table each. Builds nothing: run `pnpm build` at the repository root first.
  *
- *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [capacity] [--rounds N] [--messages N]
+ *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [capacity] [cluster] [--rounds N] [--messages N]
+ *   node --expose-gc dist/main.js cluster [--server nats-server|slipstream]... [--members 1,2,4]
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { capacityBenchmark } from './capacity.js';
 import { clientBenchmark } from './client.js';
+import { clusterBenchmark } from './cluster.js';
+import { CLUSTER_SERVER_KINDS, type ClusterServerKind } from './cluster-members.js';
 import { codecBenchmark } from './codec.js';
 import { fairnessBenchmark } from './fairness.js';
 import { jetstreamBenchmark } from './jetstream.js';
@@ -18,7 +21,12 @@ import { serverBenchmark } from './server.js';
 
 const benchmarks: Record<
   string,
-  (options: { rounds: number; messages?: number }) => Promise<{ render(): string }>
+  (options: {
+    rounds: number;
+    messages?: number;
+    servers?: ClusterServerKind[];
+    members?: number[];
+  }) => Promise<{ render(): string }>
 > = {
   codec: codecBenchmark,
   server: serverBenchmark,
@@ -28,11 +36,18 @@ const benchmarks: Record<
   'jetstream-client': jetstreamClientBenchmark,
   'jetstream-consume': jetstreamConsumeBenchmark,
   capacity: capacityBenchmark,
+  cluster: clusterBenchmark,
 };
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '7' }, messages: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '7' },
+    messages: { type: 'string' },
+    // The cluster benchmark's server kinds (both by default) and cluster sizes.
+    server: { type: 'string', multiple: true },
+    members: { type: 'string', default: '1,2,4' },
+  },
 });
 const rounds = Number(values.rounds);
 const messages = values.messages === undefined ? undefined : Number(values.messages);
@@ -46,6 +61,17 @@ if (!Number.isInteger(rounds) || rounds < 5) {
   console.error(
     '--rounds must be an integer of at least 5: medians of fewer rounds are noise on a shared machine',
   );
+  process.exit(1);
+}
+const servers = values.server as ClusterServerKind[] | undefined;
+const badServer = servers?.find((kind) => !CLUSTER_SERVER_KINDS.includes(kind));
+if (badServer !== undefined) {
+  console.error(`--server ${badServer}: choose from ${CLUSTER_SERVER_KINDS.join(', ')}`);
+  process.exit(1);
+}
+const members = values.members.split(',').map(Number);
+if (!members.every((n) => Number.isInteger(n) && n > 0)) {
+  console.error('--members must be cluster sizes separated by commas, such as 1,2,4');
   process.exit(1);
 }
 const selected = positionals.length > 0 ? positionals : Object.keys(benchmarks);
@@ -64,6 +90,6 @@ console.log(
     .join(' ')} · medians of ${rounds} alternating rounds\n`,
 );
 for (const name of selected) {
-  const table = await benchmarks[name]({ rounds, messages });
+  const table = await benchmarks[name]({ rounds, messages, servers, members });
   console.log(`${table.render()}\n`);
 }

@@ -29,6 +29,8 @@ export interface Target {
   readonly connect: Connector;
   readonly url: string;
   readonly serverPid?: number;
+  /** Where pub→sub's subscribers connect when not to `url`: another member of a cluster. */
+  readonly subscriberUrl?: string;
 }
 
 /** Messages per measured round: bounded, and long enough (≥ 0.2 s) to rise above 10 ms CPU ticks. */
@@ -94,6 +96,8 @@ export interface PubSubShape {
   readonly subscribers: number;
   /** When set, the subscribers form this queue group and each message reaches one of them. */
   readonly queue?: string;
+  /** The subject published and subscribed to, `bench.pubsub` unless set (one per pair in a cluster). */
+  readonly subject?: string;
 }
 
 /**
@@ -101,15 +105,21 @@ export interface PubSubShape {
  * expected delivery arrived. msgsPerSecond counts published messages.
  */
 export async function pubSub(target: Target, shape: PubSubShape) {
+  const subject = shape.subject ?? 'bench.pubsub';
   const publisher = await target.connect(target.url);
   const subscribers = await Promise.all(
-    Array.from({ length: shape.subscribers }, () => target.connect(target.url)),
+    Array.from({ length: shape.subscribers }, () =>
+      target.connect(target.subscriberUrl ?? target.url),
+    ),
   );
   try {
     const deliveries = new Counter();
     for (const nc of subscribers) {
-      nc.subscribe('bench.pubsub', { queue: shape.queue, callback: () => deliveries.add() });
+      nc.subscribe(subject, { queue: shape.queue, callback: () => deliveries.add() });
       await nc.flush();
+    }
+    if (target.subscriberUrl !== undefined) {
+      for (const nc of subscribers) await interestArrived(publisher, nc, subject);
     }
     const perMessage = shape.queue ? 1 : shape.subscribers;
     const window = Math.max(PUBLISH_BATCH * 2, Math.floor(WINDOW_BYTES / (shape.size + 40)));
@@ -121,13 +131,40 @@ export async function pubSub(target: Target, shape: PubSubShape) {
         continue;
       }
       const batchEnd = Math.min(shape.count, published + PUBLISH_BATCH);
-      for (; published < batchEnd; published++) publisher.publish('bench.pubsub', payload);
+      for (; published < batchEnd; published++) publisher.publish(subject, payload);
       await nextTurn();
     }
     await deliveries.reach(shape.count * perMessage);
     return meter.stop(shape.count);
   } finally {
     await Promise.all([publisher, ...subscribers].map((nc) => nc.close()));
+  }
+}
+
+/**
+ * Resolves once the publisher's server knows of the subscriber's interest, which reaches it over a
+ * route some time after the subscriber's flush. A route carries its messages in order, so a probe
+ * subscribed after `subject` that gets through proves `subject`'s interest arrived before it.
+ */
+async function interestArrived(
+  publisher: BenchConnection,
+  subscriber: BenchConnection,
+  subject: string,
+) {
+  const probe = `${subject}.interest`;
+  let arrived = false;
+  subscriber.subscribe(probe, {
+    callback: () => {
+      arrived = true;
+    },
+  });
+  await subscriber.flush();
+  for (const deadline = Date.now() + STALL_MS; !arrived; ) {
+    if (Date.now() > deadline)
+      throw new Error(`${subject}: the subscriber's interest never reached the publisher's server`);
+    publisher.publish(probe, new Uint8Array(0));
+    await publisher.flush();
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
