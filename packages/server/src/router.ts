@@ -32,9 +32,13 @@ export class Router {
   readonly #subscribed = new Set<(sub: Subscription) => void>();
   readonly #unsubscribed = new Set<(sub: Subscription) => void>();
 
+  /** Queue members of cluster members (routes): while there are none, no draw includes them. */
+  #clusterQueueMembers = 0;
+
   /** False when the subject is not a valid subscribe subject. */
   subscribe(sub: Subscription): boolean {
     if (!this.sublist.insert(sub)) return false;
+    if (sub.queue !== undefined && sub.subscriber.clusterMember) this.#clusterQueueMembers++;
     for (const listener of this.#subscribed) listener(sub);
     return true;
   }
@@ -61,6 +65,7 @@ export class Router {
     if (sub.closed) return;
     sub.closed = true;
     this.sublist.remove(sub);
+    if (sub.queue !== undefined && sub.subscriber.clusterMember) this.#clusterQueueMembers--;
     for (const listener of this.#unsubscribed) listener(sub);
   }
 
@@ -165,10 +170,14 @@ export class Router {
           if (queueFilter && !queueFilter.includes(group[0]!.queue!)) continue;
           const size = group.length;
           const start = Math.floor(Math.random() * size);
-          let remote: Subscription | undefined;
+          const drawn =
+            this.#clusterQueueMembers > 0 && !from.clusterMember
+              ? drawClusterMember(group, from)
+              : undefined;
+          let remote: Subscription | undefined = drawn;
           let remoteWeight = 0;
           let taken = false;
-          for (let i = 0; i < size; i++) {
+          for (let i = 0; i < size && !drawn; i++) {
             const sub = group[(start + i) % size]!;
             if (sub.subscriber.deliverRemote) {
               // One of the other servers' members, drawn by the weights they announced.
@@ -261,4 +270,31 @@ export class Router {
     message.release();
     this.#depth--;
   }
+}
+
+/**
+ * nats-server's draw of a queue member across its cluster: each local member counts once, each
+ * route's by the members it announced; the route member drawn, or undefined when the draw fell
+ * on a local one (or the group has no route member), which the usual pass then serves.
+ */
+function drawClusterMember(group: readonly Subscription[], from: Subscriber): Subscription | undefined {
+  let total = 0;
+  let routed = false;
+  for (const sub of group) {
+    if (sub.closed || (sub.subscriber === from && !from.echo)) continue;
+    if (sub.subscriber.clusterMember) {
+      total += sub.weight;
+      routed = true;
+    } else if (!sub.subscriber.deliverRemote) total += 1;
+  }
+  if (!routed) return undefined;
+  let draw = Math.random() * total;
+  for (const sub of group) {
+    if (sub.closed || (sub.subscriber === from && !from.echo)) continue;
+    if (sub.subscriber.clusterMember) draw -= sub.weight;
+    else if (!sub.subscriber.deliverRemote) draw -= 1;
+    else continue;
+    if (draw < 0) return sub.subscriber.clusterMember ? sub : undefined;
+  }
+  return undefined;
 }

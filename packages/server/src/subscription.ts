@@ -48,6 +48,12 @@ export interface Subscriber {
     queues: readonly string[],
     publisher: Subscriber,
   ): boolean;
+  /**
+   * True for another member of our cluster (a route): its queue members are drawn together
+   * with the local ones, by the weights it announced, as nats-server spreads a queue group over
+   * its cluster; and what it sends us is served by local members only.
+   */
+  readonly clusterMember?: boolean;
 }
 
 /** One SUB of one connection, or one subscription of an internal subscriber. */

@@ -1,5 +1,6 @@
+import { headers } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { client, firstDelivery } from './leafnode-support.js';
+import { client, collect, eventually, firstDelivery, pause } from './leafnode-support.js';
 import type { OfficialConnection } from './official-connection.js';
 import { type ClusterMember, clusterPorts, natsMember, ourMember } from './route-support.js';
 
@@ -62,5 +63,169 @@ describe.each(clusters)('$name', (cluster) => {
         sub.unsubscribe();
       }
     }
+  });
+
+  /** Waits until a publish from `from` on `subject` reaches one of `subs` (interest crossed). */
+  async function crossed(from: OfficialConnection, subject: string, got: () => number) {
+    await eventually(async () => {
+      from.publish(subject, 'probe');
+      await from.flush();
+      await pause(20);
+      if (got() === 0) throw new Error(`no probe arrived on ${subject}`);
+    });
+  }
+
+  it('delivers a queue group message once cluster-wide, drawn among the members of every server', async () => {
+    const all = await members();
+    const ours = all.length - 1;
+    const [publisher, a, b] = await Promise.all([open(all[1]!), open(all[0]!), open(all[ours]!)]);
+    const onA = collect(a.subscribe('work', { queue: 'workers' }));
+    const onB = collect(b.subscribe('work', { queue: 'workers' }));
+    await Promise.all([a.flush(), b.flush()]);
+    await crossed(publisher, 'work', () => onA.length + onB.length);
+    await eventually(async () => {
+      onA.length = 0;
+      onB.length = 0;
+      await crossed(publisher, 'work', () => (onA.length > 0 && onB.length > 0 ? 1 : 0));
+    });
+    onA.length = 0;
+    onB.length = 0;
+    for (let i = 0; i < 200; i++) publisher.publish('work', `${i}`);
+    await publisher.flush();
+    await eventually(() => expect(onA.length + onB.length).toBe(200));
+    await pause(200);
+    const seen = [...onA, ...onB].map((m) => m.string()).sort((x, y) => Number(x) - Number(y));
+    expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => `${i}`));
+    expect(onA.length).toBeGreaterThan(0);
+    expect(onB.length).toBeGreaterThan(0);
+
+    // As nats-server 2.9.10 (client.go processMsgResults), a client's publish draws among the
+    // group's members across the cluster, local or not: from either side, both get some.
+    for (const [local, onLocal, onRemote] of [
+      [a, onA, onB],
+      [b, onB, onA],
+    ] as const) {
+      onLocal.length = 0;
+      onRemote.length = 0;
+      for (let i = 0; i < 100; i++) local.publish('work', `${i}`);
+      await local.flush();
+      await eventually(() => expect(onLocal.length + onRemote.length).toBe(100));
+      expect(onLocal.length).toBeGreaterThan(0);
+      expect(onRemote.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers requests across members both ways, and says no responders cluster-wide', async () => {
+    const all = await members();
+    const [first, ours] = [await open(all[0]!), await open(all[all.length - 1]!)];
+    first.subscribe('svc.first', { callback: (_, m) => void m.respond(`first got ${m.string()}`) });
+    ours.subscribe('svc.ours', { callback: (_, m) => void m.respond(`ours got ${m.string()}`) });
+    const fromOurs = await eventually(() => ours.request('svc.first', 'a', { timeout: 500 }));
+    expect(fromOurs.string()).toBe('first got a');
+    const fromFirst = await eventually(() => first.request('svc.ours', 'b', { timeout: 500 }));
+    expect(fromFirst.string()).toBe('ours got b');
+    for (const nc of [first, ours]) {
+      await expect(nc.request('svc.nobody', 'x', { timeout: 2_000 })).rejects.toThrow(
+        /no responders/i,
+      );
+    }
+  });
+
+  it('carries headers both ways', async () => {
+    const all = await members();
+    const [first, ours] = [await open(all[0]!), await open(all[all.length - 1]!)];
+    for (const [from, to] of [
+      [first, ours],
+      [ours, first],
+    ] as const) {
+      const sub = to.subscribe('with.headers');
+      const sent = headers();
+      sent.set('X-Trace', 'abc');
+      sent.append('X-Trace', 'def');
+      const got = sub[Symbol.asyncIterator]().next();
+      await eventually(async () => {
+        from.publish('with.headers', 'body', { headers: sent });
+        await from.flush();
+        await Promise.race([got, pause(100).then(() => Promise.reject(new Error('not yet')))]);
+      });
+      const msg = (await got).value!;
+      expect(msg.headers?.values('X-Trace')).toEqual(['abc', 'def']);
+      expect(msg.string()).toBe('body');
+      sub.unsubscribe();
+    }
+  });
+
+  it('takes interest back across members when the last subscriber leaves', async () => {
+    const all = await members();
+    const [first, ours] = [await open(all[0]!), await open(all[all.length - 1]!)];
+    for (const [server, requester] of [
+      [first, ours],
+      [ours, first],
+    ] as const) {
+      const sub = server.subscribe('leaving', { callback: (_, m) => void m.respond('here') });
+      await eventually(() => requester.request('leaving', '', { timeout: 500 }));
+      sub.unsubscribe();
+      await server.flush();
+      await eventually(() =>
+        expect(requester.request('leaving', '', { timeout: 500 })).rejects.toThrow(
+          /no responders/i,
+        ),
+      );
+    }
+  });
+
+  it('loses nothing between members that stay up while another is killed and restarted', async () => {
+    const all = await members();
+    const victim = all[1]!;
+    const [receiver, sender] = [await open(all[all.length - 1]!), await open(all[0]!)];
+    const got = collect(receiver.subscribe('steady'));
+    await crossed(sender, 'steady', () => got.length);
+    got.length = 0;
+    // Publishing goes on before, during and after the victim's kill and restart.
+    let restarted = false;
+    let sent = 0;
+    const sending = (async () => {
+      for (let after = 0; after < 200; sent++) {
+        sender.publish('steady', `${sent}`);
+        if (restarted) after++;
+        if (sent % 20 === 0) {
+          await sender.flush();
+          await pause(5);
+        }
+      }
+      await sender.flush();
+    })();
+    await pause(50);
+    await victim.restart();
+    restarted = true;
+    await sending;
+    await eventually(() => expect(got.length).toBe(sent));
+    expect(got.map((m) => m.string())).toEqual(Array.from({ length: sent }, (_, i) => `${i}`));
+    // The restarted member is back in the mesh: reachable from both.
+    const back = await open(victim);
+    for (const from of [sender, receiver]) {
+      const sub = back.subscribe('back');
+      expect((await firstDelivery(from, 'back', sub, 'hi')).string()).toBe('hi');
+      sub.unsubscribe();
+    }
+  });
+
+  it('tells clients the members, and a client fails over to one it learned of', async () => {
+    const all = await members();
+    const ours = all[all.length - 1]!;
+    const nc = await open(ours, true);
+    await eventually(() => {
+      const urls = (nc.info as { connect_urls?: string[] } | undefined)?.connect_urls ?? [];
+      expect(urls).toHaveLength(all.length);
+      expect((nc.info as { cluster?: string }).cluster).toBe('C');
+    });
+    const other = await open(all[0]!);
+    const first = nc.info!.server_id;
+    const got = collect(nc.subscribe('failover'));
+    await crossed(other, 'failover', () => got.length);
+    await ours.kill();
+    await eventually(() => expect(nc.info!.server_id).not.toBe(first), 15_000);
+    got.length = 0;
+    await crossed(other, 'failover', () => got.length);
   });
 });

@@ -47,6 +47,7 @@ export interface RouteHost {
 export class RouteLink implements Subscriber {
   readonly echo = false;
   readonly noResponders = false;
+  readonly clusterMember = true;
 
   constructor(
     readonly route: RouteConnection,
