@@ -13,7 +13,8 @@ import { jsz } from './jsz.js';
 import { leafz } from './leafz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query, QueryError } from './query.js';
-import { gatewayz, routez } from './standalone-endpoints.js';
+import { routez } from './routez.js';
+import { gatewayz } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import { createVarz } from './varz.js';
 
@@ -49,7 +50,7 @@ export async function startMonitoring(
   const endpoints: Record<string, Endpoint> = {
     '/varz': () => ({ body: varz() }),
     '/connz': (query) => ({ body: connz(server, query) }),
-    '/routez': () => ({ body: routez(server) }),
+    '/routez': (query) => ({ body: routez(server, { subscriptions: query.bool('subs') }) }),
     '/gatewayz': () => ({ body: gatewayz(server) }),
     '/leafz': (query) => ({
       body: leafz(server, { subscriptions: query.bool('subs'), account: query.string('acc') }),

@@ -5,6 +5,7 @@ import type { InternalClient } from '../internal-client.js';
 import type { JetStreamServer } from '../jetstream/jetstream-server.js';
 import type { MonitoredLeafNodes } from '../leafnode/leaf-view.js';
 import type { ResolvedOptions } from '../options.js';
+import type { MonitoredRoutes } from '../route/route-view.js';
 import type { ServerIdentity } from '../server-identity.js';
 import type { TrafficStats } from '../traffic-stats.js';
 import type { ConnectionState } from './connection-state.js';
@@ -27,6 +28,8 @@ export interface MonitoredServer {
   readonly jetstream: JetStreamServer | undefined;
   /** Leaf node connections, when configured. */
   readonly leafNodes: MonitoredLeafNodes | undefined;
+  /** Routes to the other members of a cluster, when configured. */
+  readonly routes: MonitoredRoutes | undefined;
   /** Name, host, id and JetStream, as the server's events carry them. */
   identity(): ServerIdentity;
   /** A new client of the server itself in `account`'s subject space (the dashboard's JetStream API). */

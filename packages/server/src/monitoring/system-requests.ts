@@ -12,7 +12,8 @@ import { leafz } from './leafz.js';
 import type { MonitoredServer } from './monitored-server.js';
 import { Query } from './query.js';
 import type { RequestOptions } from './request-options.js';
-import { gatewayz, routez } from './standalone-endpoints.js';
+import { routez } from './routez.js';
+import { gatewayz } from './standalone-endpoints.js';
 import { subsz } from './subsz.js';
 import type { createVarz } from './varz.js';
 
@@ -100,7 +101,7 @@ export function serverRequestData(
     case 'SUBSZ':
       return subsz(server, queryOf(name, options));
     case 'ROUTEZ':
-      return routez(server);
+      return routez(server, { subscriptions: options.subscriptions === true });
     case 'GATEWAYZ':
       return gatewayz(server);
     case 'LEAFZ':

@@ -57,7 +57,7 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       max_control_line: options.maxControlLine,
       max_payload: options.maxPayload,
       max_pending: options.maxPending,
-      cluster: {},
+      cluster: clusterVarz(server),
       gateway: {},
       leaf: leafVarz(server),
       mqtt: {},
@@ -79,8 +79,8 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       cpu: cpu.sample(),
       connections: server.clients.size,
       total_connections: server.totalConnections,
-      routes: 0,
-      remotes: 0,
+      routes: server.routes?.count ?? 0,
+      remotes: server.routes?.count ?? 0,
       leafnodes: server.leafNodes?.count ?? 0,
       in_msgs: stats.inMsgs,
       out_msgs: stats.outMsgs,
@@ -92,6 +92,21 @@ export function createVarz(server: MonitoredServer, httpReqStats: Record<string,
       config_load_time: rfc3339(server.startedAt),
       system_account: options.systemAccount,
     };
+  };
+}
+
+/** nats-server's ClusterOptsVarz: the route port and the configured routes (empty without `cluster`). */
+function clusterVarz(server: MonitoredServer) {
+  const routes = server.routes;
+  if (!routes) return {};
+  const settings = routes.settings;
+  return {
+    name: routes.name,
+    addr: routes.host,
+    cluster_port: routes.port,
+    auth_timeout: (settings.authTimeout ?? server.options.authTimeout) / 1_000,
+    ...(settings.routes.length > 0 ? { urls: settings.routes.map((url) => url.host) } : {}),
+    tls_timeout: 2,
   };
 }
 

@@ -93,6 +93,8 @@ export class RouteConnection {
   readonly ip: string;
   readonly port: number;
   readonly start = Date.now();
+  /** When the other side last sent something. */
+  lastActivity = this.start;
   /** nats-server's label: `<ip>:<port> - rid:<cid>`, then the other server's name once known. */
   label: string;
   /** The other member's server id, once its INFO or CONNECT named it. */
@@ -297,6 +299,7 @@ export class RouteConnection {
 
   readonly #onData = (chunk: Buffer): void => {
     this.keepalive.activity();
+    this.lastActivity = Date.now();
     try {
       this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {

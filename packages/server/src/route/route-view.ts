@@ -24,6 +24,7 @@ export interface RouteView {
   readonly ip: string;
   readonly port: number;
   readonly start: number;
+  readonly lastActivity: number;
   readonly rtt: number | undefined;
   readonly pendingSize: number;
   readonly inMsgs: number;

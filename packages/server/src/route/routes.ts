@@ -193,6 +193,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
       ip: route.ip,
       port: route.port,
       start: route.start,
+      lastActivity: route.lastActivity,
       rtt: route.rtt,
       pendingSize: route.pendingBytes,
       inMsgs: route.inMsgs,
