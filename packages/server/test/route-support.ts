@@ -37,7 +37,7 @@ export async function natsMember(
     .map((url) => `"${url}"`)
     .join(', ');
   let process: RunningNatsServer = await startNatsServer({
-    config: `${config}\ncluster { name: ${CLUSTER}, host: 127.0.0.1, port: ${clusterPort}, routes: [${list}] ${extra} }`,
+    config: `${config}\ncluster {\n name: ${CLUSTER}\n host: 127.0.0.1\n port: ${clusterPort}\n routes: [${list}]\n ${extra}\n}`,
     args: ['-DV'],
   });
   return {
