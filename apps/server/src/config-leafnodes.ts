@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { parseDuration } from './conf/units.js';
-import { notSupported } from './config-authorization.js';
+import { notSupported, permissions } from './config-authorization.js';
 import { dropUndefined } from './drop-undefined.js';
 import type { Settings } from './settings.js';
 
@@ -42,8 +42,14 @@ const listen = z.union([port, z.string()]).transform((value, ctx) => {
   return { host: host || undefined, port: p };
 });
 
+/** A leaf user; `permissions` is ours (nats-server's leaf users take none). */
 const leafUser = z.strictObject(
-  { user: stringLike, password: stringLike, account: z.string().optional() },
+  {
+    user: stringLike,
+    password: stringLike,
+    account: z.string().optional(),
+    permissions: permissions.optional(),
+  },
   { error: notSupported('leafnodes user key', 'leafnodes authorization') },
 );
 

@@ -301,6 +301,20 @@ describe('config file validation', () => {
     expect(load(text).warnings).toEqual([]);
   });
 
+  it("maps a leafnodes user's permissions (ours: nats-server's leaf users take none)", () => {
+    const { settings } = load(`leafnodes {
+      port: 7422
+      authorization { users [ { user: a, password: b, permissions { publish: "up.>", subscribe { allow: ["down.>"] } } } ] }
+    }`);
+    expect(settings.leafNodes?.authorization?.users).toEqual([
+      {
+        user: 'a',
+        password: 'b',
+        permissions: { publish: { allow: ['up.>'] }, subscribe: { allow: ['down.>'] } },
+      },
+    ]);
+  });
+
   it('maps the leafnodes tls blocks to file names, read at the start', () => {
     const { settings } = load(`leafnodes {
       port: 7422
@@ -328,8 +342,8 @@ describe('config file validation', () => {
       'leafnodes remote key "ws_compression"',
     ],
     [
-      'leafnodes { authorization { users [ { user: a, password: b, permissions: {} } ] } }',
-      'leafnodes user key "permissions"',
+      'leafnodes { authorization { users [ { user: a, password: b, proxy_required: true } ] } }',
+      'leafnodes user key "proxy_required"',
     ],
   ])('refuses the leafnodes keys it does not implement: %s', (text, named) => {
     const error = errorOf(`port: 4222\n${text}\n`);

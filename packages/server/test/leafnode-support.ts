@@ -22,10 +22,14 @@ export interface LeafTestServer {
   stop(): Promise<void>;
 }
 
-/** Starts nats-server 2.9.10 with `leafnodes { <block> }`. */
-export async function natsServerWith(block: string, leafPort?: number): Promise<LeafTestServer> {
+/** Starts nats-server 2.9.10 with `leafnodes { <block> }` and the rest of its `config`. */
+export async function natsServerWith(
+  block: string,
+  leafPort?: number,
+  config = '',
+): Promise<LeafTestServer> {
   let process: RunningNatsServer = await startNatsServer({
-    config: `leafnodes { ${block} }`,
+    config: `${config}\nleafnodes { ${block} }`,
     args: ['-DV'],
   });
   return {
@@ -40,10 +44,13 @@ export async function natsServerWith(block: string, leafPort?: number): Promise<
   };
 }
 
-/** nats-server as a hub, its leaf node port on a free port; `extra` goes into the leafnodes block. */
-export async function natsServerHub(extra = ''): Promise<LeafTestServer> {
+/**
+ * nats-server as a hub, its leaf node port on a free port; `extra` goes into the leafnodes
+ * block, `config` beside it.
+ */
+export async function natsServerHub(extra = '', config = ''): Promise<LeafTestServer> {
   const leafPort = await freePort();
-  return natsServerWith(`host: 127.0.0.1\n port: ${leafPort}\n ${extra}`, leafPort);
+  return natsServerWith(`host: 127.0.0.1\n port: ${leafPort}\n ${extra}`, leafPort, config);
 }
 
 /** nats-server as a leaf of the hub listening on `hubLeafPort`. */

@@ -1,21 +1,23 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Account } from '../accounts/account.js';
+import type { UserPermissions } from '../auth/permissions.js';
 import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
 import type { LeafFrame } from './leaf-parser.js';
+import { LeafPermissions } from './leaf-permissions.js';
 
 /** What the accepting side needs to greet and log in a leaf node. */
 export interface AcceptHost {
   /** The INFO JSON for connection `cid`, with its nonce. */
   leafInfo(cid: number, nonce: string, extra?: Record<string, unknown>): string;
   /**
-   * The account the CONNECT's credentials log in to; undefined when they may not (a promise
-   * while a bcrypt hash or a resolver is asked).
+   * The account the CONNECT's credentials log in to, and the user's permissions; undefined when
+   * they may not (a promise while a bcrypt hash or a resolver is asked).
    */
   login(
     credentials: LeafCredentials,
     nonce: string,
     ip: string,
-  ): Account | undefined | Promise<Account | undefined>;
+  ): LeafLogin | undefined | Promise<LeafLogin | undefined>;
   /** The accepted leaves so far, to replace a stale one from the same server. */
   accepted(): Iterable<LeafConnection>;
   readonly authTimeout: number;
@@ -29,6 +31,12 @@ export interface LeafCredentials {
   pass?: string;
   jwt?: string;
   sig?: string;
+}
+
+/** Whom a leaf logged in as: the account it is bound to, and the permissions of its user, if any. */
+export interface LeafLogin {
+  readonly account: Account;
+  readonly permissions: UserPermissions | undefined;
 }
 
 /** The CONNECT a soliciting server sends (nats-server's leafConnectInfo); unknown fields are ignored. */
@@ -114,18 +122,18 @@ export class AcceptHandshake implements LeafHandshake {
       jwt: text(connect.jwt),
       sig: text(connect.sig),
     };
-    const account = this.#host.login(credentials, this.#nonce, leaf.ip);
-    if (account instanceof Promise) {
-      void account.then((found) => this.#loggedIn(leaf, connect, found));
+    const login = this.#host.login(credentials, this.#nonce, leaf.ip);
+    if (login instanceof Promise) {
+      void login.then((found) => this.#loggedIn(leaf, connect, found));
     } else {
-      this.#loggedIn(leaf, connect, account);
+      this.#loggedIn(leaf, connect, login);
     }
     return true;
   }
 
-  #loggedIn(leaf: LeafConnection, connect: LeafConnect, account: Account | undefined): void {
+  #loggedIn(leaf: LeafConnection, connect: LeafConnect, login: LeafLogin | undefined): void {
     if (leaf.closed) return;
-    if (!account) {
+    if (!login) {
       this.#host.logError(`${leaf.label} - authentication error`);
       leaf.close('Authentication Failure', 'Authorization Violation');
       return;
@@ -136,11 +144,18 @@ export class AcceptHandshake implements LeafHandshake {
     leaf.headers = connect.headers === true;
     // What the leaf does not import (its deny_imports): we do not send it (nats-server's
     // mergeDenyPermissions of the CONNECT's deny_pub).
-    if (Array.isArray(connect.deny_pub)) {
-      leaf.deniedExports = connect.deny_pub.filter((s): s is string => typeof s === 'string');
-    }
+    const denyPub = Array.isArray(connect.deny_pub)
+      ? connect.deny_pub.filter((s): s is string => typeof s === 'string')
+      : [];
+    const { account, permissions } = login;
+    leaf.permissions = permissions
+      ? LeafPermissions.ofLeafUser(permissions, denyPub)
+      : LeafPermissions.open(denyPub);
     this.#replaceStale(leaf, account);
+    const forLeaf = leaf.permissions.forLeaf;
     const info = this.#host.leafInfo(leaf.cid, this.#nonce, {
+      ...(forLeaf?.import ? { import: forLeaf.import } : {}),
+      ...(forLeaf?.export ? { export: forLeaf.export } : {}),
       connect_info: true,
       remote_account: account.name,
     });

@@ -1,5 +1,10 @@
 import type { Socket } from 'node:net';
-import { encodeSubject, isValidQueueName, isValidSubscribeSubject } from '@slipstream/protocol';
+import {
+  encodeSubject,
+  hasWildcard,
+  isValidQueueName,
+  isValidSubscribeSubject,
+} from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
 import { Keepalive } from '../keepalive.js';
 import type { Logger } from '../logger.js';
@@ -8,8 +13,14 @@ import type { OutgoingMessage } from '../outgoing-message.js';
 import { type Subscriber, Subscription } from '../subscription.js';
 import { deadline } from '../timer-delay.js';
 import type { TrafficStats } from '../traffic-stats.js';
-import { AnnouncedInterest, deniedBy, interestKey, jetStreamDenied } from './leaf-interest.js';
+import {
+  AnnouncedInterest,
+  interestKey,
+  jetStreamDenied,
+  LOOP_DETECTION_PREFIX,
+} from './leaf-interest.js';
 import { type LeafFrame, LeafParser, LeafProtocolError } from './leaf-parser.js';
+import { LeafPermissions } from './leaf-permissions.js';
 
 /**
  * An LS+ of the other server: its interest, held in our account's router like a subscription
@@ -73,12 +84,10 @@ export class LeafConnection implements Subscriber {
   /** True once the other side may receive headers (its INFO or CONNECT said so). */
   headers = false;
   /**
-   * Subjects whose messages do not go out on this connection: our remote's deny_exports, and
-   * on the hub side the deny_pub the leaf's CONNECT asked for (its deny_imports).
+   * What goes out and what interest is announced: our remote's deny lists and the hub's INFO
+   * `import`/`export`; on the hub side the leaf user's permissions and the deny_pub of its CONNECT.
    */
-  deniedExports: string[] = [];
-  /** Subjects whose interest we do not announce (our remote's deny_imports). */
-  deniedImports: string[] = [];
+  permissions = LeafPermissions.open();
   inMsgs = 0;
   inBytes = 0;
   outMsgs = 0;
@@ -184,7 +193,7 @@ export class LeafConnection implements Subscriber {
     this.#ready = true;
     this.interest = new AnnouncedInterest(
       (key, count) => this.#announce(key, count),
-      this.deniedImports,
+      (subject) => this.permissions.announce.allowsInterest(subject),
     );
     this.keepalive.connected();
     this.#host.registered(this);
@@ -210,7 +219,7 @@ export class LeafConnection implements Subscriber {
     _publisher: Subscriber,
   ): boolean {
     if (!this.#ready || this.#closed) return false;
-    if (jetStreamDenied(subject) || deniedBy(subject, this.deniedExports)) return false;
+    if (jetStreamDenied(subject) || !this.permissions.send.allows(subject)) return false;
     const headers = this.headers ? message.headers : undefined;
     // A JetStream delivery is routed on its deliver subject and shown with the stream's subject;
     // nats-server carries the latter across after an '@' at the end of the reply.
@@ -345,6 +354,7 @@ export class LeafConnection implements Subscriber {
       this.loopDetected(true);
       return;
     }
+    if (!this.#mayAnnounce(subject)) return;
     const key = interestKey(subject, queue);
     const existing = this.subscriptions.get(key);
     if (existing) {
@@ -366,6 +376,26 @@ export class LeafConnection implements Subscriber {
     if (!account.router.subscribe(sub)) return;
     this.subscriptions.set(key, sub);
     this.#host.interestChanged(this, sub, weight);
+  }
+
+  /**
+   * Whether the other side may have interest in `subject`: a literal one must be a subject we
+   * may send it (nats-server's processLeafSub; loop detection and gateway reply subjects
+   * aside). A hub that announces more than we may send is ignored, as our permissions came
+   * from it; a leaf that does is told and cut off.
+   */
+  #mayAnnounce(subject: string): boolean {
+    if (hasWildcard(subject) || UNCHECKED_INTEREST.some((prefix) => subject.startsWith(prefix))) {
+      return true;
+    }
+    if (this.permissions.send.allows(subject)) return true;
+    if (this.isSpoke) return false;
+    const text = `Permissions Violation for Subscription to "${subject}"`;
+    this.#host.logger.error(
+      `${this.label} - Subscription Violation on "${subject}" - Check other side configuration`,
+    );
+    this.close('Protocol Violation', text);
+    return false;
   }
 
   #leafUnsub(key: string): void {
@@ -435,6 +465,8 @@ export class LeafConnection implements Subscriber {
 }
 
 const CRLF = new Uint8Array([0x0d, 0x0a]);
+/** Interest no permission applies to: loop detection, and gateways' reply prefixes. */
+const UNCHECKED_INTEREST = [LOOP_DETECTION_PREFIX, '$GR.', '_GR_.'];
 const JS_ACK_PREFIX = '$JS.ACK.';
 
 function describe(frame: LeafFrame): string {

@@ -39,14 +39,14 @@ export class AnnouncedInterest {
 
   constructor(
     readonly announce: (key: string, count: number) => void,
-    /** Subjects we do not import (a remote's deny_imports): their interest is not announced. */
-    readonly deniedImports: readonly string[] = [],
+    /** The connection's permissions on interest (a remote's deny_imports, a leaf user's). */
+    readonly permitted: (subject: string) => boolean = () => true,
   ) {}
 
   /** True for a subject whose interest this connection does not announce. */
   refuses(subject: string): boolean {
     if (subject.startsWith(LOOP_DETECTION_PREFIX)) return false;
-    return deniedBy(subject, JETSTREAM_DENIED) || deniedBy(subject, this.deniedImports);
+    return deniedBy(subject, JETSTREAM_DENIED) || !this.permitted(subject);
   }
 
   /**

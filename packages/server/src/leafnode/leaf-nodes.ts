@@ -21,7 +21,12 @@ import type { FlushQueue } from '../outbound.js';
 import type { Subscription } from '../subscription.js';
 import { secureContextFor } from '../tls/secure-context.js';
 import type { TrafficStats } from '../traffic-stats.js';
-import { AcceptHandshake, type LeafCredentials, sameSecret } from './leaf-accept.js';
+import {
+  AcceptHandshake,
+  type LeafCredentials,
+  type LeafLogin,
+  sameSecret,
+} from './leaf-accept.js';
 import {
   type LeafConnection as Connection,
   LeafConnection,
@@ -390,37 +395,31 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
   }
 
   /**
-   * The account a leaf logs in to (nats-server's isLeafNodeAuthorized): with
-   * `leafnodes.authorization` users, the matching user's; else, when clients must log in, as a
-   * client would (a user of `authorization` or of an account, a user JWT in operator mode) into
-   * that user's account; else anyone, into `account` ($G). A login whose user has permissions is
-   * refused: they are not applied to leaf connections yet, and the leaf would get more than
-   * configured.
+   * Whom a leaf logs in as (nats-server's isLeafNodeAuthorized): with `leafnodes.authorization`
+   * users, the matching user, bound to its account; else, when clients must log in, as a
+   * client would (a user of `authorization` or of an account, a user JWT in operator mode),
+   * with that user's account and permissions; else anyone, into `account` ($G).
    */
   #login(
     credentials: LeafCredentials,
     nonce: string,
     ip: string,
-  ): Account | undefined | Promise<Account | undefined> {
+  ): LeafLogin | undefined | Promise<LeafLogin | undefined> {
     const users = this.#options.users;
     const accounts = this.#server.accounts;
+    const bound = (name: string, permissions: LeafLogin['permissions']) => {
+      const account = accounts.get(name);
+      return account && { account, permissions };
+    };
     if (users) {
       const { user, pass } = credentials;
       const found = users.find((u) => u.user === user && sameSecret(pass, u.password));
-      return found ? accounts.get(found.account || '$G') : undefined;
+      return found ? bound(found.account || '$G', found.permissions) : undefined;
     }
     const authenticator = this.#authenticator;
-    if (!authenticator) return accounts.get(this.#options.account);
-    const bind = (identity: Identity | undefined): Account | undefined => {
-      if (!identity) return undefined;
-      if (identity.permissions) {
-        this.logger.error(
-          `Leafnode login as ${identity.user ?? 'a user'} refused: permissions on leaf node logins are not supported yet`,
-        );
-        return undefined;
-      }
-      return accounts.get(identity.account);
-    };
+    if (!authenticator) return bound(this.#options.account, undefined);
+    const bind = (identity: Identity | undefined) =>
+      identity && bound(identity.account, identity.permissions);
     const identity = authenticator.authenticate(credentials, nonce, undefined, ip);
     return identity instanceof Promise ? identity.then(bind) : bind(identity);
   }

@@ -1,4 +1,6 @@
 import { isValidSubscribeSubject } from '@slipstream/protocol';
+import type { PermissionsOptions } from '../auth/auth-options.js';
+import { UserPermissions } from '../auth/permissions.js';
 import { ServerError } from '../errors.js';
 import type { TlsOptions } from '../tls/tls-options.js';
 
@@ -8,6 +10,20 @@ export interface LeafUser {
   password: string;
   /** Default `$G`. */
   account?: string;
+  /**
+   * What the leaf may publish and subscribe to, seen from its side (an extension: nats-server's
+   * leaf users take none; there a leaf gets permissions by logging in as a user of
+   * `authorization`, which ours also applies).
+   */
+  permissions?: PermissionsOptions;
+}
+
+/** A leaf user with its permissions compiled. */
+export interface ResolvedLeafUser {
+  user: string;
+  password: string;
+  account: string | undefined;
+  permissions: UserPermissions | undefined;
 }
 
 /**
@@ -73,7 +89,7 @@ export interface LeafNodeOptions {
 export interface ResolvedLeafNodeOptions {
   host: string | undefined;
   port: number | undefined;
-  users: LeafUser[] | undefined;
+  users: ResolvedLeafUser[] | undefined;
   /** The account of a leaf that connects without logging in, when no users are configured. */
   account: string;
   authTimeout: number | undefined;
@@ -115,10 +131,24 @@ export function resolveLeafNodes(
     throw invalid(`port must be a port number, got ${port}`);
   }
   const auth = given.authorization;
-  const users = auth?.users
-    ? auth.users.map((u) => ({ ...u }))
+  const users: ResolvedLeafUser[] | undefined = auth?.users
+    ? auth.users.map((u, index) => ({
+        user: u.user,
+        password: u.password,
+        account: u.account,
+        permissions:
+          u.permissions &&
+          new UserPermissions(u.permissions, `leafNodes authorization.users[${index}].permissions`),
+      }))
     : auth?.user !== undefined
-      ? [{ user: auth.user, password: auth.password ?? '', account: auth.account }]
+      ? [
+          {
+            user: auth.user,
+            password: auth.password ?? '',
+            account: auth.account,
+            permissions: undefined,
+          },
+        ]
       : undefined;
   if (auth?.users && auth.user !== undefined) {
     throw invalid('authorization cannot have both user and users');

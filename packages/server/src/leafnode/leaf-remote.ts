@@ -5,6 +5,7 @@ import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
 import { signWithCredentials } from './leaf-credentials.js';
 import type { ResolvedRemote } from './leaf-options.js';
 import type { LeafFrame } from './leaf-parser.js';
+import { LeafPermissions, subjectLists } from './leaf-permissions.js';
 import { readFirstLine, upgradeToHub } from './leaf-tls.js';
 import { openLeafWebSocket } from './leaf-websocket.js';
 
@@ -264,6 +265,8 @@ interface HubInfo {
   info_on_connect?: unknown;
   connect_info?: unknown;
   remote_account?: unknown;
+  import?: unknown;
+  export?: unknown;
 }
 
 /**
@@ -298,8 +301,8 @@ class SolicitHandshake implements LeafHandshake {
       return;
     }
     leaf.account = account;
-    leaf.deniedImports = this.#remote.options.denyImports;
-    leaf.deniedExports = this.#remote.options.denyExports;
+    const { denyImports, denyExports } = this.#remote.options;
+    leaf.permissions = LeafPermissions.fromHub(undefined, undefined, denyImports, denyExports);
     this.#host.logInfo(`${leaf.label} - Leafnode connection created for account: ${account.name}`);
     leaf.handshakeDeadline(
       INFO_WAIT * 5,
@@ -329,6 +332,16 @@ class SolicitHandshake implements LeafHandshake {
       if (!this.#firstInfo(leaf, info)) return true;
     }
     this.#remote.hubUrls(strings(info.leafnode_urls), strings(info.ws_connect_urls));
+    // Our login's permissions, for us to enforce (nats-server's processLeafnodeInfo).
+    if (info.import !== undefined || info.export !== undefined) {
+      const { denyImports, denyExports } = this.#remote.options;
+      leaf.permissions = LeafPermissions.fromHub(
+        subjectLists(info.import),
+        subjectLists(info.export),
+        denyImports,
+        denyExports,
+      );
+    }
     if (info.connect_info === true && !leaf.ready) leaf.register(leaf.account!);
     return true;
   }
