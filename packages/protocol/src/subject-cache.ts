@@ -9,8 +9,9 @@ import { decodeSubject } from './utf8.js';
  *
  * One table for the whole process, shared by every parser in it: subjects repeat across
  * connections too, and a table per connection would cost its memory once per connection. It is
- * direct-mapped, so a miss costs one decode plus a copy of at most MAX_CACHED_SUBJECT bytes,
- * and it never grows.
+ * two-way set-associative (a subject's hash picks a set of two slots; a miss replaces the slot
+ * used less recently), so a few colliding subjects do not evict each other on every message;
+ * a miss costs one decode plus a copy of at most MAX_CACHED_SUBJECT bytes, and it never grows.
  *
  * The parser hashes a subject while it scans the control line (FNV-1a over its bytes, starting
  * from SUBJECT_HASH_SEED and multiplying by SUBJECT_HASH_PRIME), so a lookup reads the subject's
@@ -22,16 +23,18 @@ export const SUBJECT_HASH_PRIME = 0x01000193;
 
 /** Longer subjects (JetStream ack subjects, say) are mostly unique and are decoded every time. */
 const MAX_CACHED_SUBJECT = 64;
-const SLOTS = 4096;
+const SETS = 2048;
 
-// Slot k holds a subject of lengths[k] bytes (0: empty) at keys[k * MAX_CACHED_SUBJECT ...].
+// Slot k (set k >> 1) holds a subject of lengths[k] bytes (0: empty) at
+// keys[k * MAX_CACHED_SUBJECT ...]; recent[set] is the set's slot that was used last.
 let keys: Uint8Array | undefined;
-const lengths = new Uint8Array(SLOTS);
-const strings: string[] = new Array<string>(SLOTS).fill('');
+const lengths = new Uint8Array(2 * SETS);
+const strings: string[] = new Array<string>(2 * SETS).fill('');
+const recent = new Uint8Array(SETS);
 
 /**
  * The subject `bytes[start, end)` as decodeSubject gives it, from the table when the same bytes
- * were seen last in its slot. `hash` is its FNV-1a hash (see above); `ascii` as for decodeSubject.
+ * are in it. `hash` is their FNV-1a hash (see above); `ascii` as for decodeSubject.
  */
 export function cachedSubject(
   bytes: Uint8Array,
@@ -42,18 +45,28 @@ export function cachedSubject(
 ): string {
   const length = end - start;
   if (length > MAX_CACHED_SUBJECT) return decodeSubject(bytes, start, end, ascii);
-  // Fold the high bits in: FNV-1a's low bits alone spread short keys poorly.
-  const slot = (hash ^ (hash >>> 15)) & (SLOTS - 1);
-  const at = slot * MAX_CACHED_SUBJECT;
-  keys ??= new Uint8Array(SLOTS * MAX_CACHED_SUBJECT);
-  if (lengths[slot] === length) {
+  keys ??= new Uint8Array(2 * SETS * MAX_CACHED_SUBJECT);
+  // Mix the high bits in: FNV-1a's low bits alone spread keys that differ at the end poorly.
+  const mixed = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  const set = (mixed ^ (mixed >>> 13)) & (SETS - 1);
+  for (let way = 0; way < 2; way++) {
+    const slot = 2 * set + way;
+    if (lengths[slot] !== length) continue;
+    const at = slot * MAX_CACHED_SUBJECT;
     let i = 0;
     while (i < length && keys[at + i] === bytes[start + i]) i++;
-    if (i === length) return strings[slot];
+    if (i === length) {
+      recent[set] = way;
+      return strings[slot];
+    }
   }
   const subject = decodeSubject(bytes, start, end, ascii);
+  const way = 1 - recent[set];
+  const slot = 2 * set + way;
+  const at = slot * MAX_CACHED_SUBJECT;
   for (let i = 0; i < length; i++) keys[at + i] = bytes[start + i];
   lengths[slot] = length;
   strings[slot] = subject;
+  recent[set] = way;
   return subject;
 }
