@@ -253,8 +253,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     if (ws) {
       try {
         const { startWebSocketListener } = await import('./websocket-listener.js');
-        this.#websocket = await startWebSocketListener(ws, (socket, leaf) =>
-          leaf ? this.#acceptWebSocketLeaf(socket) : this.#accept(socket, { webSocket: true }),
+        this.#websocket = await startWebSocketListener(
+          ws,
+          (socket, leaf) =>
+            leaf ? this.#acceptWebSocketLeaf(socket) : this.#accept(socket, { webSocket: true }),
+          (label, message) => this.violations.report(label, message),
         );
       } catch (error) {
         this.#listener.close();
