@@ -151,38 +151,49 @@ describe('a damaged stream file found at start', () => {
     expect(ack.seq).toBeGreaterThan(MESSAGES);
   }
 
+  const lastSequence = () => join(streamDir(), 'messages.last');
   const truncations = [
     { name: 'to half', length: (size: number) => Math.floor(size / 2) },
     // Most pages gone, the interior ones that name the newest keys too.
     { name: 'to its first page and a bit', length: () => 4096 + 500 },
+    // The newest rows' page keeps its header and cell pointers; SQLite reads the rest as zeros
+    // and still finds every key before them: they were neither served nor named lost, and their
+    // sequences were handed out again.
+    { name: 'inside its last page', length: (size: number) => size - 4096 + 300 },
+  ];
+  const records = [
+    { name: 'messages.last', remove: false },
+    { name: 'a store from before messages.last', remove: true },
   ];
   for (const truncation of truncations)
-    it(`truncated messages.db (${truncation.name}): the stream answers with what is intact, the rest as lost`, async () => {
-      await storedAndStopped();
-      const size = statSync(database()).size;
-      const length = truncation.length(size);
-      truncateSync(database(), length);
-      const client = await start();
+    for (const record of records)
+      it(`truncated messages.db (${truncation.name}, ${record.name}): the stream answers with what is intact, the rest as lost`, async () => {
+        await storedAndStopped();
+        const size = statSync(database()).size;
+        const length = truncation.length(size);
+        truncateSync(database(), length);
+        if (record.remove) rmSync(lastSequence(), { force: true });
+        const client = await start();
 
-      const info = await request(client, '$JS.API.STREAM.INFO.S');
-      expect(info.error).toBeUndefined();
-      const served = await servedIntact(client, MESSAGES);
-      expect(info.state.messages).toBe(served.length);
-      // The newest messages' page is gone: their sequences are skipped, never handed out again.
-      expect(info.state.last_seq).toBeGreaterThanOrEqual(MESSAGES);
-      // Every acknowledged message not served is reported lost, the newest ones past every key
-      // the file still names too.
-      const lost = info.state.lost as { msgs: number[]; bytes: number };
-      expect(lost.msgs.length).toBeGreaterThan(0);
-      for (let seq = 1; seq <= MESSAGES; seq++) {
-        expect(served.includes(seq) || lost.msgs.includes(seq)).toBe(true);
-      }
+        const info = await request(client, '$JS.API.STREAM.INFO.S');
+        expect(info.error).toBeUndefined();
+        const served = await servedIntact(client, MESSAGES);
+        expect(info.state.messages).toBe(served.length);
+        // The newest messages' page is gone: their sequences are skipped, never handed out again.
+        expect(info.state.last_seq).toBeGreaterThanOrEqual(MESSAGES);
+        // Every acknowledged message not served is reported lost, the newest ones past every key
+        // the file still names too.
+        const lost = info.state.lost as { msgs: number[]; bytes: number };
+        expect(lost.msgs.length).toBeGreaterThan(0);
+        for (let seq = 1; seq <= MESSAGES; seq++) {
+          expect(served.includes(seq) || lost.msgs.includes(seq)).toBe(true);
+        }
 
-      expect(statSync(join(movedAside(), 'messages.db')).size).toBe(length);
-      expect(errors.join('\n')).toContain("JetStream stream '$G > S' had a damaged file");
-      expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
-      await writable(client);
-    });
+        expect(statSync(join(movedAside(), 'messages.db')).size).toBe(length);
+        expect(errors.join('\n')).toContain("JetStream stream '$G > S' had a damaged file");
+        expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+        await writable(client);
+      });
 
   it('a flipped bit in a stored payload: that message is lost, the others served', async () => {
     await storedAndStopped();
@@ -397,15 +408,46 @@ describe('a damaged stream file found at start', () => {
     await writable(client);
   });
 
-  it('a WAL cut short inside a frame: offline (10118), the files left as they are', async () => {
+  it('a WAL cut short inside a frame: the frames before the cut served, the rest named lost', async () => {
     await storedAndKilled();
     const wal = `${database()}-wal`;
     const size = statSync(wal).size;
-    truncateSync(wal, Math.floor(size / 2) + 17);
+    const frameSize = 24 + readFileSync(wal).readUInt32BE(8);
+    // Inside a frame, past the first quarter of those written: some messages are before it.
+    const written = Math.floor((size - 32) / frameSize);
+    const cut = 32 + Math.floor(written / 4) * frameSize + 17;
+    truncateSync(wal, cut);
     const client = await start();
 
     const info = await request(client, '$JS.API.STREAM.INFO.S');
-    expect(info.error).toMatchObject({ err_code: 10118 });
-    expect(statSync(wal).size).toBe(Math.floor(size / 2) + 17);
+    expect(info.error).toBeUndefined();
+    const served = await servedIntact(client, MESSAGES);
+    expect(served.length).toBeGreaterThan(0);
+    const lost = info.state.lost as { msgs: number[] };
+    // Named from messages.last, exactly the ones not served.
+    expect(lost.msgs).toEqual(
+      Array.from({ length: MESSAGES }, (_, i) => i + 1).filter((seq) => !served.includes(seq)),
+    );
+    expect(info.state.last_seq).toBe(MESSAGES);
+    expect(errors.join('\n')).toContain('the WAL is cut short');
+    expect(statSync(join(movedAside(), 'messages.db-wal')).size).toBe(cut);
+    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(503);
+    await writable(client);
+  });
+
+  it('a damaged messages.last: moved aside and written again from the database', async () => {
+    await storedAndStopped();
+    const bytes = readFileSync(lastSequence());
+    bytes[7]! ^= 0x02;
+    writeFileSync(lastSequence(), bytes);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.state).toMatchObject({ messages: MESSAGES, last_seq: MESSAGES });
+    expect(info.state.lost).toBeUndefined();
+    expect(readFileSync(join(movedAside(), 'messages.last'))).toEqual(bytes);
+    expect(readFileSync(lastSequence()).readBigUInt64BE(0)).toBe(BigInt(MESSAGES));
+    expect(errors.join('\n')).toContain('messages.last is damaged (checksum mismatch)');
+    await writable(client);
   });
 });

@@ -4,7 +4,7 @@
  */
 
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ApiError, type JsErrorEntry, jsErrors, type StreamConfig } from '@slipstream/jsapi';
 import { subjectsCollide } from '@slipstream/protocol';
 import type { Logger } from '../logger.js';
@@ -13,6 +13,11 @@ import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
 import { StreamConsumers } from './consumer/stream-consumers.js';
 import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
+import {
+  type LastSequence,
+  lastSequencePath,
+  readLastSequence,
+} from './store/last-sequence-file.js';
 import { openMemoryStore } from './store/memory-store.js';
 import type { MessageStore } from './store/message-store.js';
 import { inspectSqliteFile, type Salvage, salvageSqliteFile } from './store/sqlite-salvage.js';
@@ -125,12 +130,13 @@ export class JsAccount {
   #restore(name: string, dir: string, salvage = false): void {
     const aside = damagedFilesDir(dir, new Date());
     const meta = readStreamMeta(dir, aside);
-    if (meta.repaired) this.#damage.metaRepaired(name, meta.repaired);
+    if (meta.repaired) this.#damage.repaired(name, meta.repaired);
+    const recorded = this.#lastSequence(name, dir, aside);
     const file = messagesFile(dir);
     let salvaged: Salvage | undefined;
-    const damage = salvage && existsSync(file) ? inspectSqliteFile(file) : undefined;
+    const damage = salvage && existsSync(file) ? inspectSqliteFile(file, recorded) : undefined;
     if (damage) {
-      salvaged = salvageSqliteFile(file, aside);
+      salvaged = salvageSqliteFile(file, aside, recorded);
       this.#damage.salvaged(name, damage, salvaged);
     }
     const store = this.#openStore(meta.config, dir);
@@ -141,6 +147,19 @@ export class JsAccount {
     stream.consumers.restore();
     const state = store.state();
     this.logger.info(`  Restored ${state.messages} messages for stream '${this.name} > ${name}'`);
+  }
+
+  /**
+   * The stream's last sequence as its store recorded it outside the database; a damaged record
+   * is moved aside (the store writes it again from the database as it opens) and reported.
+   */
+  #lastSequence(name: string, dir: string, aside: () => string): LastSequence | undefined {
+    const path = lastSequencePath(dir);
+    const found = readLastSequence(path);
+    if (!found || !('damaged' in found)) return found;
+    renameSync(path, join(aside(), basename(path)));
+    this.#damage.repaired(name, `${found.damaged}; rewritten from messages.db`);
+    return undefined;
   }
 
   /** STREAM.CREATE: a new stream, or the existing one when the config is the same. */

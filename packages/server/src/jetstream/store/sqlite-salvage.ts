@@ -22,6 +22,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { LastSequence } from './last-sequence-file.js';
 import { decodePayload } from './payload-codec.js';
 import { consumerChecksum, messageChecksum, SCHEMA } from './sqlite-schema.js';
 import { walDamage } from './wal-check.js';
@@ -54,17 +55,14 @@ export interface Salvage {
 const SUFFIXES = ['', '-wal', '-shm'] as const;
 
 /**
- * The damage in `file` and its WAL, or undefined when every message reads intact. Throws when
- * the WAL was cut short inside a frame: the messages past the cut can be neither read nor named.
+ * The damage in `file` and its WAL, or undefined when every message reads intact and the file
+ * reaches `recorded`, the last sequence its store recorded outside it (last-sequence-file.ts).
  */
-export function inspectSqliteFile(file: string): FileDamage | undefined {
+export function inspectSqliteFile(file: string, recorded?: LastSequence): FileDamage | undefined {
   const wal = `${file}-wal`;
   if (existsSync(wal)) {
     const damage = walDamage(wal, pageSizeOf(file));
-    if (damage?.kind === 'cut') {
-      throw new Error(`${damage.detail}: the messages that were past the cut cannot be told`);
-    }
-    if (damage) return { seqs: [], structure: damage.detail };
+    if (damage) return { seqs: [], structure: damage };
   }
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
@@ -83,6 +81,10 @@ export function inspectSqliteFile(file: string): FileDamage | undefined {
       const check = db.pragma('integrity_check(1)', { simple: true });
       if (check !== 'ok') structure = String(check);
       structure ??= damagedConsumer(db);
+      const last = lastSeqOf(db);
+      if (recorded && last < recorded.seq) {
+        structure ??= `its newest messages are missing: it ends at sequence ${last}, messages.last records ${recorded.seq}`;
+      }
     } catch (error) {
       structure = (error as Error).message;
     }
@@ -90,6 +92,15 @@ export function inspectSqliteFile(file: string): FileDamage | undefined {
   } finally {
     db.close();
   }
+}
+
+/** The last sequence the file itself tells: its saved sequence state, or its highest row. */
+function lastSeqOf(db: Database.Database): number {
+  const saved = db.prepare('SELECT last_seq FROM sequence_state WHERE id = 1').pluck().get() as
+    | number
+    | undefined;
+  const highest = db.prepare('SELECT max(seq) FROM messages').pluck().get() as number | null;
+  return Math.max(saved ?? 0, highest ?? 0);
 }
 
 type RowColumns = [
@@ -122,10 +133,17 @@ function intact([seq, time, subject, headers, payload, checksum, encoding]: RowC
 }
 
 /**
- * Rebuilds `file` from what still reads intact. Throws, leaving the files as they were, when
- * nothing of it can be opened (a damaged header: SQLite's "file is not a database").
+ * Rebuilds `file` from what still reads intact: the database and its WAL's frames up to the
+ * first that does not check out (as SQLite reads them; a WAL with a damaged header is ignored
+ * whole). Every sequence up to `recorded` (the store's last, recorded outside the file) that is
+ * not read back is lost, and none of them is handed out again. Throws, leaving the files as they
+ * were, when nothing of it can be opened (a damaged header: SQLite's "file is not a database").
  */
-export function salvageSqliteFile(file: string, aside: () => string): Salvage {
+export function salvageSqliteFile(
+  file: string,
+  aside: () => string,
+  recorded?: LastSequence,
+): Salvage {
   const dir = dirname(file);
   const work = join(dir, 'salvage.tmp');
   rmSync(work, { recursive: true, force: true });
@@ -136,7 +154,7 @@ export function salvageSqliteFile(file: string, aside: () => string): Salvage {
     copyFileSync(file, copy);
     if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
     const rebuilt = join(work, 'rebuilt.db');
-    const salvaged = copyIntact(copy, rebuilt, highestRowid(copy));
+    const salvaged = copyIntact(copy, rebuilt, highestRowid(copy), recorded);
     syncFile(rebuilt);
     const into = aside();
     for (const suffix of SUFFIXES) {
@@ -151,7 +169,12 @@ export function salvageSqliteFile(file: string, aside: () => string): Salvage {
   }
 }
 
-function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'aside'> {
+function copyIntact(
+  from: string,
+  to: string,
+  named: number,
+  recorded: LastSequence | undefined,
+): Omit<Salvage, 'aside'> {
   const source = new Database(from, { fileMustExist: true });
   const target = new Database(to);
   try {
@@ -180,14 +203,17 @@ function copyIntact(from: string, to: string, named: number): Omit<Salvage, 'asi
     const insert = target.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    if (recorded && recorded.seq > last.seq) last = { seq: recorded.seq, time: recorded.time };
     const upper = Math.max(last.seq, highest ?? 0, named);
-    // The newest rows are out of reach when SQLite cannot find the highest one (the file's end is
-    // gone): as many sequences as the missing pages may have held past every key left are
-    // skipped, never handed out again, and counted lost, since messages may have been there.
-    const end = highest === undefined ? upper + unreachableTail(from) : upper;
+    // Without the recorded last sequence (a store from before it), the newest rows are out of
+    // reach when SQLite cannot find the highest one, or when the file's end is gone: as many
+    // sequences as the missing pages may have held past every key left are skipped, never handed
+    // out again, and counted lost, since messages may have been there.
+    const guessed = !recorded && (highest === undefined || endCut(from));
+    const end = guessed ? upper + unreachableTail(from) : upper;
     // Where the walk first met damage: every sequence past it that is not read back is lost
     // (a damaged tree can also skip rows without an error).
-    let damagedFrom: number | undefined = highest === undefined ? upper : undefined;
+    let damagedFrom: number | undefined = guessed || highest === undefined ? upper : undefined;
     // A damaged tree can skip rows without any read failing: then every gap from the first row
     // on counts (messages deleted before included, as they cannot be told apart).
     const structural =
@@ -266,22 +292,50 @@ const SMALLEST_ROW = 24;
 
 /**
  * How many rows the pages the file no longer has may have held: the pages its header counts
- * (when that count is valid: its change counter matches) past those still there, or at least the
- * one being written, each full of the smallest rows.
+ * past those whole, or at least the one being written, each full of the smallest rows.
  */
 function unreachableTail(file: string): number {
+  const { pageSize, whole, counted } = pagesOf(file);
+  return Math.max(1, counted - whole) * Math.ceil(pageSize / SMALLEST_ROW);
+}
+
+/**
+ * Whether the file's end is gone: it ends inside a page, or before the pages its header counts.
+ * SQLite reads a page cut short as zeros past the cut, which can hide its newest rows while the
+ * rows before them, and the highest key, still read.
+ */
+function endCut(file: string): boolean {
+  const { whole, counted, partial } = pagesOf(file);
+  return partial || counted > whole;
+}
+
+/**
+ * The file's page size, its whole pages, whether a piece of one follows them, and the pages
+ * its header counts (when that count is valid: its change counter matches; else 0).
+ */
+function pagesOf(file: string): {
+  pageSize: number;
+  whole: number;
+  partial: boolean;
+  counted: number;
+} {
   const pageSize = pageSizeOf(file);
   const header = Buffer.alloc(100);
   const fd = openSync(file, 'r');
-  let present: number;
+  let size: number;
   try {
     readSync(fd, header, 0, 100, 0);
-    present = Math.floor(fstatSync(fd).size / pageSize);
+    size = fstatSync(fd).size;
   } finally {
     closeSync(fd);
   }
   const counted = header.readUInt32BE(24) === header.readUInt32BE(92) ? header.readUInt32BE(28) : 0;
-  return Math.max(1, counted - present) * Math.ceil(pageSize / SMALLEST_ROW);
+  return {
+    pageSize,
+    whole: Math.floor(size / pageSize),
+    partial: size % pageSize !== 0,
+    counted,
+  };
 }
 
 /** One sequence the walk met; `probed` when SQLite could not find it from the one before. */

@@ -27,6 +27,7 @@ import Database from 'better-sqlite3';
 import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
+import { LastSequenceFile, lastSequencePath } from './last-sequence-file.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
 import {
   type MessageStore,
@@ -161,6 +162,8 @@ class SqliteLog implements MessageLog {
   private idleCheckpoint: Promise<unknown> | undefined;
   /** The WAL file: each commit syncs it in `sync: 'always'` mode, every LAZY_SYNC_COMMITS otherwise. */
   private readonly wal: WalFile;
+  /** The last sequence kept outside the database, for a start that finds it damaged. */
+  private readonly lastSequence: LastSequenceFile;
   private readonly lazy: boolean;
   /** Lazy mode: commits since the last background sync of the WAL started. */
   private commitsSinceSync = 0;
@@ -181,6 +184,7 @@ class SqliteLog implements MessageLog {
     mkdirSync(dirname(options.path), { recursive: true });
     this.db = this.openDatabase(options);
     this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
+    this.lastSequence = new LastSequenceFile(lastSequencePath(dirname(options.path)));
     this.lazy = typeof options.sync === 'number';
     const db = this.db;
     this.sql = new MessageStatements(db);
@@ -195,14 +199,18 @@ class SqliteLog implements MessageLog {
       },
       afterCommit: () => {
         if (this.checkpointAfterCommit) this.runCheckpoint();
-        if (this.lazy) this.syncInBackground();
+        if (this.lazy) {
+          // Acknowledged at the commit: recorded now.
+          this.recordLastOrReport(this.lastSeq, this.lastTime);
+          this.syncInBackground();
+        }
         this.idleTimer ??= setTimeout(() => this.checkpointWhenIdle(), IDLE_CHECKPOINT_MS);
         this.idleTimer.unref();
         this.idleTimer.refresh();
       },
       lostWrites: () => this.forgetUnwritten(),
       translate: (error) => this.translate(error),
-      ...(this.lazy ? {} : { sync: () => this.wal.sync() }),
+      ...(this.lazy ? {} : { sync: () => this.syncCommit() }),
     });
     if (typeof options.sync === 'number') {
       this.syncTimer = setInterval(() => this.syncNow(), options.sync);
@@ -495,6 +503,14 @@ class SqliteLog implements MessageLog {
       this.lastSeq = Math.max(Number(saved?.last_seq ?? 0n), highest);
       this.lastTime = saved?.last_time ?? 0n;
       if (highest > Number(saved?.last_seq ?? 0n)) this.lastTime = this.entry(highest)!.time;
+      // The file follows the database as it opens (a start that found the database short of
+      // the file's sequence rebuilt it up to there first); a failure here is met again, and
+      // reported, by the first commit's write.
+      try {
+        this.lastSequence.write(this.lastSeq, this.lastTime);
+      } catch {
+        // Tried again by the next commit.
+      }
       return { subjects, bytes, lastSeq: this.lastSeq, lastTime: this.lastTime };
     });
   }
@@ -513,11 +529,17 @@ class SqliteLog implements MessageLog {
     this.runCheckpoint();
     this.db.close();
     this.wal.close();
+    try {
+      this.lastSequence.close();
+    } catch (error) {
+      this.onSyncFailure?.(error as Error);
+    }
   }
 
   async destroy(): Promise<void> {
     await this.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(this.path + suffix, { force: true });
+    rmSync(lastSequencePath(dirname(this.path)), { force: true });
   }
 
   /**
@@ -557,9 +579,35 @@ class SqliteLog implements MessageLog {
       this.idleTimer?.refresh();
       return;
     }
-    this.idleCheckpoint = checkpointWorker.truncate(this.path).finally(() => {
-      this.idleCheckpoint = undefined;
-    });
+    // The WAL held the newest rows besides the database; before it is emptied the last
+    // sequence's file, the other place that tells of them, goes to the disk.
+    this.idleCheckpoint = this.lastSequence
+      .sync()
+      .catch((error: Error) => this.onSyncFailure?.(error))
+      .then(() => checkpointWorker.truncate(this.path))
+      .finally(() => {
+        this.idleCheckpoint = undefined;
+      });
+  }
+
+  /**
+   * `sync: 'always'`: the commit's WAL to the disk, then its last sequence recorded, before the
+   * commit's PubAcks go out. Taken now, as the next turns' writes move `lastSeq` on.
+   */
+  private async syncCommit(): Promise<void> {
+    const seq = this.lastSeq;
+    const time = this.lastTime;
+    await this.wal.sync();
+    this.lastSequence.write(seq, time);
+  }
+
+  /** Lazy mode's record of the last sequence; a failure is a failed sync, never silent. */
+  private recordLastOrReport(seq: number, time: bigint): void {
+    try {
+      this.lastSequence.write(seq, time);
+    } catch (error) {
+      this.onSyncFailure?.(error as Error);
+    }
   }
 
   async whenSynced(): Promise<void> {

@@ -5,25 +5,23 @@
  * Frames follow SQLite's WAL format (a 32-byte header with the page size, salts and a checksum,
  * then per frame a 24-byte header and one page, each checksummed over everything before it).
  * What ends the frames normally: zeros (wal-file.ts fills ahead of SQLite's writes), a frame of
- * an earlier generation (other salts), or the file's end at a frame's boundary.
+ * an earlier generation (other salts), or the file's end at a frame's boundary. A damaged WAL is
+ * still read as SQLite reads it (the frames before the damage) when the stream is rebuilt.
  */
 import { readFileSync } from 'node:fs';
 
 const HEADER = 32;
 const FRAME_HEADER = 24;
 
-export type WalDamage =
-  /** Frames are there that SQLite would drop: their pages can still be read for their row ids. */
-  | { kind: 'frames'; detail: string }
-  /** The file ends inside a frame: what was past the cut is gone. */
-  | { kind: 'cut'; detail: string };
-
-/** The damage in the WAL at `path` (of a database whose pages are `pageSize` bytes), if any. */
-export function walDamage(path: string, pageSize: number): WalDamage | undefined {
+/**
+ * The damage in the WAL at `path` (of a database whose pages are `pageSize` bytes), in words, if
+ * any: frames SQLite would drop (whose pages can still be read for their row ids), or a file
+ * ending inside a frame (what was past the cut is gone).
+ */
+export function walDamage(path: string, pageSize: number): string | undefined {
   const wal = readFileSync(path);
   if (wal.length === 0 || isZero(wal)) return undefined;
-  if (wal.length < HEADER)
-    return { kind: 'cut', detail: `the WAL is cut short at ${wal.length} bytes` };
+  if (wal.length < HEADER) return `the WAL is cut short at ${wal.length} bytes`;
   const magic = wal.readUInt32BE(0);
   const bigEndian = (magic & 1) === 1;
   const headerSum = checksum(wal.subarray(0, 24), [0, 0], bigEndian);
@@ -34,7 +32,7 @@ export function walDamage(path: string, pageSize: number): WalDamage | undefined
     headerSum[1] === wal.readUInt32BE(28);
   const frameSize = FRAME_HEADER + pageSize;
   if (!headerOk) {
-    return { kind: 'frames', detail: 'its WAL header is damaged, so SQLite ignores every frame' };
+    return 'its WAL header is damaged, so SQLite ignores every frame';
   }
   const salts = wal.subarray(16, 24);
   let sum = headerSum;
@@ -42,12 +40,12 @@ export function walDamage(path: string, pageSize: number): WalDamage | undefined
     const bytes = wal.subarray(at, at + frameSize);
     if (isZero(bytes)) return undefined;
     if (bytes.length < frameSize) {
-      return { kind: 'cut', detail: `the WAL is cut short inside frame ${frame}` };
+      return `the WAL is cut short inside frame ${frame}`;
     }
     if (!bytes.subarray(8, 16).equals(salts)) {
       // An earlier generation's frame ends this one's, unless this one's frames go on past it.
       return laterFrame(wal, at + frameSize, frameSize, salts)
-        ? { kind: 'frames', detail: `frame ${frame} of the WAL is damaged (its salt)` }
+        ? `frame ${frame} of the WAL is damaged (its salt)`
         : undefined;
     }
     const next = checksum(
@@ -56,7 +54,7 @@ export function walDamage(path: string, pageSize: number): WalDamage | undefined
       bigEndian,
     );
     if (next[0] !== bytes.readUInt32BE(16) || next[1] !== bytes.readUInt32BE(20)) {
-      return { kind: 'frames', detail: `frame ${frame} of the WAL fails its checksum` };
+      return `frame ${frame} of the WAL fails its checksum`;
     }
     sum = next;
   }

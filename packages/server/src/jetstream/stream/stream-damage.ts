@@ -79,8 +79,11 @@ export class StreamDamageReports {
     );
   }
 
-  /** The start found one of the stream's meta files damaged and rewrote it from the other. */
-  metaRepaired(stream: string, detail: string): void {
+  /**
+   * The start found one of the stream's small files damaged and rewrote it: a meta file from the
+   * other, messages.last from the database.
+   */
+  repaired(stream: string, detail: string): void {
     this.#report({ stream, error: detail }, `had ${detail}`);
   }
 
