@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { freePort, startNatsServer, TestOperator } from '@slipstream/test-servers';
+import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   eventually,
   firstDelivery,
   type LeafTestServer,
+  natsServerHub,
   natsServerWith,
   ourHub,
   ourLeaf,
@@ -79,6 +81,37 @@ describe('our leaf logging in to an operator-mode nats-server hub with credentia
     const leaf = await ourLeaf(leafPort, { credentials: credsFile('not a creds file\n') });
     running.push(leaf);
     await eventually(() => expect(leaf.output()).toMatch(/credentials file .* malformed/));
+  });
+});
+
+describe('a bcrypt hash as a leafnodes authorization password', () => {
+  // Cost 4, the lowest bcrypt allows: checked the same way, only faster.
+  const hash = bcrypt.hashSync('s3cret', 4);
+  it.each([
+    {
+      name: 'nats-server',
+      hub: () => natsServerHub(`authorization { user: leaf, password: "${hash}" }`),
+    },
+    { name: 'ours (user)', hub: () => ourHub({ user: 'leaf', password: hash }) },
+    { name: 'ours (users)', hub: () => ourHub({ users: [{ user: 'leaf', password: hash }] }) },
+  ])('checks the password against it on a $name hub', async ({ hub: start }) => {
+    const hub = await start();
+    running.push(hub);
+    const wrong = await natsServerWith(
+      `remotes = [ { url: "nats-leaf://leaf:${encodeURIComponent(hash)}@127.0.0.1:${hub.leafPort}" } ]`,
+    );
+    running.push(wrong);
+    const right = await natsServerWith(
+      `reconnect: 1, remotes = [ { url: "nats-leaf://leaf:s3cret@127.0.0.1:${hub.leafPort}" } ]`,
+    );
+    running.push(right);
+    const onHub = await connect({ servers: hub.url });
+    connections.push(onHub);
+    const onLeaf = await connect({ servers: right.url });
+    connections.push(onLeaf);
+    await firstDelivery(onLeaf, 'up', onHub.subscribe('up'));
+    // The hash itself is no password.
+    await eventually(() => expect(wrong.output()).toContain('Authorization Violation'));
   });
 });
 

@@ -15,18 +15,14 @@ import { infoApiLevel } from '../api-level.js';
 import type { Identity } from '../auth/authenticator.js';
 import type { ClientAuthenticator } from '../auth/client-authenticator.js';
 import { newNonce } from '../auth/nkey.js';
+import { secretMatches } from '../auth/secret.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
 import type { Subscription } from '../subscription.js';
 import { secureContextFor } from '../tls/secure-context.js';
 import type { TrafficStats } from '../traffic-stats.js';
-import {
-  AcceptHandshake,
-  type LeafCredentials,
-  type LeafLogin,
-  sameSecret,
-} from './leaf-accept.js';
+import { AcceptHandshake, type LeafCredentials, type LeafLogin } from './leaf-accept.js';
 import {
   type LeafConnection as Connection,
   LeafConnection,
@@ -412,9 +408,13 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
       return account && { account, permissions };
     };
     if (users) {
-      const { user, pass } = credentials;
-      const found = users.find((u) => u.user === user && sameSecret(pass, u.password));
-      return found ? bound(found.account || '$G', found.permissions) : undefined;
+      // The user by name, then its password, which may be a bcrypt hash (checked off the loop).
+      const found = users.find((u) => u.user === credentials.user);
+      if (!found) return undefined;
+      const login = (matches: boolean) =>
+        matches ? bound(found.account || '$G', found.permissions) : undefined;
+      const matches = secretMatches(found.password, credentials.pass);
+      return matches instanceof Promise ? matches.then(login) : login(matches);
     }
     const authenticator = this.#authenticator;
     if (!authenticator) return bound(this.#options.account, undefined);
