@@ -1,0 +1,3 @@
+import { packageProject } from '@slipstream/vitest-config';
+
+export default packageProject(import.meta.dirname);

@@ -1,0 +1,3 @@
+import { heavyProject } from '@slipstream/vitest-config';
+
+export default heavyProject(import.meta.dirname);
