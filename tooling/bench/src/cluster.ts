@@ -60,7 +60,7 @@ export async function clusterBenchmark(options: ClusterOptions): Promise<{ rende
       try {
         cluster = await startCluster(kind, size, connect);
       } catch (error) {
-        stoppedBy = `${size} members: ${String(error).split('\n')[0]}`;
+        stoppedBy = `${size} members: ${oneLine(error)}`;
         break;
       }
       try {
@@ -179,4 +179,13 @@ function renderKind(kind: ClusterServerKind, rows: readonly Row[], stoppedBy: st
   });
   const stopped = stoppedBy === undefined ? [] : ['', `Not measured from ${stoppedBy}`];
   return [`#### ${kind}`, '', head, align, ...lines, ...stopped, ''].join('\n');
+}
+
+/** An error and the server output it quotes on one line, without stack frames, for the table. */
+function oneLine(error: unknown): string {
+  const lines = String(error)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('at '));
+  return lines.join(' | ').slice(0, 600);
 }
