@@ -15,6 +15,7 @@ import {
   startServer,
   type TlsOptions,
 } from '@slipstream/server';
+import { toClusterOptions } from './cluster-settings.js';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { readLeafNodeFiles } from './leafnode-files.js';
@@ -182,6 +183,7 @@ export function toServerOptions(
     // As in nats-server, a websocket block without a port opens no listener.
     websocket: ws?.port ? { ...ws, port: ws.port, tls: websocketTls } : undefined,
     leafNodes,
+    cluster: toClusterOptions(settings.cluster),
     tls,
     debug: settings.debug,
     trace: settings.trace,

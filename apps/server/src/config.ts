@@ -4,6 +4,7 @@ import { type ConfMap, type ParsedConfig, parseConfigFile, pathKey } from './con
 import { parseDuration, parseSize } from './conf/units.js';
 import { accountsBlock } from './config-accounts.js';
 import { authorizationBlock, toAuthorization } from './config-authorization.js';
+import { clusterBlock, toCluster } from './config-cluster.js';
 import { leafnodesBlock, toLeafNodes } from './config-leafnodes.js';
 import { mappingsBlock } from './config-mappings.js';
 import {
@@ -217,6 +218,7 @@ const configSchema = z.object({
   websocket: websocketBlock.optional(),
   leafnodes: leafnodesBlock.optional(),
   leaf: leafnodesBlock.optional(),
+  cluster: clusterBlock.optional(),
   debug: z.boolean().optional(),
   trace: z.boolean().optional(),
   /** Accepted for compatibility; timestamps are always on. */
@@ -377,6 +379,7 @@ function toSettings(c: ConfigShape): Settings {
   }
   const leafnodes = c.leafnodes ?? c.leaf;
   if (leafnodes) settings.leafNodes = toLeafNodes(leafnodes);
+  if (c.cluster) settings.cluster = toCluster(c.cluster);
   if (c.jetstream) {
     const js = c.jetstream as z.output<typeof jetstreamBlock>;
     settings.jetstream = dropUndefined({

@@ -39,8 +39,6 @@ interface FlagSpec {
   readonly refuse?: (value: string | number | boolean) => string | undefined;
 }
 
-const singleNode = 'this server is single-node: cluster flags are accepted and ignored';
-
 /** nats-server's command line, as far as this server understands it. */
 export const flagTable: readonly FlagSpec[] = [
   {
@@ -245,47 +243,48 @@ export const flagTable: readonly FlagSpec[] = [
     kind: 'string',
     section: 'Cluster',
     valueName: 'rurl-1, rurl-2',
-    help: 'Routes to solicit and connect (ignored: single-node)',
-    warning: singleNode,
+    help: 'Routes to solicit and connect',
+    sets: ['cluster.routes'],
   },
   {
     names: ['cluster', 'cluster_listen'],
     kind: 'string',
     section: 'Cluster',
     valueName: 'cluster-url',
-    help: 'Cluster URL for solicited routes (ignored: single-node)',
-    warning: singleNode,
+    help: 'Cluster URL for solicited routes',
+    sets: ['cluster.listen'],
   },
   {
     names: ['cluster_name'],
     kind: 'string',
     section: 'Cluster',
     valueName: 'name',
-    help: 'Cluster name (ignored: single-node)',
-    warning: singleNode,
+    help: 'Cluster name (default: a generated one)',
+    sets: ['cluster.name'],
   },
   {
     names: ['cluster_advertise'],
     kind: 'string',
     section: 'Cluster',
     valueName: 'url',
-    help: 'Cluster URL to advertise to other servers (ignored: single-node)',
-    warning: singleNode,
+    help: 'Cluster URL to advertise to other servers (ignored: not supported yet)',
+    warning:
+      'cluster_advertise is not supported yet: other members are told the route port they reached',
   },
   {
     names: ['no_advertise'],
     kind: 'bool',
     section: 'Cluster',
-    help: 'Do not advertise cluster URLs to clients (ignored: single-node)',
-    warning: singleNode,
+    help: 'Do not advertise known cluster information to clients',
+    sets: ['cluster.noAdvertise'],
   },
   {
     names: ['connect_retries'],
     kind: 'int',
     section: 'Cluster',
     valueName: 'number',
-    help: 'Connect retries for implicit routes (ignored: single-node)',
-    warning: singleNode,
+    help: 'For implicit routes, number of connect retries',
+    sets: ['cluster.connectRetries'],
   },
   {
     names: ['h', 'help'],

@@ -1,4 +1,5 @@
 import type {
+  ClusterOptions,
   LeafNodeOptions,
   RemoteLeafOptions,
   ServerOptions,
@@ -81,6 +82,12 @@ export interface Settings
     tls?: Settings['tls'];
     remotes?: (Omit<RemoteLeafOptions, 'tls'> & { tls?: RemoteTlsFiles })[];
   };
+  /**
+   * nats-server's `cluster {}` and cluster flags: the library's options, with `listen`
+   * (`[nats://][user:pass@]host:port` of --cluster, or the block's `host:port`) and `routes` as
+   * given (--routes is one comma-separated string); `authorization.timeout` in milliseconds.
+   */
+  cluster?: Omit<ClusterOptions, 'routes'> & { listen?: string; routes?: string[] | string };
   /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
   websocket?: {
     host?: string;
@@ -112,8 +119,8 @@ export interface Settings
   >;
 }
 
-type Nested = 'authorization' | 'jetstream' | 'tls';
-const nestedKeys: readonly Nested[] = ['authorization', 'jetstream', 'tls'];
+type Nested = 'authorization' | 'jetstream' | 'tls' | 'cluster';
+const nestedKeys: readonly Nested[] = ['authorization', 'jetstream', 'tls', 'cluster'];
 
 /** Layers `top` over `base`: a key set in `top` wins, nested blocks merge key by key. */
 export function mergeSettings(base: Settings, top: Settings): Settings {

@@ -18,16 +18,16 @@ export const refusedKeys: Readonly<Record<string, string>> = {
   ocsp: 'OCSP stapling is not supported yet: no certificate status would be stapled, and clients that require one would refuse the server',
 };
 
-const singleNode = 'this server is single-node';
+const noGateways = 'this server joins no super-cluster';
 const ignored = 'ignored';
 
 /** Top-level config keys that are ignored with a warning. */
 export const warnedKeys: Readonly<Record<string, string>> = {
-  cluster: `${singleNode}: clustering is not supported`,
-  gateway: `${singleNode}: gateways are not supported`,
-  client_advertise: `${singleNode}: client_advertise is not supported`,
-  connect_error_reports: `${ignored} (${singleNode})`,
-  reconnect_error_reports: `${ignored} (${singleNode})`,
+  gateway: `${noGateways}: gateways are not supported`,
+  client_advertise:
+    "client_advertise is not supported yet: clients are told the client port's own addresses",
+  connect_error_reports: `${ignored}: a route's failed attempts are logged at the first and every 60th`,
+  reconnect_error_reports: `${ignored}: a route's failed attempts are logged at the first and every 60th`,
   no_system_account: `${ignored}: the system account ($SYS unless system_account names one) is always there`,
   syslog: 'syslog logging is not supported: logging goes to stderr or --log',
   remote_syslog: 'syslog logging is not supported: logging goes to stderr or --log',

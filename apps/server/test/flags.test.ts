@@ -67,11 +67,11 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(argv).action).toBe(action);
   });
 
-  it('warns, but accepts, cluster flags; JetStream and TLS flags are taken silently', () => {
+  it('takes the cluster flags, warns about --cluster_advertise; JetStream and TLS flags silently', () => {
     const parsed = parseCommandLine([
       '--cluster',
       'nats://0.0.0.0:6222',
-      '-routes=nats://a:6222',
+      '-routes=nats://a:6222,nats://b:6222',
       '--cluster_name',
       'c',
       '-cluster_advertise=nats://x:6222',
@@ -81,8 +81,20 @@ describe('parseCommandLine', () => {
       '--tls',
       '-js',
     ]);
-    expect(parsed.warnings).toEqual([expect.stringContaining('single-node')]);
-    expect(parsed.settings).toEqual({ tls: { enabled: true }, jetstream: { enabled: true } });
+    expect(parsed.warnings).toEqual([
+      expect.stringContaining('cluster_advertise is not supported'),
+    ]);
+    expect(parsed.settings).toEqual({
+      cluster: {
+        listen: 'nats://0.0.0.0:6222',
+        routes: 'nats://a:6222,nats://b:6222',
+        name: 'c',
+        noAdvertise: true,
+        connectRetries: 3,
+      },
+      tls: { enabled: true },
+      jetstream: { enabled: true },
+    });
   });
 
   it.each([

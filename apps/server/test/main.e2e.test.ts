@@ -86,7 +86,7 @@ describe('slipstream-server process', () => {
     const config = join(dir, 'server.conf');
     await writeFile(
       config,
-      'port: 1\nserver_name: from-file\nmax_payload: 2KB\ncluster { port: 6222 }\n',
+      'port: 1\nserver_name: from-file\nmax_payload: 2KB\ngateway { port: 7222 }\n',
     );
     await serving(
       ['-config', config, '-m', '0'],
@@ -96,7 +96,7 @@ describe('slipstream-server process', () => {
           server_name: 'from-file',
           max_payload: 2048,
         });
-        await expectPrinted(server, 'single-node');
+        await expectPrinted(server, 'gateways are not supported');
       },
       'SIGINT',
     );
@@ -194,10 +194,10 @@ describe('slipstream-server process', () => {
 
   it('checks a config file with -t and exits, warning about what it ignores', async () => {
     const config = join(dir, 'ok.conf');
-    await writeFile(config, 'port: 4222\ncluster { port: 6222 }\n');
+    await writeFile(config, 'port: 4222\ngateway { port: 7222 }\n');
     const check = run(['-t', '-c', config]);
     expect(await check.exit).toBe(0);
-    expect(check.output()).toContain(`${config}:2: cluster: this server is single-node`);
+    expect(check.output()).toContain(`${config}:2: gateway: this server joins no super-cluster`);
     expect(check.output()).toContain('test is successful');
   });
 
