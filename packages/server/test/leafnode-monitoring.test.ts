@@ -1,3 +1,4 @@
+import { connect } from '@nats-io/transport-node';
 import { freePort, startNatsServer } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, natsServerLeaf, ourHub, ourLeaf } from './leafnode-support.js';
@@ -88,6 +89,43 @@ describe('/leafz and /varz of a hub with one leaf', () => {
     await leaf.stop();
     running.splice(running.indexOf(leaf), 1);
     await eventually(async () => expect((await getJson(`${url}/leafz`)).leafs).toBeNull());
+  });
+});
+
+describe('/accstatz of a hub with one leaf and one client in $G', () => {
+  it('counts the leaf connection as nats-server 2.9.10 (leafnodes, total_conns)', async () => {
+    const natsLeafPort = await freePort();
+    const nats = await started(
+      startNatsServer({
+        monitoring: true,
+        config: `leafnodes { host: 127.0.0.1, port: ${natsLeafPort} }`,
+      }),
+    );
+    const ours = await started(ourHub(undefined, { httpPort: 0, httpHost: '127.0.0.1' }));
+    await started(natsServerLeaf(natsLeafPort));
+    await started(natsServerLeaf(ours.leafPort!));
+    const clients = await Promise.all([
+      connect({ servers: nats.url }),
+      connect({ servers: ours.url }),
+    ]);
+    try {
+      const counts = async (url: string) => {
+        const statz = await getJson(`${url}/accstatz`);
+        const global = (statz.account_statz as Json[]).find((stat) => stat.acc === '$G');
+        return {
+          conns: global?.conns,
+          leafnodes: global?.leafnodes,
+          total_conns: global?.total_conns,
+        };
+      };
+      const expected = { conns: 1, leafnodes: 1, total_conns: 2 };
+      await eventually(async () => {
+        expect(await counts(`http://127.0.0.1:${nats.httpPort}`)).toEqual(expected);
+        expect(await counts(ours.server().httpUrl!)).toEqual(expected);
+      });
+    } finally {
+      await Promise.all(clients.map((nc) => nc.close()));
+    }
   });
 });
 

@@ -3,16 +3,17 @@ import { rfc3339 } from './format.js';
 import type { MonitoredServer } from './monitored-server.js';
 
 /**
- * nats-server's AccountStat: an account's client connections (leaf nodes: none here) and
- * traffic, as its SERVER.CONNS events, STATZ answers and /accstatz carry it.
+ * nats-server's AccountStat: an account's client and leaf connections and traffic, as its
+ * SERVER.CONNS events, STATZ answers and /accstatz carry it.
  */
-export function accountStat(account: Account) {
+export function accountStat(server: MonitoredServer, account: Account) {
   const { sent, received } = account.traffic();
+  const leafnodes = server.leafNodes?.views(account.name).length ?? 0;
   return {
     acc: account.name,
     conns: account.connections,
-    leafnodes: 0,
-    total_conns: account.connections,
+    leafnodes,
+    total_conns: account.connections + leafnodes,
     sent,
     received,
     slow_consumers: 0,
@@ -35,8 +36,9 @@ export function accountStatz(server: MonitoredServer, options: AccountStatzOptio
   return {
     server_id: server.serverId,
     now: rfc3339(Date.now()),
+    // In use means client connections, as nats-server's numLocalConnections (leaves not counted).
     account_statz: accounts
       .filter((account) => options.includeUnused || account.connections > 0)
-      .map(accountStat),
+      .map((account) => accountStat(server, account)),
   };
 }

@@ -305,7 +305,7 @@ export class SystemAccount {
       id: nuid.next(),
       timestamp: rfc3339(Date.now()),
     };
-    const stat = accountStat(account);
+    const stat = accountStat(this.#server, account);
     for (const subject of wanted)
       this.#send(subject, { ...event, server: this.#serverInfo(), ...stat });
   }
