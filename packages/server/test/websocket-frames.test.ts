@@ -3,7 +3,9 @@
 // fragmented messages with control frames between the fragments; framing errors closed with
 // nats-server's close status and words (server/websocket.go wsRead at v2.9.10).
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type Logger, startServer } from '../src/index.js';
@@ -83,6 +85,17 @@ class FrameClient {
     return this.text.split(pattern).length - 1;
   }
 }
+
+// The official client's WebSocket connect, from the @nats-io/nats-core that transport-node
+// depends on; Node 20 has no global WebSocket, so ws stands in for the browser's.
+(globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
+const officialCore = createRequire(import.meta.url).resolve('@nats-io/transport-node');
+const { wsconnect: officialWsConnect, headers: officialHeaders } = (await import(
+  createRequire(officialCore).resolve('@nats-io/nats-core')
+)) as {
+  wsconnect(options: { servers: string }): Promise<NatsConnection>;
+  headers(): MsgHdrs;
+};
 
 const BINARY = 0x82;
 const CONNECT = 'CONNECT {"verbose":false,"pedantic":false}\r\n';
@@ -220,6 +233,26 @@ describe.each(bothServers)('WebSocket frames on $name', (target) => {
       client,
       'new message started before final frame for previous message was received',
     );
+  });
+
+  it('serves the official client (wsconnect), compressed: requests, headers, 300 KB', async () => {
+    const server = await start({ websocket: { compression: true } });
+    const nc = await officialWsConnect({ servers: `ws://127.0.0.1:${server.wsPort}` });
+    try {
+      nc.subscribe('echo', {
+        callback: (_error, msg) => {
+          msg.respond(msg.data, { headers: msg.headers });
+        },
+      });
+      const big = randomBytes(300_000);
+      expect(Buffer.from((await nc.request('echo', big)).data).equals(big)).toBe(true);
+      const headers = officialHeaders();
+      headers.set('Trace', 'yes');
+      const reply = await nc.request('echo', 'hi', { headers, timeout: 5_000 });
+      expect([reply.string(), reply.headers?.get('Trace')]).toEqual(['hi', 'yes']);
+    } finally {
+      await nc.close();
+    }
   });
 
   it("echoes a client's close once its output is written", async () => {
