@@ -44,15 +44,19 @@ export class ApiDispatcher {
     this.#subscriptions.push(client.subscribe(API_SUBJECTS, (m) => this.#dispatch(m)));
     const domain = options.domain;
     if (domain) {
-      // The domain's API is the same API, as nats-server maps `$JS.<domain>.API.>` onto it.
+      // The domain's API is the same API, as nats-server maps `$JS.<domain>.API.>` onto it;
+      // under it `$KV.>` and `$OBJ.>` are the buckets' own subjects (its generateJSMappingTable),
+      // where a KV mirror of another domain sends its puts.
       const prefix = `$JS.${domain}.API.`;
       this.#subscriptions.push(
-        client.subscribe(`${prefix}>`, (m) =>
-          client.publish(`$JS.API.${m.subject.slice(prefix.length)}`, m.payload, {
+        client.subscribe(`${prefix}>`, (m) => {
+          const rest = m.subject.slice(prefix.length);
+          const bucket = rest.startsWith('$KV.') || rest.startsWith('$OBJ.');
+          client.publish(bucket ? rest : `$JS.API.${rest}`, m.payload, {
             reply: m.reply,
             headers: m.headers,
-          }),
-        ),
+          });
+        }),
       );
     }
   }
