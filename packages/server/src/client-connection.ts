@@ -26,6 +26,11 @@ export interface ClientHost extends ClientSocketHost {
   readonly authenticator: ClientAuthenticator | undefined;
   /** Follows the publishes whose headers ask for a message trace. */
   readonly msgTracer: MsgTracer;
+  /**
+   * Changes whenever the client INFO does (the cluster's connect_urls): a client greeted with an
+   * older one gets the new INFO after its first PONG, as nats-server's processPing sends it.
+   */
+  readonly infoVersion: number;
   /** Called after each successful CONNECT. */
   clientConnected(client: ClientConnection): void;
   /** Called once, after the connection has been closed. */
@@ -78,8 +83,12 @@ export class ClientConnection
   /** nats-server answers the first PING after CONNECT with an INFO if the payload limit changed. */
   #firstPong: 'before CONNECT' | 'due' | 'sent' = 'before CONNECT';
 
+  /** The host's infoVersion when this client was greeted. */
+  readonly #infoVersion: number;
+
   constructor(cid: number, socket: Socket, host: ClientHost, nonce?: string) {
     super(cid, socket, host, nonce);
+    this.#infoVersion = host.infoVersion;
     this.account = host.accounts.global;
     this.account.join(this);
     this.#authenticated = !host.authenticator;
@@ -352,14 +361,18 @@ export class ClientConnection
 
   /**
    * A client that takes async INFO learns its own max_payload (a JWT user's limit below the
-   * server's) right after its first PONG, as nats-server tells it.
+   * server's) right after its first PONG, as nats-server tells it; and the INFO again when it
+   * changed since the greeting (a cluster member came or went meanwhile).
    */
   #afterFirstPong(): void {
     this.#firstPong = 'sent';
     const maxPayload = this.parser.maxPayload;
-    if (this.protocol < 1 || maxPayload === this.host.options.maxPayload) return;
-    const info = JSON.parse(this.host.infoFor(this.cid, this.ip));
-    this.outbound.writer.info(JSON.stringify({ ...info, max_payload: maxPayload }));
+    const ownLimit = maxPayload !== this.host.options.maxPayload;
+    if (this.protocol < 1 || (!ownLimit && this.host.infoVersion === this.#infoVersion)) return;
+    const info = this.host.infoFor(this.cid, this.ip);
+    this.outbound.writer.info(
+      ownLimit ? JSON.stringify({ ...JSON.parse(info), max_payload: maxPayload }) : info,
+    );
     this.queued('INFO');
   }
 

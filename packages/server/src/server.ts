@@ -96,6 +96,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   readonly closedConnections: ConnectionState[] = [];
   readonly msgTracer = new MsgTracer(() => this.identity());
   totalConnections = 0;
+  infoVersion = 0;
   info!: ServerInfo;
   closed: Promise<void>;
 
@@ -288,6 +289,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
    * async INFO get the new list, as nats-server sends it.
    */
   connectUrlsChanged(): void {
+    this.infoVersion++;
     this.#infoHead = undefined;
     for (const client of this.clients.values()) {
       client.sendInfo(this.infoFor(client.cid, client.ip));

@@ -2,6 +2,7 @@ import { headers } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client, collect, eventually, firstDelivery, pause } from './leafnode-support.js';
 import type { OfficialConnection } from './official-connection.js';
+import { RawClient } from './raw-client.js';
 import { type ClusterMember, clusterPorts, natsMember, ourMember } from './route-support.js';
 
 const running: ClusterMember[] = [];
@@ -228,4 +229,23 @@ describe.each(clusters)('$name', (cluster) => {
     got.length = 0;
     await crossed(other, 'failover', () => got.length);
   });
+});
+
+it('gives a client greeted before a member joined the new connect_urls after its first PONG', async () => {
+  const [firstPort, laterPort] = await clusterPorts(2);
+  const first = await ourMember(firstPort!, []);
+  running.push(first);
+  const raw = await RawClient.connectAndGreet(Number(new URL(first.url).port));
+  expect(raw.info().connect_urls).toBeUndefined();
+  const later = await ourMember(laterPort!, [firstPort!]);
+  running.push(later);
+  const watcher = await open(first);
+  await eventually(() =>
+    expect((watcher.info as { connect_urls?: string[] }).connect_urls).toHaveLength(2),
+  );
+  await raw.send('CONNECT {"protocol":1,"verbose":false}\r\nPING\r\n');
+  const after = await raw.waitFor(/PONG\r\nINFO .*\r\n/);
+  const info = JSON.parse(/PONG\r\nINFO (.*) ?\r\n/.exec(after)![1]!);
+  expect(info.connect_urls).toEqual([new URL(first.url).host, new URL(later.url).host]);
+  raw.socket.destroy();
 });
