@@ -1,5 +1,6 @@
 import { headers } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NATS_COMPATIBLE_VERSION } from '../src/version.js';
 import {
   client,
   collect,
@@ -256,5 +257,18 @@ describe('deny_imports and deny_exports of a remote', () => {
     await firstDelivery(onHub, 'open.2', onLeaf.subscribe('open.2'));
     expect(privateAtHub).toEqual([]);
     expect(secretAtLeaf).toEqual([]);
+  });
+});
+
+describe('the CONNECT our leaf sends', () => {
+  it('gives the version our INFO advertises', async () => {
+    const hub = await natsServerHub();
+    running.push(hub);
+    const leaf = await ourLeaf(hub.leafPort!);
+    running.push(leaf);
+    // nats-server -DV traces the CONNECT it receives.
+    await eventually(() => expect(hub.output()).toMatch(/<<- \[CONNECT \{[^\n]*"server_id"/));
+    const connect = /<<- \[CONNECT (\{[^\n]*\})\]/.exec(hub.output())![1]!;
+    expect(JSON.parse(connect).version).toBe(NATS_COMPATIBLE_VERSION);
   });
 });

@@ -440,6 +440,9 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
       get serverName() {
         return server.info.server_name ?? server.serverId;
       },
+      get version() {
+        return server.info.version;
+      },
       get jetstreamDomain() {
         return server.options.jetstream?.domain;
       },

@@ -20,6 +20,8 @@ export interface RemoteHost {
   readonly debug: boolean;
   readonly serverId: string;
   readonly serverName: string;
+  /** The version our INFO advertises, which our CONNECT gives too. */
+  readonly version: string;
   readonly jetstreamDomain: string | undefined;
   readonly jetstream: boolean;
   account(name: string): Account | undefined;
@@ -366,7 +368,7 @@ class SolicitHandshake implements LeafHandshake {
   async #sendConnect(leaf: LeafConnection, nonce: string, waitForInfo: boolean): Promise<void> {
     const remote = this.#remote.options;
     const connect: Record<string, unknown> = {
-      version: '2.9.10',
+      version: this.#host.version,
       tls_required: this.#tls,
       server_id: this.#host.serverId,
       ...(this.#host.jetstreamDomain ? { domain: this.#host.jetstreamDomain } : {}),
