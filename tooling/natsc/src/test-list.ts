@@ -22,6 +22,8 @@ export const features = {
   leafnode: /leafnodes\s*[{:]/,
   /** Servers joined by routes: `-cluster`, `-routes` or a cluster block. */
   cluster: /-routes\b|-cluster\b|\bcluster\s*[{:]/,
+  /** A cluster whose members run JetStream: one command line with both `-js` and `-cluster`. */
+  jetstreamCluster: /"[^"\n]*(?:-js\b[^"\n]*-cluster\b|-cluster\b[^"\n]*-js\b)[^"\n]*"/,
 } as const;
 export type Feature = keyof typeof features;
 
