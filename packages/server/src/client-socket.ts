@@ -11,7 +11,7 @@ import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
-import { type FlushQueue, Outbound } from './outbound.js';
+import { connectionOutbound, type FlushQueue, type Outbound } from './outbound.js';
 import { PacedReader } from './paced-reader.js';
 import { afterWait, deadline } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
@@ -89,15 +89,7 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
       maxControlLine: options.maxControlLine,
       maxPayload: options.maxPayload,
     });
-    this.outbound = new Outbound(socket, host.flushQueue, {
-      maxPending: options.maxPending,
-      writeDeadline: options.writeDeadline,
-      slowConsumer: (reason) => {
-        host.stats.slowConsumers++;
-        host.logger.warn(`${this.label} - Slow Consumer Detected: ${reason}`);
-        this.close(reason);
-      },
-    });
+    this.outbound = connectionOutbound(socket, host, this);
     this.keepalive = new Keepalive({
       interval: options.pingInterval,
       maxOutstanding: options.pingMax,

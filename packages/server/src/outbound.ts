@@ -38,6 +38,35 @@ export interface OutboundOptions {
   slowConsumer(reason: SlowConsumerReason): void;
 }
 
+/** What a connection's outbound needs of the server. */
+export interface OutboundHost {
+  readonly flushQueue: FlushQueue;
+  readonly stats: { slowConsumers: number };
+  readonly logger: { warn(message: string): void };
+  readonly options: { readonly maxPending: number; readonly writeDeadline: number };
+}
+
+/**
+ * The outbound of one connection (client, leaf or route), as the server sets each up: a slow
+ * consumer is counted, logged as nats-server logs it (`<label> - Slow Consumer Detected:
+ * <reason>`, with the connection's label at that time) and closes the connection.
+ */
+export function connectionOutbound(
+  socket: Socket,
+  host: OutboundHost,
+  connection: { readonly label: string; close(reason: string): void },
+): Outbound {
+  return new Outbound(socket, host.flushQueue, {
+    maxPending: host.options.maxPending,
+    writeDeadline: host.options.writeDeadline,
+    slowConsumer: (reason) => {
+      host.stats.slowConsumers++;
+      host.logger.warn(`${connection.label} - Slow Consumer Detected: ${reason}`);
+      connection.close(reason);
+    },
+  });
+}
+
 /** A new connection's buffer; it grows with traffic. */
 const INITIAL_CAPACITY = 1024;
 /** A writer grown past this is replaced once traffic falls off, so one burst does not pin its buffer. */

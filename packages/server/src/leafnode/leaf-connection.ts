@@ -8,7 +8,7 @@ import {
 import type { Account } from '../accounts/account.js';
 import { Keepalive } from '../keepalive.js';
 import type { Logger } from '../logger.js';
-import { type FlushQueue, Outbound } from '../outbound.js';
+import { connectionOutbound, type FlushQueue, type Outbound } from '../outbound.js';
 import type { OutgoingMessage } from '../outgoing-message.js';
 import { type Subscriber, Subscription } from '../subscription.js';
 import { deadline } from '../timer-delay.js';
@@ -123,15 +123,7 @@ export class LeafConnection implements Subscriber {
     // INFO and CONNECT of servers carry lists of URLs: allow long lines, as nats-server does
     // for its non-client connections.
     this.#parser = new LeafParser((frame) => this.#frame(frame), 1024 * 1024, options.maxPayload);
-    this.#outbound = new Outbound(socket, host.flushQueue, {
-      maxPending: options.maxPending,
-      writeDeadline: options.writeDeadline,
-      slowConsumer: (reason) => {
-        host.stats.slowConsumers++;
-        host.logger.warn(`${this.label} - Slow Consumer Detected: ${reason}`);
-        this.close(reason);
-      },
-    });
+    this.#outbound = connectionOutbound(socket, host, this);
     this.keepalive = new Keepalive({
       interval: options.pingInterval,
       maxOutstanding: options.pingMax,
