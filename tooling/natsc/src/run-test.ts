@@ -68,6 +68,13 @@ export function runTest(
 }
 
 /**
+ * A step that skips the rest of its test: `Skipping since …`, `Skip when (not) running on
+ * Windows`, `Skipped when built with(out) SSL support`, `Skipping test since no tag detected`;
+ * not the `Skip: ` and `Skip again: ` steps of tests about skipping a message.
+ */
+const skipStep = /^#\d+ Skip(?:ping|ped)? (?:since|when|test)\b/;
+
+/**
  * A test passed when the binary said ALL PASSED and exited 0; it was skipped when one of its
  * steps says it skips (`Skipping since requires server version …`, `Skip when not running on
  * Windows`), which ends a test early. Anything else is a failure, described by its first FAILED
@@ -80,7 +87,7 @@ export function classify(
   // The suite colours its steps with ANSI codes.
   const lines = rawOutput.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
   if (exit.code === 0 && lines.some((line) => line.trim() === 'ALL PASSED')) {
-    const skips = lines.some((line) => /^#\d+ Skip/.test(line) && line.endsWith('PASSED'));
+    const skips = lines.some((line) => skipStep.test(line) && line.endsWith('PASSED'));
     return { outcome: skips ? 'skipped' : 'passed' };
   }
   const failedAt = lines.findIndex((line) => /^#\d+ .*FAILED$/.test(line));

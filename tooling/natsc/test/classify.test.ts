@@ -18,6 +18,12 @@ describe('classify', () => {
     expect(classify(output, exited(0))).toEqual({ outcome: 'skipped' });
   });
 
+  it("reads a test's own Skip steps as steps, not as the test skipping", () => {
+    const output =
+      '== JetStreamSubscribeIdleHeartbeat ==\n#01 Skip: PASSED\n#02 Skip again: PASSED\nALL PASSED\n';
+    expect(classify(output, exited(0))).toEqual({ outcome: 'passed' });
+  });
+
   it('quotes the first failed step and the error stack after it', () => {
     const output = [
       '== GetServers ==',
