@@ -26,10 +26,11 @@ const MAX_CACHED_SUBJECT = 64;
 const SETS = 2048;
 
 // Slot k (set k >> 1) holds a subject of lengths[k] bytes (0: empty) at
-// keys[k * MAX_CACHED_SUBJECT ...]; recent[set] is the set's slot that was used last.
-let keys: Uint8Array | undefined;
+// keys[k * MAX_CACHED_SUBJECT ...]; recent[set] is the set's slot that was used last. 256 KiB
+// allocated up front: a table created on first use cost every lookup a check (measured).
+const keys = new Uint8Array(2 * SETS * MAX_CACHED_SUBJECT);
 const lengths = new Uint8Array(2 * SETS);
-const strings: string[] = new Array<string>(2 * SETS).fill('');
+const strings: string[] = Array.from({ length: 2 * SETS }, () => '');
 const recent = new Uint8Array(SETS);
 
 /**
@@ -45,27 +46,39 @@ export function cachedSubject(
 ): string {
   const length = end - start;
   if (length > MAX_CACHED_SUBJECT) return decodeSubject(bytes, start, end, ascii);
-  keys ??= new Uint8Array(2 * SETS * MAX_CACHED_SUBJECT);
   // Mix the high bits in: FNV-1a's low bits alone spread keys that differ at the end poorly.
   const mixed = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
   const set = (mixed ^ (mixed >>> 13)) & (SETS - 1);
-  for (let way = 0; way < 2; way++) {
-    const slot = 2 * set + way;
-    if (lengths[slot] !== length) continue;
-    const at = slot * MAX_CACHED_SUBJECT;
-    let i = 0;
-    while (i < length && keys[at + i] === bytes[start + i]) i++;
-    if (i === length) {
-      recent[set] = way;
-      return strings[slot];
-    }
+  let slot = 2 * set;
+  if (!holds(slot, bytes, start, length) && !holds(++slot, bytes, start, length)) {
+    return remember(set, bytes, start, end, ascii);
   }
+  recent[set] = slot & 1;
+  return strings[slot];
+}
+
+/** True when `slot` holds the subject `bytes[start, start + length)`. */
+function holds(slot: number, bytes: Uint8Array, start: number, length: number): boolean {
+  if (lengths[slot] !== length) return false;
+  const at = slot * MAX_CACHED_SUBJECT;
+  for (let i = 0; i < length; i++) if (keys[at + i] !== bytes[start + i]) return false;
+  return true;
+}
+
+/** A miss, kept apart so the hit path stays small: decodes and replaces the set's older slot. */
+function remember(
+  set: number,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  ascii: boolean,
+): string {
   const subject = decodeSubject(bytes, start, end, ascii);
   const way = 1 - recent[set];
   const slot = 2 * set + way;
   const at = slot * MAX_CACHED_SUBJECT;
-  for (let i = 0; i < length; i++) keys[at + i] = bytes[start + i];
-  lengths[slot] = length;
+  for (let i = start; i < end; i++) keys[at + i - start] = bytes[i];
+  lengths[slot] = end - start;
   strings[slot] = subject;
   recent[set] = way;
   return subject;
