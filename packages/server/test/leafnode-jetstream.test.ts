@@ -169,3 +169,40 @@ describe('our leaf (domain EDGE) of a nats-server hub (domain HUB) that restarts
     );
   });
 });
+
+describe('our leaf (domain EDGE) whose hub (domain HUB) is down when a mirror starts', () => {
+  it('asks for the mirror consumer again as soon as the leaf connection is up', async () => {
+    const leafPort = await freePort();
+    const store = mkdtempSync(join(tmpdir(), 'leaf-js-hub-'));
+    let hub = await startNatsServer({
+      config: `jetstream { domain: HUB, store_dir: "${store}" }\nleafnodes { host: 127.0.0.1, port: ${leafPort} }`,
+    });
+    running.push({
+      stop: async () => {
+        await hub.stop();
+        rmSync(store, { recursive: true, force: true });
+      },
+    });
+    const onHub = await open(hub.url);
+    const hubJs = await jetstreamManager(onHub);
+    await hubJs.streams.add({ name: 'ORDERS', subjects: ['orders.>'] });
+    for (let i = 0; i < 3; i++) await hubJs.jetstream().publish(`orders.${i}`, `order ${i}`);
+    await onHub.close();
+    await hub.kill();
+    // The mirror's first consumer request goes out while there is no hub to answer it: without
+    // a new request once the link is up, it waits 30 s for that answer (srcConsumerWaitTime).
+    const leaf = await ourLeaf(leafPort, {}, { jetstream: { domain: 'EDGE' } });
+    running.push(leaf);
+    const leafLocal = await jetstreamManager(await open(leaf.url));
+    await leafLocal.streams.add({
+      name: 'ORDERS_MIRROR',
+      mirror: { name: 'ORDERS', domain: 'HUB' },
+    });
+    hub = await hub.restart();
+    // As nats-server 2.11.5 on (checkInternalSyncConsumers), the leaf connection coming up
+    // retries the account's mirror and source consumers that are not running.
+    await eventually(async () =>
+      expect((await leafLocal.streams.info('ORDERS_MIRROR')).state.messages).toBe(3),
+    );
+  });
+});

@@ -82,6 +82,11 @@ export class JetStreamServer {
    * A stream's config, created time and state as its API info gives them (what /jsz shows),
    * reached through the server so that monitoring need not load JetStream's code itself.
    */
+  /** A leaf connection of `account` came up: its streams' mirrors and sources not running ask again. */
+  leafConnected(account: string): void {
+    for (const stream of this.accounts.get(account)?.streams.values() ?? []) stream.linkUp();
+  }
+
   streamInfo(stream: Stream): ReturnType<typeof streamInfo> {
     return streamInfo(stream);
   }

@@ -56,6 +56,8 @@ export interface LeafServer {
     readonly leafNodes: ResolvedLeafNodeOptions | undefined;
     readonly jetstream: { readonly domain: string | undefined } | undefined;
   };
+  /** The server's JetStream, when it runs: told when an account's leaf connection is up. */
+  readonly jetstream: { leafConnected(account: string): void } | undefined;
   /** The server's name and version as its INFO gives them. */
   readonly info: { readonly server_name?: string; readonly version: string; readonly go?: string };
   newCid(): number;
@@ -209,6 +211,8 @@ export class LeafNodes implements LeafHost, MonitoredLeafNodes {
     const loop = this.loopSubject(account);
     entries.push({ key: loop, subject: loop, count: 1 });
     leaf.interest!.announceAll(entries);
+    // Mirrors and sources from across the link ask again (nats-server's checkInternalSyncConsumers).
+    this.#server.jetstream?.leafConnected(account.name);
   }
 
   interestChanged(leaf: LeafConnection, sub: LeafSubscription, delta: number): void {

@@ -47,6 +47,8 @@ const CREATE_WAIT_MS = 30_000;
 const RETRY_MS = 2_000;
 const BACKOFF_MS = 10_000;
 const MAX_BACKOFF_MS = 120_000;
+/** scheduleSetupMirrorConsumerRetry's jitter, at its least: after a link is up, before asking. */
+const LINK_UP_DELAY_MS = 100;
 /** The consumer's ack_wait: never reached, it acks nothing (nats-server's 22 h). */
 const ACK_WAIT_NANOS = 22 * 3600 * 1_000 * NANOS_PER_MS;
 
@@ -109,6 +111,21 @@ export class ExternalFeed implements Feed {
   stop(): void {
     this.#stopped = true;
     this.#cancel();
+  }
+
+  /**
+   * A leaf connection of the account came up (nats-server's retryDisconnectedSyncConsumers, from
+   * 2.11.5): with no consumer delivering (a request unanswered, as one sent while the link was
+   * down is, or a retry waiting out its backoff), ask again now, within the once-per-RETRY_MS
+   * limit and a moment later, for the other side's interest to arrive first.
+   */
+  linkUp(): void {
+    if (this.#stopped || this.#delivery) return;
+    this.#failures = 0;
+    this.#cancel();
+    const wait = Math.max(0, this.#requested + RETRY_MS - Date.now()) + LINK_UP_DELAY_MS;
+    this.#timer = setTimeout(() => this.#setup(), wait);
+    this.#timer.unref();
   }
 
   /** As nats-server's StreamSourceInfo: the external prefixes, the last setup error, the filters. */

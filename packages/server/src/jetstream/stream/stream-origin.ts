@@ -32,6 +32,8 @@ export interface Feed {
   stop(): void;
   /** The mirror's or source's entry in stream info. */
   info(): object;
+  /** A leaf connection of the account came up: a feed from across it that is not running asks again. */
+  linkUp?(): void;
 }
 
 /** The target side of a feed: how copied messages go into the stream it feeds. */

@@ -186,6 +186,11 @@ export class Stream<Consumers extends StreamConsumerSet = StreamConsumerSet> imp
     for (const feed of this.#feeds) feed.start();
   }
 
+  /** A leaf connection of the account came up: feeds from across it that are not running ask again. */
+  linkUp(): void {
+    for (const feed of this.#feeds) feed.linkUp?.();
+  }
+
   /** Tells `watcher` of every message this stream stores, and of its end. */
   watch(watcher: StreamWatcher): () => void {
     this.#watchers.add(watcher);
