@@ -274,7 +274,12 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   async #startRoutes(): Promise<void> {
     const options = this.options.cluster;
     if (!options) return;
-    const { Routes } = await import('./route/routes.js');
+    const [{ Routes }, { importClusterJetStream }] = await Promise.all([
+      import('./route/routes.js'),
+      import('./route/jetstream-mixed-mode.js'),
+    ]);
+    // A member runs no JetStream (options refuse it): the cluster's other members answer.
+    importClusterJetStream(this.accounts, options.name);
     this.routes = new Routes(this, options);
     try {
       await this.routes.start();

@@ -31,7 +31,7 @@ function routeUrls(ports: readonly number[], credentials = ''): string[] {
 export async function natsMember(
   clusterPort: number,
   routes: readonly number[],
-  { extra = '', config = '', credentials = '' } = {},
+  { extra = '', config = '', credentials = '', jetstream = false } = {},
 ): Promise<ClusterMember> {
   const list = routeUrls(routes, credentials)
     .map((url) => `"${url}"`)
@@ -39,6 +39,7 @@ export async function natsMember(
   let process: RunningNatsServer = await startNatsServer({
     config: `${config}\ncluster {\n name: ${CLUSTER}\n host: 127.0.0.1\n port: ${clusterPort}\n routes: [${list}]\n ${extra}\n}`,
     args: ['-DV'],
+    jetstream,
   });
   return {
     kind: 'nats-server',

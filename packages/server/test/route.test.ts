@@ -249,3 +249,29 @@ it('gives a client greeted before a member joined the new connect_urls after its
   expect(info.connect_urls).toEqual([new URL(first.url).host, new URL(later.url).host]);
   raw.socket.destroy();
 });
+
+it('gives our clients the JetStream of nats-server members, placed in our cluster (mixed mode)', async () => {
+  const ports = await clusterPorts(4);
+  const natsPorts = ports.slice(0, 3);
+  // nats-server's clustered JetStream wants a route configured on every member.
+  for (const [i, port] of natsPorts.entries()) {
+    const config = `server_name: js${i}`;
+    running.push(await natsMember(port, [natsPorts[(i + 1) % 3]!], { jetstream: true, config }));
+  }
+  const ours = await ourMember(ports[3]!, [natsPorts[0]!]);
+  running.push(ours);
+  const nc = await open(ours);
+  const create = JSON.stringify({ name: 'ORDERS', subjects: ['orders.>'], num_replicas: 3 });
+  // Until the members' interest crossed (no responders) and their meta group elected a leader (503).
+  const created = await eventually(async () => {
+    const answer = JSON.parse(
+      (await nc.request('$JS.API.STREAM.CREATE.ORDERS', create, { timeout: 2_000 })).string(),
+    );
+    expect(answer.error?.code).not.toBe(503);
+    return answer;
+  }, 30_000);
+  expect(created.error).toBeUndefined();
+  expect(created.config.num_replicas).toBe(3);
+  const ack = JSON.parse((await nc.request('orders.1', 'first', { timeout: 5_000 })).string());
+  expect(ack).toMatchObject({ stream: 'ORDERS', seq: 1 });
+}, 60_000);

@@ -5,7 +5,7 @@ import { activeTrace } from '../msg-trace.js';
 import { withTraceHeadersDisabled } from '../msg-trace-request.js';
 import { Router } from '../router.js';
 import type { Subscription } from '../subscription.js';
-import { clientInfo } from './client-info.js';
+import { type ClientInfoServer, clientInfo } from './client-info.js';
 import { Bridge, forward, type ResponsePolicy } from './forward.js';
 import type { ServiceLatency } from './service-latency.js';
 import { ServiceResponses } from './service-responses.js';
@@ -243,7 +243,7 @@ export class Account {
     local: string,
     responses: ResponsePolicy,
     latency?: ServiceLatency,
-    share?: { serverId: string },
+    share?: ClientInfoServer,
   ): void {
     this.serviceImports.push({ exporter, from: local, to: subject });
     const map =

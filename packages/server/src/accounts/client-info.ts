@@ -20,20 +20,30 @@ export function rttNanos(publisher: Subscriber): number {
   return publisher.rtt === undefined ? 0 : Math.round(publisher.rtt * 1e6);
 }
 
+/** What a detailed ClientInfo says of the server: its id, and its cluster when it has one. */
+export interface ClientInfoServer {
+  readonly serverId: string;
+  readonly cluster?: string;
+}
+
 /**
  * nats-server's ClientInfo of a publisher in `account` (getClientInfo): its account and RTT,
  * and `detailed`, the connection's identity and the server's id too. A publisher that is no
- * client connection (an internal client, a bridge) is shown by its account alone.
+ * client connection (an internal client, a bridge) is shown by its account alone. A cluster
+ * member names its cluster in either (JetStream places a stream there when the request does not
+ * say where).
  */
 export function clientInfo(
   publisher: Subscriber,
   account: string,
-  detailed: { serverId: string } | undefined,
+  detailed: ClientInfoServer | undefined,
 ): Record<string, unknown> {
   const rtt = rttNanos(publisher);
   const rttField = rtt > 0 ? { rtt } : {};
-  if (!detailed || !isDescribed(publisher)) return { acc: account, ...rttField };
+  const cluster = detailed?.cluster === undefined ? {} : { cluster: detailed.cluster };
+  if (!detailed || !isDescribed(publisher)) return { acc: account, ...rttField, ...cluster };
   return {
+    ...cluster,
     start: rfc3339(publisher.startedAt),
     host: publisher.ip,
     id: publisher.cid,

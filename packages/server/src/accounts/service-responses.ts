@@ -37,13 +37,19 @@ interface PendingResponse {
  * reply subject of this account that nobody here listens to any more (nats-server's reverse
  * response entries): an answer to it goes nowhere, even after a new subscription to the reply.
  */
+/**
+ * The subscriber of an exporter's `_R_.` reply subjects. Unlike an import's bridge, its interest
+ * is told to the other members of a cluster: the service that answers may run on one of them.
+ */
+export class ResponseBridge extends Bridge {}
+
 export class ServiceResponses {
   readonly #account: RespondingAccount;
   readonly #pending = new Map<string, PendingResponse>();
   /** As the requester: this account's reply subjects, each with the mappings that answer it. */
   readonly #awaited = new Map<string, Map<string, ServiceResponses>>();
   #stopWatching: (() => void) | undefined;
-  readonly #bridge = new Bridge((message, subject, publisher) =>
+  readonly #bridge = new ResponseBridge((message, subject, publisher) =>
     this.#respond(message, subject, publisher),
   );
   #prefix: string | undefined;

@@ -10,6 +10,7 @@ import { networkInterfaces } from 'node:os';
 import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
 import { Bridge } from '../accounts/forward.js';
+import { ResponseBridge } from '../accounts/service-responses.js';
 import { sameSecret } from '../leafnode/leaf-accept.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
@@ -495,8 +496,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
 
   /**
    * Counts `account`'s interest as it changes and tells the routes: that of clients, internal
-   * clients and leaf nodes; not the other members' own (each reaches every member itself) nor
-   * an import's bridge (each member runs its imports itself).
+   * clients, leaf nodes and an exporter's reply subjects; not the other members' own (each
+   * reaches every member itself) nor an import's bridge (each member runs its imports itself).
    */
   #count(account: Account): void {
     const interest = new RouteInterest(account.name, (line) => {
@@ -504,7 +505,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
     });
     this.#interest.set(account, interest);
     const counted = (sub: Subscription) =>
-      !(sub.subscriber instanceof RouteLink) && !(sub.subscriber instanceof Bridge);
+      !(sub.subscriber instanceof RouteLink) &&
+      (!(sub.subscriber instanceof Bridge) || sub.subscriber instanceof ResponseBridge);
     for (const sub of account.router.sublist.all()) {
       if (!sub.closed && counted(sub)) interest.update(sub.subject, sub.queue, 1);
     }
