@@ -19,7 +19,11 @@ interface ClusterMember {
  * A cluster of nats-server 2.9.10 processes, each with a leaf node port, routed to each other;
  * resolves once every member has a route to every other.
  */
-async function natsServerCluster(size: number, leafExtra = ''): Promise<ClusterMember[]> {
+async function natsServerCluster(
+  size: number,
+  leafExtra = '',
+  websocket = false,
+): Promise<ClusterMember[]> {
   const clusterPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
   const leafPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
   const members = await Promise.all(
@@ -34,6 +38,7 @@ async function natsServerCluster(size: number, leafExtra = ''): Promise<ClusterM
           `cluster { name: C, listen: "127.0.0.1:${clusterPort}", routes: [${routes}] }`,
           `leafnodes { host: 127.0.0.1, port: ${leafPorts[index]}\n ${leafExtra} }`,
         ].join('\n'),
+        websocket,
       });
       running.push(server);
       return { server, leafPort: leafPorts[index]! };
@@ -101,4 +106,32 @@ describe('our leaf of a nats-server cluster', () => {
       expect(down.string()).toBe('to the leaf');
     },
   );
+});
+
+describe('our leaf of a nats-server cluster through its WebSocket ports', () => {
+  it("fails over to another member named in the hub's ws_connect_urls", async () => {
+    const [first, second] = await natsServerCluster(2, '', true);
+    const hub = first!.server;
+    const other = second!.server;
+    const leaf = await ourLeaf(0, { urls: [`ws://127.0.0.1:${hub.wsPort}`], noRandomize: true });
+    running.push(leaf);
+    await eventually(() =>
+      expect(leaf.output()).toMatch(
+        new RegExp(
+          `<<- \\[INFO [^\\n]*"ws_connect_urls":\\[[^\\]]*127\\.0\\.0\\.1:${other.wsPort}`,
+        ),
+      ),
+    );
+    const onLeaf = await open(leaf.url);
+    const onOther = await open(other.url);
+    await firstDelivery(onLeaf, 'before', onOther.subscribe('before'));
+    await hub.kill();
+    await eventually(() =>
+      expect(leaf.output()).toContain(
+        `Trying to connect as leafnode to remote server on "127.0.0.1:${other.wsPort}"`,
+      ),
+    );
+    const down = await firstDelivery(onOther, 'down', onLeaf.subscribe('down'), 'to the leaf');
+    expect(down.string()).toBe('to the leaf');
+  });
 });
