@@ -32,11 +32,16 @@ describe('cluster {}', () => {
     });
   });
 
-  it('refuses a key it does not implement, naming it', () => {
-    const error = thrown(ConfigError, () =>
-      load('cluster {\n port: 6222\n tls { verify: true }\n}'),
-    );
-    expect(error.message).toContain('cluster key "tls" not supported yet');
+  it.each([
+    ['tls', 'tls { verify: true }'],
+    ['permissions', 'permissions { import: "a.>" }'],
+    ['advertise', 'advertise: "x:6222"'],
+    ['pool_size', 'pool_size: 3'],
+    ['accounts', 'accounts: [A]'],
+    ['compression', 'compression: s2_auto'],
+  ])('refuses the cluster key %s it does not implement, naming it', (key, line) => {
+    const error = thrown(ConfigError, () => load(`cluster {\n port: 6222\n ${line}\n}`));
+    expect(error.message).toContain(`cluster key "${key}" not supported yet`);
   });
 
   it('lets flags override the block, --cluster credentials becoming the routes login', () => {

@@ -275,3 +275,5 @@ it('gives our clients the JetStream of nats-server members, placed in our cluste
   const ack = JSON.parse((await nc.request('orders.1', 'first', { timeout: 5_000 })).string());
   expect(ack).toMatchObject({ stream: 'ORDERS', seq: 1 });
 }, 60_000);
+
+it.todo('message tracing: route egress events and Nats-Trace-Hop across routes');
