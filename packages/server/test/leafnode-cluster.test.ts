@@ -1,6 +1,7 @@
+import { headers } from '@nats-io/transport-node';
 import { freePort, type RunningNatsServer, startNatsServer } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { client, eventually, firstDelivery, ourLeaf } from './leafnode-support.js';
+import { client, collect, eventually, firstDelivery, ourLeaf, pause } from './leafnode-support.js';
 import type { OfficialConnection } from './official-connection.js';
 
 const running: { stop(): Promise<void> }[] = [];
@@ -133,5 +134,84 @@ describe('our leaf of a nats-server cluster through its WebSocket ports', () => 
     );
     const down = await firstDelivery(onOther, 'down', onLeaf.subscribe('down'), 'to the leaf');
     expect(down.string()).toBe('to the leaf');
+  });
+});
+
+describe('our leaf of a 3-node nats-server cluster', () => {
+  it('serves pub/sub, queue groups, requests with headers and unsubscribes across it, and loses nothing while another member restarts', async () => {
+    const [first, second, third] = await natsServerCluster(3);
+    const leaf = await ourLeaf(first!.leafPort);
+    running.push(leaf);
+    const onLeaf = await open(leaf.url);
+    const onSecond = await open(second!.server.url);
+    const onThird = await open(third!.server.url);
+
+    // Requests from the leaf to a responder two hops away, headers both ways.
+    onThird.subscribe('svc', {
+      callback: (_, msg) => {
+        const answer = headers();
+        answer.set('Echo', msg.headers?.get('Ask') ?? '');
+        msg.respond(`re: ${msg.string()}`, { headers: answer });
+      },
+    });
+    const ask = headers();
+    ask.set('Ask', 'why');
+    const reply = await eventually(() =>
+      onLeaf.request('svc', 'question', { timeout: 1_000, headers: ask }),
+    );
+    expect([reply.string(), reply.headers?.get('Echo')]).toEqual(['re: question', 'why']);
+
+    // A queue group with members on the leaf and on the second member: each message once.
+    const onLeafQueue = collect(onLeaf.subscribe('work', { queue: 'q' }));
+    const onSecondQueue = collect(onSecond.subscribe('work', { queue: 'q' }));
+    const probe = onLeaf.subscribe('work.ready');
+    await firstDelivery(onThird, 'work.ready', probe);
+    await pause(200);
+    for (let i = 0; i < 20; i++) onThird.publish('work', String(i));
+    await eventually(() => expect(onLeafQueue.length + onSecondQueue.length).toBe(20));
+    const served = [...onLeafQueue, ...onSecondQueue].map((msg) => Number(msg.string()));
+    expect(served.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+
+    // Unsubscribing on the leaf takes the interest back across the cluster.
+    const gone = onLeaf.subscribe('gone');
+    await firstDelivery(onThird, 'gone', gone);
+    gone.unsubscribe();
+    await eventually(async () => {
+      const answered = await onThird.request('gone', '', { timeout: 500 }).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      expect(answered).toMatch(/no responders/);
+    });
+
+    // The second member goes away and comes back mid-traffic: the leaf's messages to a
+    // subscriber on the third, through the first, all arrive.
+    const received = collect(onThird.subscribe('seq'));
+    await firstDelivery(onLeaf, 'seq.ready', onThird.subscribe('seq.ready'));
+    let sent = 0;
+    let publishing = true;
+    const publisher = (async () => {
+      while (publishing) {
+        onLeaf.publish('seq', String(sent++));
+        await pause(5);
+      }
+    })();
+    await pause(100);
+    await second!.server.kill();
+    const restarted = await second!.server.restart();
+    running.push(restarted);
+    await eventually(() => expect(restarted.output()).toContain('Route connection created'));
+    await pause(100);
+    publishing = false;
+    await publisher;
+    await onLeaf.flush();
+    await eventually(() => expect(received.length).toBe(sent));
+    expect(received.map((msg) => Number(msg.string()))).toEqual(
+      Array.from({ length: sent }, (_, i) => i),
+    );
+    // And the restarted member is part of it again.
+    const onRestarted = await open(restarted.url);
+    const back = await firstDelivery(onLeaf, 'back', onRestarted.subscribe('back'), 'hello');
+    expect(back.string()).toBe('hello');
   });
 });
