@@ -176,6 +176,17 @@ describe.each([
     }
   });
 
+  it('logs a malformed entry of the hub INFO leafnode_urls and stays connected', async () => {
+    const hub = await fakeHub({ ...hubInfo, leafnode_urls: ['127.0.0.1:1', '[::1'] });
+    try {
+      const leaf = await started(kind.leaf(hub.port));
+      await eventually(() => expect(hub.text()).toMatch(/^LS\+ \$LDS\.\S+\r$/m));
+      await eventually(() => expect(leaf.output()).toContain('Error parsing url "[::1"'));
+    } finally {
+      await hub.stop();
+    }
+  });
+
   it('refuses a port whose INFO is not a leaf node port INFO', async () => {
     const { client_id: _, leafnode_urls: __, ...clientInfo } = hubInfo;
     const hub = await fakeHub(clientInfo);
