@@ -277,3 +277,36 @@ it('gives our clients the JetStream of nats-server members, placed in our cluste
 }, 60_000);
 
 it.todo('message tracing: route egress events and Nats-Trace-Hop across routes');
+
+it('carries a message larger than our max_payload from a member that allows it', async () => {
+  const [natsPort, ourPort] = await clusterPorts(2);
+  const nats = await natsMember(natsPort!, [], { config: 'max_payload: 4MB' });
+  running.push(nats);
+  const ours = await ourMember(ourPort!, [natsPort!]);
+  running.push(ours);
+  const got = collect((await open(ours)).subscribe('big'));
+  const big = new Uint8Array(2 * 1024 * 1024).fill(7);
+  const publisher = await open(nats);
+  await eventually(async () => {
+    publisher.publish('big', 'probe');
+    await publisher.flush();
+    await pause(20);
+    expect(got.length).toBeGreaterThan(0);
+  });
+  publisher.publish('big', big);
+  await eventually(() => expect(got.some((m) => m.data.length === big.length)).toBe(true));
+});
+
+it('dials its explicit route again when that member restarts', async () => {
+  const [natsPort, ourPort] = await clusterPorts(2);
+  const nats = await natsMember(natsPort!, []);
+  running.push(nats);
+  const ours = await ourMember(ourPort!, [natsPort!]);
+  running.push(ours);
+  const onOurs = await open(ours);
+  const before = onOurs.subscribe('before');
+  await firstDelivery(await open(nats), 'before', before);
+  await nats.restart();
+  const after = onOurs.subscribe('after');
+  expect((await firstDelivery(await open(nats), 'after', after, 'back')).string()).toBe('back');
+});

@@ -26,7 +26,6 @@ export interface RouteHost {
   readonly options: {
     readonly debug: boolean;
     readonly trace: boolean;
-    readonly maxPayload: number;
     readonly maxPending: number;
     readonly writeDeadline: number;
     readonly pingInterval: number;
@@ -141,8 +140,9 @@ export class RouteConnection {
     this.port = socket.remotePort ?? 0;
     this.label = `${this.ip}:${this.port} - rid:${cid}`;
     const options = host.options;
-    // Route INFOs carry lists of URLs: nats-server allows long lines on non-client connections.
-    this.#parser = new RouteParser((frame) => this.#frame(frame), 1024 * 1024, options.maxPayload);
+    // Route INFOs carry lists of URLs: nats-server allows long lines on non-client connections,
+    // and no payload limit on routes (a member may allow larger payloads than we do).
+    this.#parser = new RouteParser((frame) => this.#frame(frame), 1024 * 1024, Infinity);
     this.#outbound = new Outbound(socket, host.flushQueue, {
       maxPending: options.maxPending,
       writeDeadline: options.writeDeadline,
