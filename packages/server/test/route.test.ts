@@ -1,6 +1,14 @@
 import { headers } from '@nats-io/transport-node';
+import { freePort } from '@slipstream/test-servers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { client, collect, eventually, firstDelivery, pause } from './leafnode-support.js';
+import {
+  client,
+  collect,
+  eventually,
+  firstDelivery,
+  natsServerLeaf,
+  pause,
+} from './leafnode-support.js';
 import type { OfficialConnection } from './official-connection.js';
 import { RawClient } from './raw-client.js';
 import { type ClusterMember, clusterPorts, natsMember, ourMember } from './route-support.js';
@@ -309,4 +317,28 @@ it('dials its explicit route again when that member restarts', async () => {
   await nats.restart();
   const after = onOurs.subscribe('after');
   expect((await firstDelivery(await open(nats), 'after', after, 'back')).string()).toBe('back');
+});
+
+it('carries messages between a leaf of ours and another member of our cluster, both ways', async () => {
+  const [natsPort, ourPort] = await clusterPorts(2);
+  const nats = await natsMember(natsPort!, []);
+  running.push(nats);
+  const leafPort = await freePort();
+  const ours = await ourMember(
+    ourPort!,
+    [natsPort!],
+    {},
+    {
+      leafNodes: { host: '127.0.0.1', port: leafPort },
+    },
+  );
+  running.push(ours);
+  const leaf = await natsServerLeaf(leafPort);
+  running.push({ ...leaf, clusterPort: 0, kill: () => leaf.stop() });
+  const [onLeaf, onMember] = [await client(leaf.url), await open(nats)];
+  connections.push(onLeaf);
+  const down = onLeaf.subscribe('to.leaf');
+  expect((await firstDelivery(onMember, 'to.leaf', down, 'down')).string()).toBe('down');
+  const up = onMember.subscribe('to.member');
+  expect((await firstDelivery(onLeaf, 'to.member', up, 'up')).string()).toBe('up');
 });
