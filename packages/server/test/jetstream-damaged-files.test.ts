@@ -435,6 +435,18 @@ describe('a damaged stream file found at start', () => {
     await writable(client);
   });
 
+  it('an empty messages.last (created, its first write lost to a power loss) is no damage', async () => {
+    await storedAndStopped();
+    truncateSync(lastSequence(), 0);
+    const client = await start();
+
+    const info = await request(client, '$JS.API.STREAM.INFO.S');
+    expect(info.state).toMatchObject({ messages: MESSAGES, last_seq: MESSAGES });
+    expect(errors).toEqual([]);
+    expect((await fetch(`${server!.httpUrl}/healthz`)).status).toBe(200);
+    expect(readFileSync(lastSequence()).readBigUInt64BE(0)).toBe(BigInt(MESSAGES));
+  });
+
   it('a damaged messages.last: moved aside and written again from the database', async () => {
     await storedAndStopped();
     const bytes = readFileSync(lastSequence());
