@@ -67,11 +67,7 @@ export class RemoteLeaf {
     this.#host = host;
     this.#urls = [...options.urls];
     if (!options.noRandomize) this.#urls.sort(() => Math.random() - 0.5);
-    const withLogin = options.urls.find((url) => url.username !== '');
-    this.#login = withLogin && {
-      user: decodeURIComponent(withLogin.username),
-      pass: decodeURIComponent(withLogin.password),
-    };
+    this.#login = loginOf(options.urls.find((url) => url.username !== ''));
     this.#tlsName = options.urls.find((url) => isIP(bareHost(url)) === 0)?.hostname;
   }
 
@@ -82,11 +78,7 @@ export class RemoteLeaf {
 
   /** The user and password to log in with on the current URL: its own, else the configured ones. */
   get login(): { user: string; pass: string } | undefined {
-    const url = this.#current;
-    if (url?.username) {
-      return { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
-    }
-    return this.#login;
+    return loginOf(this.#current) ?? this.#login;
   }
 
   /**
@@ -416,6 +408,12 @@ function strings(value: unknown): string[] {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === 'string')
     : [];
+}
+
+/** The user and password a URL carries (`user:password@`), if any. */
+function loginOf(url: URL | undefined): { user: string; pass: string } | undefined {
+  if (!url?.username) return undefined;
+  return { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) };
 }
 
 function isWebSocket(url: URL): boolean {
