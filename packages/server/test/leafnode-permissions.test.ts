@@ -1,5 +1,9 @@
-import { connect } from '@nats-io/transport-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
+import { TestOperator } from '@slipstream/test-servers';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { PermissionsOptions } from '../src/index.js';
 import {
   collect,
@@ -109,6 +113,61 @@ describe('permissions of the user a leaf logs in as', () => {
     running.push(leaf);
     await expectOnlyPermittedTraffic(await open(hub), await open(leaf));
   });
+});
+
+describe('permissions of the user JWT a leaf logs in with, in operator mode', () => {
+  /** The operator, its account APP with a limited leaf user, the leaf's .creds file. */
+  function operatorSetup() {
+    const operator = new TestOperator();
+    const app = operator.account('APP');
+    const leafUser = app.user('leaf', { pub: { allow: ['up.>'] }, sub: { allow: ['down.>'] } });
+    const dir = mkdtempSync(join(tmpdir(), 'leaf-perms-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const creds = join(dir, 'leaf.creds');
+    writeFileSync(creds, leafUser.creds);
+    return { operator, app, creds };
+  }
+
+  const operatorHubs = {
+    'nats-server': (operator: TestOperator) => natsServerHub('', operator.config()),
+    ours: (operator: TestOperator) =>
+      ourHub(undefined, {
+        operator: {
+          jwts: [operator.jwt],
+          resolver: { type: 'memory', preload: operator.preload() },
+        },
+        systemAccount: operator.system.publicKey,
+      }),
+  };
+  const credentialLeaves = {
+    'nats-server': (port: number, creds: string) =>
+      natsServerWith(
+        `reconnect: 1, remotes = [ { url: "nats-leaf://127.0.0.1:${port}", credentials: "${creds}" } ]`,
+      ),
+    ours: (port: number, creds: string) => ourLeaf(port, { credentials: creds }),
+  };
+
+  it.each([
+    { hub: 'nats-server', leaf: 'nats-server' },
+    { hub: 'nats-server', leaf: 'ours' },
+    { hub: 'ours', leaf: 'nats-server' },
+    { hub: 'ours', leaf: 'ours' },
+  ] as const)(
+    'limit what crosses: $leaf leaf of $hub hub',
+    async ({ hub: hubKind, leaf: leafKind }) => {
+      const { operator, app, creds } = operatorSetup();
+      const hub = await operatorHubs[hubKind](operator);
+      running.push(hub);
+      const leaf = await credentialLeaves[leafKind](hub.leafPort!, creds);
+      running.push(leaf);
+      const onHub = await connect({
+        servers: hub.url,
+        authenticator: credsAuthenticator(new TextEncoder().encode(app.user('client').creds)),
+      });
+      connections.push(onHub);
+      await expectOnlyPermittedTraffic(onHub, await open(leaf));
+    },
+  );
 });
 
 describe.each(Object.entries(hubs))(
