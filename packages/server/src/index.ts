@@ -32,7 +32,7 @@ export {
   type JetStreamOptions,
   type ServerOptions,
 } from './options.js';
-export type { ClusterOptions } from './route/route-options.js';
+export type { ClusterOptions, ClusterTlsOptions } from './route/route-options.js';
 export { type NatsServer, startServer } from './server.js';
 export type { TlsOptions } from './tls/tls-options.js';
 export { NATS_COMPATIBLE_VERSION, VERSION } from './version.js';

@@ -17,6 +17,12 @@ export interface CertificateFiles {
   aliceKeyFile: string;
   /** A second CA's certificate: it signed none of the above. */
   otherCaFile: string;
+  /**
+   * A cluster member's certificate for 127.0.0.1/localhost, for server and client use both: a
+   * route's two ends each show theirs (nats-server verifies routes both ways).
+   */
+  memberCertFile: string;
+  memberKeyFile: string;
 }
 
 const day = 24 * 60 * 60 * 1000;
@@ -63,6 +69,18 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
       ],
     },
   ]);
+  const member = await issue('localhost', [
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 2, value: 'localhost' },
+        { type: 7, ip: '127.0.0.1' },
+      ],
+    },
+  ]);
   const client = await issue('client', [
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, critical: true },
@@ -97,6 +115,8 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
     aliceCertFile: join(dir, 'alice.pem'),
     aliceKeyFile: join(dir, 'alice-key.pem'),
     otherCaFile: join(dir, 'other-ca.pem'),
+    memberCertFile: join(dir, 'member.pem'),
+    memberKeyFile: join(dir, 'member-key.pem'),
   };
   await Promise.all([
     writeFile(files.caFile, ca.cert),
@@ -107,6 +127,8 @@ async function writeTestCertificates(dir: string): Promise<CertificateFiles> {
     writeFile(files.aliceCertFile, alice.cert),
     writeFile(files.aliceKeyFile, alice.private),
     writeFile(files.otherCaFile, other.cert),
+    writeFile(files.memberCertFile, member.cert),
+    writeFile(files.memberKeyFile, member.private),
   ]);
   return files;
 }

@@ -1,4 +1,18 @@
 import { ServerError } from '../errors.js';
+import type { ContextTlsOptions } from '../tls/secure-context.js';
+
+/**
+ * TLS on routes, both ways as nats-server's cluster `tls {}`: the route port handshakes first
+ * (before any INFO) and requires a certificate signed by `ca`; a route we dial shows `cert` and
+ * checks the other member's against `ca` (and its name or IP), unless `insecure`.
+ */
+export interface ClusterTlsOptions extends ContextTlsOptions {
+  ca: string | Uint8Array;
+  /** Do not check the certificate of the members we dial. */
+  insecure?: boolean;
+  /** Milliseconds the handshake may take. Default 2000. */
+  timeout?: number;
+}
 
 /**
  * nats-server's `cluster {}`: the port the other members of a cluster connect to, the routes we
@@ -26,6 +40,7 @@ export interface ClusterOptions {
   connectRetries?: number;
   /** Milliseconds between attempts at an explicit route. Default 1000 (nats-server's DEFAULT_ROUTE_RECONNECT). */
   reconnectInterval?: number;
+  tls?: ClusterTlsOptions;
 }
 
 export interface ResolvedClusterOptions {
@@ -39,8 +54,11 @@ export interface ResolvedClusterOptions {
   noAdvertise: boolean;
   connectRetries: number;
   reconnectInterval: number;
+  tls: (ClusterTlsOptions & { timeout: number }) | undefined;
 }
 
+/** nats-server's default TLS handshake timeout. */
+const DEFAULT_TLS_TIMEOUT = 2_000;
 /** nats-server's DEFAULT_ROUTE_PORT. */
 const DEFAULT_PORT = 6222;
 const DEFAULT_RECONNECT_INTERVAL = 1_000;
@@ -67,6 +85,10 @@ export function resolveCluster(
     throw invalid(`reconnectInterval must be milliseconds, got ${interval}`);
   }
   const auth = given.authorization;
+  const tls = given.tls;
+  if (tls && (!tls.cert || !tls.key || !tls.ca)) {
+    throw invalid("tls needs a cert, a key and the ca that signed the members' certificates");
+  }
   return {
     name: given.name || generatedName(),
     host: given.host,
@@ -78,6 +100,7 @@ export function resolveCluster(
     noAdvertise: given.noAdvertise ?? false,
     connectRetries: retries,
     reconnectInterval: interval,
+    tls: tls && { ...tls, timeout: tls.timeout ?? DEFAULT_TLS_TIMEOUT },
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import type { SecureContext } from 'node:tls';
 import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
 import { Bridge } from '../accounts/forward.js';
@@ -16,11 +17,13 @@ import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
 import type { Subscription } from '../subscription.js';
+import { secureContextFor } from '../tls/secure-context.js';
 import type { TrafficStats } from '../traffic-stats.js';
 import { RouteConnection, type RouteHost, RouteLink } from './route-connection.js';
 import { RouteInterest } from './route-interest.js';
 import type { ResolvedClusterOptions } from './route-options.js';
 import type { RouteFrame } from './route-parser.js';
+import { acceptRouteTls, dialRouteTls } from './route-tls.js';
 import type { MonitoredRoutes, RouteView } from './route-view.js';
 
 /** What the routes need of the server. */
@@ -98,6 +101,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
   /** URLs that led back to ourselves. */
   readonly #self = new Set<string>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** The route port's TLS context, with cluster TLS. */
+  readonly #secureContext: SecureContext | undefined;
   #listener: Server | undefined;
   #port: number | undefined;
   #closing = false;
@@ -105,6 +110,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
   constructor(server: RouteServer, options: ResolvedClusterOptions) {
     this.#server = server;
     this.#options = options;
+    this.#secureContext = options.tls && secureContextFor(options.tls);
   }
 
   get logger(): Logger {
@@ -393,6 +399,23 @@ export class Routes implements RouteHost, MonitoredRoutes {
       socket.destroy();
       return;
     }
+    const tls = this.#options.tls;
+    if (!tls) {
+      this.#accepted(socket);
+      return;
+    }
+    const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+    acceptRouteTls(socket, this.#secureContext!, tls).then(
+      (secure) => {
+        if (this.#closing) secure.destroy();
+        else this.#accepted(secure);
+      },
+      (error: Error) => this.logger.error(`${peer} - TLS route handshake error: ${error.message}`),
+    );
+  }
+
+  /** An accepted route is connected (TLS done, with cluster TLS): our INFO goes out. */
+  #accepted(socket: Socket): void {
     const route = this.#open(socket, false);
     const info = this.#routeInfo();
     route.send(`INFO ${info}`, `INFO ${info}\r\n`);
@@ -420,57 +443,71 @@ export class Routes implements RouteHost, MonitoredRoutes {
       if (this.#dialling.has(key)) return;
       this.#dialling.add(key);
     }
+    const failed = (error: Error) => {
+      const text = `Error trying to connect to route (attempt ${attempt}): ${error.message}`;
+      if (attempt === 1 || attempt % 60 === 0) this.logger.error(text);
+      else if (this.options.debug) this.logger.debug(text);
+      if (!forever && attempt > this.#options.connectRetries) {
+        this.#dialling.delete(key);
+        return;
+      }
+      this.#dial(url, forever, this.#options.reconnectInterval, attempt + 1);
+    };
     const timer = setTimeout(
       () => {
         this.#timers.delete(timer);
         if (this.#closing) return;
-        const socket = createConnection({
-          host: url.hostname.replace(/^\[|\]$/g, ''),
-          port: Number(url.port),
-        });
-        const failed = (error: Error) => {
+        const host = url.hostname.replace(/^\[|\]$/g, '');
+        const socket = createConnection({ host, port: Number(url.port) });
+        const refused = (error: Error) => {
           socket.destroy();
-          const text = `Error trying to connect to route (attempt ${attempt}): ${error.message}`;
-          if (attempt === 1 || attempt % 60 === 0) this.logger.error(text);
-          else if (this.options.debug) this.logger.debug(text);
-          if (!forever && attempt > this.#options.connectRetries) {
-            this.#dialling.delete(key);
-            return;
-          }
-          this.#dial(url, forever, this.#options.reconnectInterval, attempt + 1);
+          failed(error);
         };
-        socket.once('error', failed);
+        socket.once('error', refused);
         socket.once('connect', () => {
-          socket.off('error', failed);
-          this.#dialling.delete(key);
-          if (this.#closing) {
-            socket.destroy();
+          socket.off('error', refused);
+          const tls = this.#options.tls;
+          if (!tls) {
+            this.#solicited(socket, url);
             return;
           }
-          const route = this.#open(socket, true);
-          route.url = url;
-          route.begin(undefined);
-          const user = url.username ? decodeURIComponent(url.username) : this.#options.user;
-          const pass = url.username ? decodeURIComponent(url.password) : this.#options.password;
-          const connect = JSON.stringify({
-            echo: true,
-            verbose: false,
-            pedantic: false,
-            ...(user ? { user } : {}),
-            ...(pass ? { pass } : {}),
-            tls_required: false,
-            headers: true,
-            name: this.#server.serverId,
-            cluster: this.#options.name,
-          });
-          route.send(`CONNECT ${connect}`, `CONNECT ${connect}\r\n`);
-          const info = this.#routeInfo();
-          route.send(`INFO ${info}`, `INFO ${info}\r\n`);
+          dialRouteTls(socket, tls, host).then(
+            (secure) => this.#solicited(secure, url),
+            (error: Error) => failed(new Error(`TLS route handshake error: ${error.message}`)),
+          );
         });
       },
       delay + (delay > 0 ? Math.random() * RECONNECT_JITTER : 0),
     );
     this.#timers.add(timer);
+  }
+
+  /** A route we dialled is connected (TLS done, with cluster TLS): CONNECT and INFO go out. */
+  #solicited(socket: Socket, url: URL): void {
+    this.#dialling.delete(url.host);
+    if (this.#closing) {
+      socket.destroy();
+      return;
+    }
+    const route = this.#open(socket, true);
+    route.url = url;
+    route.begin(undefined);
+    const user = url.username ? decodeURIComponent(url.username) : this.#options.user;
+    const pass = url.username ? decodeURIComponent(url.password) : this.#options.password;
+    const connect = JSON.stringify({
+      echo: true,
+      verbose: false,
+      pedantic: false,
+      ...(user ? { user } : {}),
+      ...(pass ? { pass } : {}),
+      tls_required: this.#options.tls !== undefined,
+      headers: true,
+      name: this.#server.serverId,
+      cluster: this.#options.name,
+    });
+    route.send(`CONNECT ${connect}`, `CONNECT ${connect}\r\n`);
+    const info = this.#routeInfo();
+    route.send(`INFO ${info}`, `INFO ${info}\r\n`);
   }
 
   /** Our route INFO (nats-server's routeInfo). */
@@ -486,6 +523,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
       port: this.#port,
       headers: true,
       ...(this.#options.user !== undefined ? { auth_required: true } : {}),
+      ...(this.#options.tls ? { tls_required: true, tls_verify: true } : {}),
       max_payload: this.#server.options.maxPayload,
       cluster: this.#options.name,
       ...(this.#options.noAdvertise ? {} : { connect_urls: this.ownClientUrls() }),
