@@ -132,14 +132,13 @@ export class WebSocketConnection extends Duplex {
   }
 
   #enqueueCompressed(bytes: Uint8Array, last: boolean): void {
-    for (let at = 0; at < bytes.length; at += INFLATE_PIECE) {
-      this.#steps.push({
-        kind: 'inflate',
-        bytes: bytes.subarray(at, at + INFLATE_PIECE),
-        last: false,
-      });
+    for (let at = 0; at < bytes.length || (last && at === 0); at += INFLATE_PIECE) {
+      let piece = bytes.subarray(at, at + INFLATE_PIECE);
+      const ends = last && at + INFLATE_PIECE >= bytes.length;
+      // The message's tail goes with its last piece: one inflation, not two, per small message.
+      if (ends) piece = Buffer.concat([piece, DEFLATE_TAIL]);
+      this.#steps.push({ kind: 'inflate', bytes: piece, last: ends });
     }
-    if (last) this.#steps.push({ kind: 'inflate', bytes: DEFLATE_TAIL, last: true });
     this.#drain();
   }
 
