@@ -2,6 +2,7 @@ import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type ClusterTlsOptions,
   checkOptions,
   createConsoleLogger,
   type JetStreamOptions,
@@ -15,7 +16,7 @@ import {
   startServer,
   type TlsOptions,
 } from '@slipstream/server';
-import { toClusterOptions } from './cluster-settings.js';
+import { readClusterTlsFiles, toClusterOptions } from './cluster-settings.js';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { readLeafNodeFiles } from './leafnode-files.js';
@@ -68,10 +69,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   let tls: TlsOptions | undefined;
   let websocketTls: TlsOptions | undefined;
   let leafNodes: LeafNodeOptions | undefined;
+  let clusterTls: ClusterTlsOptions | undefined;
   try {
     tls = readTlsFiles(given.tls);
     websocketTls = readTlsFiles(given.websocket?.tls);
     leafNodes = readLeafNodeFiles(given.leafNodes);
+    clusterTls = readClusterTlsFiles(given.cluster?.tls);
   } catch (error) {
     if (!(error instanceof TlsSetupError)) throw error;
     stderr.error(error.message);
@@ -88,6 +91,7 @@ export async function main(argv: readonly string[]): Promise<number> {
           tls,
           websocketTls,
           leafNodes,
+          clusterTls,
         ),
       );
     } catch (error) {
@@ -115,7 +119,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const stopOnSignal = trapStopSignals(log);
   let server: NatsServer;
   try {
-    server = await startServer(toServerOptions(settings, log, tls, websocketTls, leafNodes));
+    server = await startServer(
+      toServerOptions(settings, log, tls, websocketTls, leafNodes, clusterTls),
+    );
   } catch (error) {
     log.error(`could not start: ${(error as Error).message}`);
     return 1;
@@ -151,6 +157,8 @@ export function toServerOptions(
   websocketTls?: TlsOptions,
   /** `settings.leafNodes` with its TLS files read ({@link readLeafNodeFiles}). */
   leafNodes?: LeafNodeOptions,
+  /** `settings.cluster.tls` with its files read ({@link readClusterTlsFiles}). */
+  clusterTls?: ClusterTlsOptions,
 ): ServerOptions {
   const ws = settings.websocket;
   return {
@@ -183,7 +191,7 @@ export function toServerOptions(
     // As in nats-server, a websocket block without a port opens no listener.
     websocket: ws?.port ? { ...ws, port: ws.port, tls: websocketTls } : undefined,
     leafNodes,
-    cluster: toClusterOptions(settings.cluster),
+    cluster: toClusterOptions(settings.cluster, clusterTls),
     tls,
     debug: settings.debug,
     trace: settings.trace,

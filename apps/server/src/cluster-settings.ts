@@ -1,5 +1,6 @@
-import { type ClusterOptions, ServerError } from '@slipstream/server';
+import { type ClusterOptions, type ClusterTlsOptions, ServerError } from '@slipstream/server';
 import type { Settings } from './settings.js';
+import { readPem } from './tls-files.js';
 
 /** A cluster setting nats-server would refuse too, refused as the library refuses its options. */
 function invalid(message: string): ServerError {
@@ -12,10 +13,14 @@ function invalid(message: string): ServerError {
  * with credentials, the routes' authorization; `--routes` is a comma-separated list. As in
  * nats-server, a cluster runs only with a port to listen on.
  */
-export function toClusterOptions(cluster: Settings['cluster']): ClusterOptions | undefined {
+export function toClusterOptions(
+  cluster: Settings['cluster'],
+  /** `cluster.tls` with its files read ({@link readClusterTlsFiles}). */
+  tls?: ClusterTlsOptions,
+): ClusterOptions | undefined {
   if (!cluster) return undefined;
-  const { listen, routes, ...rest } = cluster;
-  const options: ClusterOptions = { ...rest };
+  const { listen, routes, tls: _files, ...rest } = cluster;
+  const options: ClusterOptions = { ...rest, ...(tls ? { tls } : {}) };
   if (listen !== undefined && /^-?\d+$/.test(listen)) {
     options.port = Number(listen);
   } else if (listen !== undefined) {
@@ -45,4 +50,18 @@ export function toClusterOptions(cluster: Settings['cluster']): ClusterOptions |
       .filter((route) => route !== '');
   }
   return options;
+}
+
+/** The cluster TLS files read, at the start (a bad one stops it, as the client port's do). */
+export function readClusterTlsFiles(
+  tls: NonNullable<Settings['cluster']>['tls'],
+): ClusterTlsOptions | undefined {
+  if (!tls) return undefined;
+  return {
+    cert: readPem(tls.cert, 'certificate'),
+    key: readPem(tls.key, 'private key'),
+    ca: readPem(tls.ca, 'CA certificate'),
+    ...(tls.insecure ? { insecure: true } : {}),
+    ...(tls.timeout ? { timeout: tls.timeout } : {}),
+  };
 }

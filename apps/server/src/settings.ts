@@ -85,9 +85,15 @@ export interface Settings
   /**
    * nats-server's `cluster {}` and cluster flags: the library's options, with `listen`
    * (`[nats://][user:pass@]host:port` of --cluster, or the block's `host:port`) and `routes` as
-   * given (--routes is one comma-separated string); `authorization.timeout` in milliseconds.
+   * given (--routes is one comma-separated string); `authorization.timeout` in milliseconds;
+   * `tls` names files.
    */
-  cluster?: Omit<ClusterOptions, 'routes'> & { listen?: string; routes?: string[] | string };
+  cluster?: Omit<ClusterOptions, 'routes' | 'tls'> & {
+    listen?: string;
+    routes?: string[] | string;
+    /** File names, read when the server starts; `timeout` in milliseconds. */
+    tls?: { cert: string; key: string; ca: string; insecure?: boolean; timeout?: number };
+  };
   /** nats-server's `websocket {}`; `tls` as below, `handshakeTimeout` in milliseconds. */
   websocket?: {
     host?: string;

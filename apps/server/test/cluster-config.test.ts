@@ -33,7 +33,6 @@ describe('cluster {}', () => {
   });
 
   it.each([
-    ['tls', 'tls { verify: true }'],
     ['permissions', 'permissions { import: "a.>" }'],
     ['advertise', 'advertise: "x:6222"'],
     ['pool_size', 'pool_size: 3'],
@@ -42,6 +41,21 @@ describe('cluster {}', () => {
   ])('refuses the cluster key %s it does not implement, naming it', (key, line) => {
     const error = thrown(ConfigError, () => load(`cluster {\n port: 6222\n ${line}\n}`));
     expect(error.message).toContain(`cluster key "${key}" not supported yet`);
+  });
+
+  it('maps cluster tls {} to file names, and refuses a tls key it does not implement', () => {
+    const block = (more: string) => `cluster {
+      port: 6222
+      tls { cert_file: m.pem, key_file: m-key.pem, ca_file: ca.pem, verify: true, timeout: 3${more} }
+    }`;
+    expect(load(block('')).settings.cluster?.tls).toEqual({
+      cert: 'm.pem',
+      key: 'm-key.pem',
+      ca: 'ca.pem',
+      timeout: 3000,
+    });
+    const error = thrown(ConfigError, () => load(block(', pinned_certs: [abc]')));
+    expect(error.message).toContain('cluster tls key "pinned_certs" not supported yet');
   });
 
   it('lets flags override the block, --cluster credentials becoming the routes login', () => {
