@@ -393,7 +393,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     // by an accept loop that must keep up with the kernel's queue.
     this.#infoHead ??= JSON.stringify({
       ...this.info,
-      ...(this.options.cluster ? { cluster: this.options.cluster.name } : {}),
+      ...(this.options.cluster ? { cluster: this.routes?.name ?? this.options.cluster.name } : {}),
       ...this.#connectUrls(),
       ...(this.#inLameDuck ? { ldm: true } : {}),
     }).slice(0, -1);

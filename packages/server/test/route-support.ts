@@ -31,13 +31,13 @@ function routeUrls(ports: readonly number[], credentials = ''): string[] {
 export async function natsMember(
   clusterPort: number,
   routes: readonly number[],
-  { extra = '', config = '', credentials = '', jetstream = false } = {},
+  { extra = '', config = '', credentials = '', jetstream = false, name = CLUSTER } = {},
 ): Promise<ClusterMember> {
   const list = routeUrls(routes, credentials)
     .map((url) => `"${url}"`)
     .join(', ');
   let process: RunningNatsServer = await startNatsServer({
-    config: `${config}\ncluster {\n name: ${CLUSTER}\n host: 127.0.0.1\n port: ${clusterPort}\n routes: [${list}]\n ${extra}\n}`,
+    config: `${config}\ncluster {\n ${name ? `name: ${name}` : ''}\n host: 127.0.0.1\n port: ${clusterPort}\n routes: [${list}]\n ${extra}\n}`,
     args: ['-DV'],
     jetstream,
   });

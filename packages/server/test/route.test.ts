@@ -342,3 +342,31 @@ it('carries messages between a leaf of ours and another member of our cluster, b
   const up = onMember.subscribe('to.member');
   expect((await firstDelivery(onLeaf, 'to.member', up, 'up')).string()).toBe('up');
 });
+
+describe('a cluster name generated for want of one (dynamic)', () => {
+  it("gives way to a nats-server member's configured name, and a nameless nats-server takes ours", async () => {
+    const [natsPort, ourPort, namelessPort] = await clusterPorts(3);
+    const nats = await natsMember(natsPort!, []);
+    running.push(nats);
+    const ours = await ourMember(ourPort!, [natsPort!], { name: undefined });
+    running.push(ours);
+    const onOurs = await open(ours);
+    const sub = onOurs.subscribe('named');
+    await firstDelivery(await open(nats), 'named', sub);
+    await eventually(() => expect((onOurs.info as { cluster?: string }).cluster).toBe('C'));
+    const nameless = await natsMember(namelessPort!, [ourPort!], { name: '' });
+    running.push(nameless);
+    const fromNameless = onOurs.subscribe('nameless');
+    await firstDelivery(await open(nameless), 'nameless', fromNameless);
+  });
+
+  it('lets two of ours without names agree on one', async () => {
+    const [first, second] = await clusterPorts(2);
+    const a = await ourMember(first!, [], { name: undefined });
+    running.push(a);
+    const b = await ourMember(second!, [first!], { name: undefined });
+    running.push(b);
+    const sub = (await open(a)).subscribe('agreed');
+    await firstDelivery(await open(b), 'agreed', sub);
+  });
+});

@@ -20,7 +20,11 @@ export interface ClusterTlsOptions extends ContextTlsOptions {
  * learns of the others from the routes it has and connects to them too.
  */
 export interface ClusterOptions {
-  /** The cluster's name; every member must have the same. Default: a generated one. */
+  /**
+   * The cluster's name; every member must have the same. Default: a generated one, which gives
+   * way to another member's configured name (or a greater generated one), as nats-server's
+   * dynamic cluster names do.
+   */
   name?: string;
   /** Interface of the route port. Default: the client `host`. */
   host?: string;
@@ -45,6 +49,8 @@ export interface ClusterOptions {
 
 export interface ResolvedClusterOptions {
   name: string;
+  /** True when the name was generated (nats-server's dynamic cluster name). */
+  dynamicName: boolean;
   host: string | undefined;
   port: number;
   routes: URL[];
@@ -91,6 +97,7 @@ export function resolveCluster(
   }
   return {
     name: given.name || generatedName(),
+    dynamicName: !given.name,
     host: given.host,
     port: port === -1 ? 0 : port,
     routes: (given.routes ?? []).map((text) => routeUrl(text)),

@@ -64,6 +64,7 @@ interface RouteInfo {
   port?: unknown;
   ip?: unknown;
   cluster?: unknown;
+  cluster_dynamic?: unknown;
   headers?: unknown;
   auth_required?: unknown;
   connect_urls?: unknown;
@@ -73,6 +74,7 @@ interface RouteInfo {
 
 /** nats-server's route CONNECT (connectInfo); a client's has `lang`, a gateway's `gateway`. */
 interface RouteConnect {
+  cluster_dynamic?: unknown;
   user?: unknown;
   pass?: unknown;
   name?: unknown;
@@ -105,12 +107,17 @@ export class Routes implements RouteHost, MonitoredRoutes {
   readonly #secureContext: SecureContext | undefined;
   #listener: Server | undefined;
   #port: number | undefined;
+  /** The cluster's name: ours, or another member's once ours, generated, gave way to it. */
+  #name: string;
+  #dynamicName: boolean;
   #closing = false;
 
   constructor(server: RouteServer, options: ResolvedClusterOptions) {
     this.#server = server;
     this.#options = options;
     this.#secureContext = options.tls && secureContextFor(options.tls);
+    this.#name = options.name;
+    this.#dynamicName = options.dynamicName;
   }
 
   get logger(): Logger {
@@ -134,7 +141,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
   }
 
   get name(): string {
-    return this.#options.name;
+    return this.#name;
   }
 
   /** The bound route port, once open. */
@@ -176,7 +183,10 @@ export class Routes implements RouteHost, MonitoredRoutes {
     this.#port = await listen(listener, this.host, this.#options.port);
     this.#listener = listener;
     listener.on('error', (error) => this.logger.error(`Route listener error: ${error.message}`));
-    this.logger.info(`Cluster name is ${this.#options.name}`);
+    this.logger.info(`Cluster name is ${this.#name}`);
+    if (this.#dynamicName) {
+      this.logger.warn('Cluster name was dynamically generated, consider setting one');
+    }
     this.logger.info(`Listening for route connections on ${this.host}:${this.#port}`);
     for (const url of this.#options.routes) this.#dial(url, true);
   }
@@ -281,8 +291,11 @@ export class Routes implements RouteHost, MonitoredRoutes {
         return;
       }
     }
-    if (connect.cluster !== this.#options.name) {
-      const text = `Rejecting connection, cluster name "${String(connect.cluster)}" does not match "${this.#options.name}"`;
+    if (
+      connect.cluster !== this.#name &&
+      !this.#adoptName(route, connect.cluster, connect.cluster_dynamic)
+    ) {
+      const text = `Rejecting connection, cluster name "${String(connect.cluster)}" does not match "${this.#name}"`;
       this.logger.error(`${route.label} - ${text}`);
       route.close('Cluster Name Conflict', text);
       return;
@@ -311,7 +324,12 @@ export class Routes implements RouteHost, MonitoredRoutes {
       route.close('Duplicate Route');
       return;
     }
-    if (typeof info.cluster === 'string' && info.cluster !== '' && info.cluster !== this.name) {
+    if (
+      typeof info.cluster === 'string' &&
+      info.cluster !== '' &&
+      info.cluster !== this.#name &&
+      !this.#adoptName(route, info.cluster, info.cluster_dynamic)
+    ) {
       this.logger.error(
         `${route.label} - Rejecting route, cluster name "${info.cluster}" does not match "${this.name}"`,
       );
@@ -353,6 +371,24 @@ export class Routes implements RouteHost, MonitoredRoutes {
     if (this.#members.size > 1) this.#gossip(route, info, host, port);
     if (route.connectUrls.length > 0 && !this.#options.noAdvertise)
       this.#server.connectUrlsChanged();
+  }
+
+  /**
+   * nats-server's dynamic cluster names: a generated name of ours gives way to another member's
+   * configured one, or to a greater generated one; the routes made under the old name go (they
+   * reconnect under the new one). False when ours stays and the route must go.
+   */
+  #adoptName(route: RouteConnection, theirs: unknown, dynamic: unknown): boolean {
+    if (typeof theirs !== 'string' || theirs === '' || !this.#dynamicName) return false;
+    if (dynamic === true && this.#name >= theirs) return false;
+    this.logger.info(`${route.label} - Cluster name changed from ${this.#name} to ${theirs}`);
+    this.#name = theirs;
+    this.#dynamicName = dynamic === true;
+    for (const other of [...this.#connections]) {
+      if (other !== route) other.close('Cluster Name Conflict');
+    }
+    this.#server.connectUrlsChanged();
+    return true;
   }
 
   /** Tells the other members of a new one (nats-server's forwardNewRouteInfoToKnownServers). */
@@ -503,7 +539,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
       tls_required: this.#options.tls !== undefined,
       headers: true,
       name: this.#server.serverId,
-      cluster: this.#options.name,
+      cluster: this.#name,
+      ...(this.#dynamicName ? { cluster_dynamic: true } : {}),
     });
     route.send(`CONNECT ${connect}`, `CONNECT ${connect}\r\n`);
     const info = this.#routeInfo();
@@ -525,7 +562,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
       ...(this.#options.user !== undefined ? { auth_required: true } : {}),
       ...(this.#options.tls ? { tls_required: true, tls_verify: true } : {}),
       max_payload: this.#server.options.maxPayload,
-      cluster: this.#options.name,
+      cluster: this.#name,
+      ...(this.#dynamicName ? { cluster_dynamic: true } : {}),
       ...(this.#options.noAdvertise ? {} : { connect_urls: this.ownClientUrls() }),
     });
   }
