@@ -53,10 +53,14 @@ export async function natsServerHub(extra = '', config = ''): Promise<LeafTestSe
   return natsServerWith(`host: 127.0.0.1\n port: ${leafPort}\n ${extra}`, leafPort, config);
 }
 
-/** nats-server as a leaf of the hub listening on `hubLeafPort`. */
-export function natsServerLeaf(hubLeafPort: number, remote = ''): Promise<LeafTestServer> {
+/** nats-server as a leaf of the hub listening on `hubLeafPort` (a URL of `scheme`). */
+export function natsServerLeaf(
+  hubLeafPort: number,
+  remote = '',
+  scheme = 'nats-leaf',
+): Promise<LeafTestServer> {
   return natsServerWith(
-    `reconnect: 1, remotes = [ { url: "nats-leaf://127.0.0.1:${hubLeafPort}" ${remote} } ]`,
+    `reconnect: 1, remotes = [ { url: "${scheme}://127.0.0.1:${hubLeafPort}" ${remote} } ]`,
   );
 }
 

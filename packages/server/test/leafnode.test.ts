@@ -260,6 +260,23 @@ describe('deny_imports and deny_exports of a remote', () => {
   });
 });
 
+describe('a remote URL with a scheme of its own', () => {
+  // nats.c's KeyValueMirrorCrossDomains configures `url: leaf://127.0.0.1:7422`: nats-server
+  // dials any scheme's host and port (only ws and wss are told apart).
+  it.each([
+    { name: 'nats-server', leaf: (port: number) => natsServerLeaf(port, '', 'leaf') },
+    { name: 'ours', leaf: (port: number) => ourLeaf(port, { urls: [`leaf://127.0.0.1:${port}`] }) },
+  ])('is dialled as a leaf node URL by $name', async ({ leaf: start }) => {
+    const hub = await natsServerHub();
+    running.push(hub);
+    const leaf = await start(hub.leafPort!);
+    running.push(leaf);
+    const onHub = await open(hub);
+    const onLeaf = await open(leaf);
+    await firstDelivery(onLeaf, 'up', onHub.subscribe('up'));
+  });
+});
+
 describe('the CONNECT our leaf sends', () => {
   it('gives the version our INFO advertises', async () => {
     const hub = await natsServerHub();
