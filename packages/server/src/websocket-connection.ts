@@ -90,7 +90,9 @@ export class WebSocketConnection extends Duplex {
     socket.on('end', () => this.#enqueue({ kind: 'end' }));
     socket.on('error', (error) => this.destroy(error));
     socket.on('close', () => this.destroy());
-    if (head.length > 0) this.#reader.read(head);
+    // Bytes that came with the upgrade request are read once the creator has had its turn to
+    // listen: a framing error in them is reported as an 'error', which needs a listener.
+    if (head.length > 0) process.nextTick(() => this.#reader.read(head));
   }
 
   /** Nagle's algorithm, as on a TCP socket. */

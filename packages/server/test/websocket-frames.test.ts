@@ -3,8 +3,10 @@
 // fragmented messages with control frames between the fragments; framing errors closed with
 // nats-server's close status and words (server/websocket.go wsRead at v2.9.10).
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -253,6 +255,25 @@ describe.each(bothServers)('WebSocket frames on $name', (target) => {
     } finally {
       await nc.close();
     }
+  });
+
+  it('survives a broken frame sent in the same packet as the upgrade', async () => {
+    const server = await start({ websocket: {} });
+    const socket = connectTcp({ port: server.wsPort!, host: '127.0.0.1' });
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    const upgrade =
+      'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
+    // An unmasked frame right behind the request: a framing error before anyone listens.
+    socket.write(
+      Buffer.concat([Buffer.from(upgrade), Buffer.from([0x82, 0x04]), Buffer.from('PING')]),
+    );
+    socket.resume();
+    await once(socket, 'close');
+    const client = await open(server);
+    client.ws.send(`${CONNECT}PING\r\n`);
+    await client.waitForText('PONG\r\n');
   });
 
   it("echoes a client's close once its output is written", async () => {
