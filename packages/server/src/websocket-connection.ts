@@ -278,9 +278,10 @@ export class WebSocketConnection extends Duplex {
     const output: Buffer[] = [];
     const collect = (bytes: Buffer) => output.push(bytes);
     deflater.on('data', collect);
-    deflater.write(chunk, () => {
+    deflater.write(chunk, (error) => {
       deflater.off('data', collect);
-      if (this.destroyed) {
+      // An error destroys the connection (the deflater's 'error' handler).
+      if (error || this.destroyed) {
         done();
         return;
       }

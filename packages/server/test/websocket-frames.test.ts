@@ -323,4 +323,29 @@ describe('WebSocket framing errors on our server', () => {
       await server.close();
     }
   });
+
+  it('closes on compressed data that does not inflate, with 1007', async () => {
+    const { lines, logger } = recording();
+    const server = await startServer({
+      port: 0,
+      logger,
+      websocket: { port: 0, noTls: true, compression: true },
+    });
+    try {
+      const client = await FrameClient.open(`ws://127.0.0.1:${server.websocketPort}`, {
+        perMessageDeflate: true,
+      });
+      await client.waitForText('\r\n');
+      client.startFrame(0xc2, 8);
+      await client.payload(Buffer.alloc(8, 0xff));
+      await client.waitFor(() => client.close !== undefined, 'the close');
+      expect(client.close?.code).toBe(1007);
+      expect(client.close?.reason).toMatch(/^invalid compressed data: /);
+      expect(
+        lines.some((line) => line.includes('websocket read error: invalid compressed data')),
+      ).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
 });
