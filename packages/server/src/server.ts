@@ -301,11 +301,15 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     }
   }
 
-  /** connect_urls of the client INFO: ours first, then the other members', once there are any. */
+  /**
+   * connect_urls of the client INFO: ours first, then the other members', once there are any; in
+   * lame duck mode the other members' only, as nats-server's sendLDMToClients.
+   */
   #connectUrls(): { connect_urls?: string[] } {
     const members = this.routes?.memberClientUrls() ?? [];
     if (members.length === 0) return {};
-    return { connect_urls: [...new Set([...this.routes!.ownClientUrls(), ...members])] };
+    const own = this.#inLameDuck ? [] : this.routes!.ownClientUrls();
+    return { connect_urls: [...new Set([...own, ...members])] };
   }
 
   async #startLeafNodes(): Promise<void> {
@@ -539,6 +543,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
     this.logger.info('Entering lame duck mode, stop accepting new clients');
     this.#inLameDuck = true;
     this.#infoHead = undefined;
+    this.routes?.lameDuck();
     const listenerClosed = new Promise<void>((resolve) => this.#listener.close(() => resolve()));
     for (const client of this.clients.values())
       client.sendInfo(this.infoFor(client.cid, client.ip));

@@ -18,6 +18,8 @@ export interface ClusterMember {
   restart(): Promise<void>;
   /** Kills it without a restart (nats-server: SIGKILL). */
   kill(): Promise<void>;
+  /** Enters lame duck mode (nats-server: SIGUSR2). */
+  lameDuck(): void;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function natsMember(
       process = await process.restart();
     },
     kill: () => process.kill('SIGKILL'),
+    lameDuck: () => void process.process.kill('SIGUSR2'),
     stop: () => process.stop(),
   };
 }
@@ -94,6 +97,7 @@ export async function ourMember(
       await server?.close();
       server = undefined;
     },
+    lameDuck: () => void server?.lameDuck(),
     stop: async () => {
       await server?.close();
       server = undefined;

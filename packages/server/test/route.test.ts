@@ -334,7 +334,7 @@ it('carries messages between a leaf of ours and another member of our cluster, b
   );
   running.push(ours);
   const leaf = await natsServerLeaf(leafPort);
-  running.push({ ...leaf, clusterPort: 0, kill: () => leaf.stop() });
+  running.push({ ...leaf, clusterPort: 0, kill: () => leaf.stop(), lameDuck: () => undefined });
   const [onLeaf, onMember] = [await client(leaf.url), await open(nats)];
   connections.push(onLeaf);
   const down = onLeaf.subscribe('to.leaf');
@@ -369,4 +369,23 @@ describe('a cluster name generated for want of one (dynamic)', () => {
     const sub = (await open(a)).subscribe('agreed');
     await firstDelivery(await open(b), 'agreed', sub);
   });
+});
+
+it('stops offering the client URLs of a member in lame duck mode, either way', async () => {
+  const [natsPort, ourPort] = await clusterPorts(2);
+  for (const ducking of ['nats-server', 'slipstream'] as const) {
+    const nats = await natsMember(natsPort!, []);
+    const ours = await ourMember(ourPort!, [natsPort!]);
+    running.push(nats, ours);
+    const [duck, other] = ducking === 'nats-server' ? [nats, ours] : [ours, nats];
+    const watcher = await open(other);
+    const urls = () => (watcher.info as { connect_urls?: string[] }).connect_urls ?? [];
+    const duckUrl = new URL(duck.url).host;
+    await eventually(() => expect(urls()).toContain(duckUrl));
+    duck.lameDuck();
+    // Well within the 10 s grace period, after which a ducking server closes its clients.
+    await eventually(() => expect(urls()).not.toContain(duckUrl), 3_000);
+    await Promise.all(connections.splice(0).map((nc) => nc.close()));
+    for (const member of running.splice(0).reverse()) await member.stop();
+  }
 });

@@ -67,6 +67,7 @@ interface RouteInfo {
   cluster_dynamic?: unknown;
   headers?: unknown;
   auth_required?: unknown;
+  ldm?: unknown;
   connect_urls?: unknown;
   import?: unknown;
   export?: unknown;
@@ -315,8 +316,13 @@ export class Routes implements RouteHost, MonitoredRoutes {
     }
     const id = typeof info.server_id === 'string' ? info.server_id : '';
     if (route.infoReceived) {
-      // News of another member (or an update of this one's, which we have no use for yet).
+      // News of another member, or of this one: in lame duck mode, its clients' URLs are no
+      // longer offered to ours (nats-server's removeConnectURLsAndSendINFOToClients).
       if (id !== '' && id !== route.remoteId) this.#implicit(info, id);
+      else if (info.ldm === true && route.connectUrls.length > 0) {
+        route.connectUrls = [];
+        if (!this.#options.noAdvertise) this.#server.connectUrlsChanged();
+      }
       return;
     }
     if (id === this.#server.serverId) {
@@ -547,8 +553,17 @@ export class Routes implements RouteHost, MonitoredRoutes {
     route.send(`INFO ${info}`, `INFO ${info}\r\n`);
   }
 
+  /**
+   * Lame duck mode: the other members stop offering our client URLs to their clients
+   * (nats-server's sendLDMToRoutes); the routes stay until the shutdown.
+   */
+  lameDuck(): void {
+    const info = this.#routeInfo({ ldm: true });
+    for (const route of this.#members.values()) route.send(`INFO ${info}`, `INFO ${info}\r\n`);
+  }
+
   /** Our route INFO (nats-server's routeInfo). */
-  #routeInfo(): string {
+  #routeInfo(extra: Record<string, unknown> = {}): string {
     const info = this.#server.info;
     return JSON.stringify({
       server_id: this.#server.serverId,
@@ -565,6 +580,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
       cluster: this.#name,
       ...(this.#dynamicName ? { cluster_dynamic: true } : {}),
       ...(this.#options.noAdvertise ? {} : { connect_urls: this.ownClientUrls() }),
+      ...extra,
     });
   }
 
