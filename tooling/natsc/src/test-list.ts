@@ -30,7 +30,7 @@ export type Feature = keyof typeof features;
 /**
  * The suite's tests whose servers use the feature: the test function's own text, or that of a
  * helper it calls (however deep), mentions it. Read from test.c, so it follows whichever version
- * is built.
+ * is built. In the order of the suite's list.
  */
 export function testsUsing(suite: NatsCSuite, feature: Feature): string[] {
   const bodies = functionBodies(readFileSync(join(suite.testDir, 'test.c'), 'utf8'));
@@ -48,11 +48,7 @@ export function testsUsing(suite: NatsCSuite, feature: Feature): string[] {
       }
     }
   }
-  const listed = new Set(suite.tests);
-  return [...using]
-    .filter((name) => name.startsWith('test_'))
-    .map((name) => name.slice('test_'.length))
-    .filter((name) => listed.has(name));
+  return suite.tests.filter((name) => using.has(`test_${name}`));
 }
 
 /**
