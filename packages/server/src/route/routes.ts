@@ -355,7 +355,8 @@ export class Routes implements RouteHost, MonitoredRoutes {
     route.permissions = { import: info.import, export: info.export };
     const host = typeof info.host === 'string' ? info.host : '';
     const port = typeof info.port === 'number' ? info.port : 0;
-    route.url ??= urlOf(host, port);
+    // A member listening on every interface is reached at the address its route came from.
+    route.url ??= urlOf(isWildcard(host) ? route.ip : host, port);
     const existing = this.#members.get(id);
     if (existing) {
       // Both members dialled each other: keep the first, and let it be redialled should the
@@ -619,6 +620,10 @@ function stringList(value: unknown): string[] {
 
 function joinHostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function isWildcard(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::';
 }
 
 function urlOf(host: string, port: number): URL {
