@@ -56,6 +56,27 @@ export interface FrameSink<F> {
   error(error: ProtocolError): void;
 }
 
+/**
+ * What a server-side sink may add to take PUB and HPUB without a frame object: the parser then
+ * calls `publish` instead of `frame` for them, with the message's bytes as offsets into `bytes`
+ * (the chunk given to `parse()`, or the buffer a message spanning chunks was assembled in):
+ * the header block is `bytes[start, headersEnd)` (empty for PUB and for an HPUB with a
+ * zero-length block), the payload `bytes[headersEnd, end)`. A receiver that drops or only counts
+ * a message never needs a view of it, so a publish nobody listens to allocates nothing. The
+ * same rules as for a frame's views apply to `bytes` (see ops.ts).
+ */
+export interface PublishSink {
+  publish(
+    subject: string,
+    reply: string | undefined,
+    bytes: Uint8Array,
+    start: number,
+    headersEnd: number,
+    end: number,
+    hpub: boolean,
+  ): void;
+}
+
 export const DEFAULT_MAX_CONTROL_LINE = 4096;
 export const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -97,6 +118,8 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   maxPayload: number;
 
   private readonly sink: FrameSink<F>;
+  /** The sink, when it takes PUB and HPUB through {@link PublishSink} (server side only). */
+  private readonly publishSink: PublishSink | undefined;
   private readonly accepts: number;
   private readonly serverSide: boolean;
   private mode = LINE;
@@ -137,6 +160,10 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   ) {
     this.sink = sink;
     this.serverSide = serverSide;
+    this.publishSink =
+      serverSide && typeof (sink as Partial<PublishSink>).publish === 'function'
+        ? (sink as unknown as PublishSink)
+        : undefined;
     this.accepts = serverSide ? SERVER_SIDE_OPS : CLIENT_SIDE_OPS;
     this.maxControlLine = options?.maxControlLine ?? DEFAULT_MAX_CONTROL_LINE;
     this.maxPayload = options?.maxPayload ?? DEFAULT_MAX_PAYLOAD;
@@ -200,7 +227,23 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
         return;
     }
     const end = chunk.length;
+    // Only a server reads PUB; `PUB ` is 0x50 0x55 0x42 and a space.
+    const plainPubs = this.serverSide;
     while (pos >= 0 && pos < end) {
+      if (
+        plainPubs &&
+        chunk[pos] === 0x50 &&
+        pos + 4 < end &&
+        chunk[pos + 1] === 0x55 &&
+        chunk[pos + 2] === 0x42 &&
+        chunk[pos + 3] === SPACE
+      ) {
+        const next = this.plainPub(chunk, pos + 4, end);
+        if (next >= 0) {
+          pos = next;
+          continue;
+        }
+      }
       const op = classify(chunk, pos, end);
       let lf: number;
       let result: number;
@@ -228,6 +271,50 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
       if (result === FAILED) return;
       pos = result === NEEDS_BODY ? this.startBody(chunk, lf + 1) : lf + 1;
     }
+  }
+
+  /**
+   * The usual PUB, written the way clients write it, read without the general path's steps:
+   * `PUB subject [reply] size` in upper case with single spaces, ASCII, CRLF, and its payload
+   * and CRLF inside this chunk. `at` is just past `PUB `. Returns where the next line starts, or
+   * -1 for anything else (a tab, a bad size, a limit exceeded, a payload that runs past the
+   * chunk...), which the general path then reads from the line's start as if this had not
+   * looked: nothing is changed before the line is known to be of this form.
+   */
+  private plainPub(chunk: Uint8Array, at: number, end: number): number {
+    let i = at;
+    let byte = 0;
+    let bits = 0;
+    let hash = SUBJECT_HASH_SEED;
+    while (i < end && (byte = chunk[i]) > SPACE) {
+      bits |= byte;
+      hash = Math.imul(hash ^ byte, SUBJECT_HASH_PRIME);
+      i++;
+    }
+    if (i === at || byte !== SPACE || i === end) return -1;
+    const subjectEnd = i;
+    let fieldStart = ++i;
+    while (i < end && (byte = chunk[i]) > SPACE) bits |= chunk[i++];
+    let replyEnd = -1;
+    if (byte === SPACE && i > fieldStart) {
+      replyEnd = i;
+      fieldStart = ++i;
+      while (i < end && (byte = chunk[i]) > SPACE) bits |= chunk[i++];
+    }
+    if (i === fieldStart || byte !== CR || i + 1 >= end || chunk[i + 1] !== LF || bits >= 0x80) {
+      return -1;
+    }
+    const size = parseSize(chunk, fieldStart, i);
+    if (size < 0 || size > this.maxPayload || i - at > this.maxControlLine) return -1;
+    const payloadStart = i + 2;
+    const payloadEnd = payloadStart + size;
+    if (payloadEnd + 2 > end || chunk[payloadEnd] !== CR || chunk[payloadEnd + 1] !== LF) return -1;
+    this.subject = cachedSubject(chunk, at, subjectEnd, hash, true);
+    this.reply = replyEnd < 0 ? undefined : decodeSubject(chunk, subjectEnd + 1, replyEnd, true);
+    this.headerSize = 0;
+    this.hpub = false;
+    this.emitMessage(chunk, payloadStart, payloadEnd);
+    return payloadEnd + 2;
   }
 
   private continueLine(chunk: Uint8Array): number {
@@ -535,6 +622,11 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   /** Hands out the message whose bytes (headers then payload) are `bytes[start, end)`. */
   private emitMessage(bytes: Uint8Array, start: number, end: number): void {
     const headerEnd = start + this.headerSize;
+    const publishSink = this.publishSink;
+    if (publishSink !== undefined) {
+      publishSink.publish(this.subject, this.reply, bytes, start, headerEnd, end, this.hpub);
+      return;
+    }
     const headers = headerEnd > start ? bytes.subarray(start, headerEnd) : undefined;
     const payload = bytes.subarray(headerEnd, end);
     if (this.serverSide) {
@@ -619,7 +711,11 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
  * +OK a client may send. MSG, HMSG, -ERR and anything else is an UNKNOWN_OPERATION.
  */
 export class ServerSideParser extends ProtocolParser<ClientFrame> {
-  constructor(sink: FrameSink<ClientFrame>, options?: ParserOptions) {
+  /** A sink that is also a {@link PublishSink} takes PUB and HPUB through `publish`. */
+  constructor(
+    sink: FrameSink<ClientFrame> | (FrameSink<ClientFrame> & PublishSink),
+    options?: ParserOptions,
+  ) {
     super(sink, options, true);
   }
 }
