@@ -372,9 +372,11 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
 
   /**
    * Operator mode: accounts a resolver added while the server runs get JetStream (with their
-   * claims' limits) or its disabled answers, as the accounts at the start did.
+   * claims' limits) or its disabled answers, as the accounts at the start did, and in a cluster
+   * the routes' interest in them.
    */
   accountsAdded(): void {
+    this.routes?.accountsAdded();
     const jetstream = this.jetstream;
     if (!jetstream) return;
     for (const account of this.accounts.values()) {

@@ -117,6 +117,14 @@ export class RouteConnection {
   outBytes = 0;
   /** Its interest by `<account> <subject>[ <queue>]`. */
   readonly subscriptions = new Map<string, RouteSubscription>();
+  /**
+   * Its interest in accounts we do not have yet (operator mode fetches an account at its first
+   * login), held until the account comes, as nats-server registers such an account at once.
+   */
+  readonly #unknownAccounts = new Map<
+    string,
+    { account: string; subject: string; queue: string | undefined; weight: number }
+  >();
   readonly keepalive: Keepalive;
   readonly #links = new Map<string, RouteLink>();
   readonly #host: RouteHost;
@@ -357,14 +365,17 @@ export class RouteConnection {
   }
 
   #remoteSub(accountName: string, subject: string, queue: string | undefined, weight: number) {
+    const key = `${accountName} ${routeInterestKey(subject, queue)}`;
     const account = this.#host.account(accountName);
     if (!account) {
-      this.#host.logger.error(
-        `${this.label} - Unknown account "${accountName}" for remote subject "${subject}"`,
-      );
+      if (this.#host.options.debug) {
+        this.#host.logger.debug(
+          `${this.label} - Unknown account "${accountName}" for remote subject "${subject}"`,
+        );
+      }
+      this.#unknownAccounts.set(key, { account: accountName, subject, queue, weight });
       return;
     }
-    const key = `${accountName} ${routeInterestKey(subject, queue)}`;
     const existing = this.subscriptions.get(key);
     if (existing) {
       // Only a queue's weight changes; a repeated plain RS+ means nothing new.
@@ -382,8 +393,18 @@ export class RouteConnection {
     this.subscriptions.set(key, sub);
   }
 
+  /** Accounts were added: the interest held for them goes into their routers. */
+  accountsAdded(): void {
+    for (const [key, held] of this.#unknownAccounts) {
+      if (!this.#host.account(held.account)) continue;
+      this.#unknownAccounts.delete(key);
+      this.#remoteSub(held.account, held.subject, held.queue, held.weight);
+    }
+  }
+
   #remoteUnsub(accountName: string, subject: string, queue: string | undefined): void {
     const key = `${accountName} ${routeInterestKey(subject, queue)}`;
+    this.#unknownAccounts.delete(key);
     const sub = this.subscriptions.get(key);
     if (!sub) return;
     this.subscriptions.delete(key);

@@ -192,6 +192,17 @@ export class Routes implements RouteHost, MonitoredRoutes {
     for (const url of this.#options.routes) this.#dial(url, true);
   }
 
+  /**
+   * Operator mode: accounts a resolver added count their interest for the routes, and take the
+   * interest the routes announced in them before we had them.
+   */
+  accountsAdded(): void {
+    for (const account of this.#server.accounts.values()) {
+      if (!this.#interest.has(account)) this.#count(account);
+    }
+    for (const route of this.#members.values()) route.accountsAdded();
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     for (const timer of this.#timers) clearTimeout(timer);
