@@ -130,27 +130,55 @@ export class ClientConnection
     this.host.connectionClosed(this, reason);
   }
 
-  /** FrameSink: one complete frame from the client. */
+  /**
+   * PublishSink: a PUB or HPUB from the client, as offsets into the chunk it came in (see
+   * PublishSink), so that the payload's view is made only if some subscriber receives it.
+   */
+  publish(
+    subject: string,
+    reply: string | undefined,
+    bytes: Uint8Array,
+    start: number,
+    headersEnd: number,
+    end: number,
+    hpub: boolean,
+  ): void {
+    if (this.closed) return;
+    if (this.#held) {
+      this.#held.push(() => this.publish(subject, reply, bytes, start, headersEnd, end, hpub));
+      return;
+    }
+    if (this.tracing) this.#traceIn('PUB', pubArgs(subject, reply, end - start));
+    if (!this.#authenticated && !this.#authenticatedWithoutConnect()) return;
+    const headers = headersEnd > start ? bytes.subarray(start, headersEnd) : undefined;
+    this.#publish(subject, reply, headers, bytes, headersEnd, end, hpub);
+  }
+
+  /** FrameSink: one complete frame from the client (a PUB or HPUB comes to publish() instead). */
   frame(frame: ClientFrame): void {
     if (this.closed) return;
     if (this.#held) {
       this.#held.push(() => this.frame(frame));
       return;
     }
-    if (this.tracing) this.#traceIn(frame);
-    if (!this.#authenticated && frame.op !== 'CONNECT') {
-      // nats-server takes a client that starts with anything else for no_auth_user, if set.
-      const identity = this.host.authenticator?.withoutConnect;
-      if (!identity) {
-        this.#authorizationViolation();
-        return;
-      }
-      if (!this.#authenticatedAs(identity)) return;
+    if (this.tracing) this.#traceIn(frame.op, frameArgs(frame));
+    if (!this.#authenticated && frame.op !== 'CONNECT' && !this.#authenticatedWithoutConnect()) {
+      return;
     }
     switch (frame.op) {
-      case 'PUB':
-        this.#publish(frame.subject, frame.reply, frame.headers, frame.payload, frame.hpub);
+      case 'PUB': {
+        const { payload } = frame;
+        this.#publish(
+          frame.subject,
+          frame.reply,
+          frame.headers,
+          payload,
+          0,
+          payload.length,
+          frame.hpub,
+        );
         return;
+      }
       case 'SUB':
         this.#subscribe(frame.subject, frame.queue, frame.sid);
         return;
@@ -173,6 +201,19 @@ export class ClientConnection
       case 'OK':
         return;
     }
+  }
+
+  /**
+   * Before an authenticated CONNECT: nats-server takes a client that starts with anything else
+   * for no_auth_user, if set; false when the connection was closed instead.
+   */
+  #authenticatedWithoutConnect(): boolean {
+    const identity = this.host.authenticator?.withoutConnect;
+    if (!identity) {
+      this.#authorizationViolation();
+      return false;
+    }
+    return this.#authenticatedAs(identity);
   }
 
   /** FrameSink: the client broke the protocol; the parser is finished. */
@@ -394,11 +435,14 @@ export class ClientConnection
     this.host.clientConnected(this);
   }
 
+  /** A publish whose payload is `bytes[payloadStart, end)`. */
   #publish(
     subject: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
-    payload: Uint8Array,
+    bytes: Uint8Array,
+    payloadStart: number,
+    end: number,
     hpub: boolean,
   ): void {
     if (hpub && !this.headers) {
@@ -408,7 +452,7 @@ export class ClientConnection
       this.close('Protocol Violation');
       return;
     }
-    const size = payload.length + (headers?.length ?? 0);
+    const size = end - payloadStart + (headers?.length ?? 0);
     this.inMsgs++;
     this.inBytes += size;
     const stats = this.host.stats;
@@ -417,8 +461,9 @@ export class ClientConnection
     // Pedantic only complains: nats-server 2.9.10 still delivers the message.
     if (this.pedantic && !isLiteralSubject(subject)) this.err(ErrText.invalidPublishSubject);
     const traced = headers && this.host.msgTracer.start(this, subject, headers, size);
-    if (traced) traced.run((routed) => this.#route(subject, reply, routed, payload));
-    else this.#route(subject, reply, headers, payload);
+    if (traced) {
+      traced.run((routed) => this.#route(subject, reply, routed, bytes, payloadStart, end));
+    } else this.#route(subject, reply, headers, bytes, payloadStart, end);
   }
 
   /** A publish past its protocol checks: mapped, checked against permissions, routed. */
@@ -426,7 +471,9 @@ export class ClientConnection
     subject: string,
     reply: string | undefined,
     headers: Uint8Array | undefined,
-    payload: Uint8Array,
+    bytes: Uint8Array,
+    payloadStart: number,
+    end: number,
   ): void {
     // nats-server maps before anything else looks at the subject: permissions and receivers
     // see the destination.
@@ -450,7 +497,7 @@ export class ClientConnection
       return;
     }
     this.#ok();
-    this.account.router.publish(this, subject, reply, headers, payload);
+    this.account.router.publishBytes(this, subject, reply, headers, bytes, payloadStart, end);
   }
 
   #subscribe(subject: string, queue: string | undefined, sid: string): void {
@@ -505,19 +552,34 @@ export class ClientConnection
     this.queued('+OK');
   }
 
-  #traceIn(frame: ClientFrame): void {
-    const args =
-      frame.op === 'PUB'
-        ? ` ${frame.subject}${frame.reply ? ` ${frame.reply}` : ''} ${frame.payload.length + (frame.headers?.length ?? 0)}`
-        : frame.op === 'SUB'
-          ? ` ${frame.subject}${frame.queue ? ` ${frame.queue}` : ''} ${frame.sid}`
-          : frame.op === 'UNSUB'
-            ? ` ${frame.sid}${frame.max === undefined ? '' : ` ${frame.max}`}`
-            : frame.op === 'CONNECT'
-              ? ` ${frame.json}`
-              : '';
-    this.host.logger.trace(`${this.label} - <<- [${frame.op}${args}]`);
+  #traceIn(op: string, args: string): void {
+    this.host.logger.trace(`${this.label} - <<- [${op}${args}]`);
   }
+}
+
+/** The arguments a trace line shows after a frame's op. */
+function frameArgs(frame: ClientFrame): string {
+  switch (frame.op) {
+    case 'PUB':
+      return pubArgs(
+        frame.subject,
+        frame.reply,
+        frame.payload.length + (frame.headers?.length ?? 0),
+      );
+    case 'SUB':
+      return ` ${frame.subject}${frame.queue ? ` ${frame.queue}` : ''} ${frame.sid}`;
+    case 'UNSUB':
+      return ` ${frame.sid}${frame.max === undefined ? '' : ` ${frame.max}`}`;
+    case 'CONNECT':
+      return ` ${frame.json}`;
+    default:
+      return '';
+  }
+}
+
+/** A publish's trace arguments: subject, reply if any, size of headers and payload. */
+function pubArgs(subject: string, reply: string | undefined, size: number): string {
+  return ` ${subject}${reply ? ` ${reply}` : ''} ${size}`;
 }
 
 /** The stricter of two limits where 0 means none (nats-server's minLimit). */

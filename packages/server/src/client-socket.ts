@@ -5,6 +5,7 @@ import {
   type ClientFrame,
   type FrameSink,
   type ProtocolError,
+  type PublishSink,
   ServerSideParser,
 } from '@slipstream/protocol';
 import { type CloseReason, ErrText } from './errors.js';
@@ -38,7 +39,7 @@ export interface ClientSocketHost {
  * rate into the protocol parser, the outbound buffer, and the socket's end as nats-server ends it.
  */
 export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketHost>
-  implements FrameSink<ClientFrame>
+  implements FrameSink<ClientFrame>, PublishSink
 {
   readonly startedAt = Date.now();
   /** When the socket was accepted, for the round trip estimated until a PING measures one. */
@@ -113,8 +114,19 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
     socket.on('close', () => this.close('Client Closed'));
   }
 
-  /** FrameSink: one complete frame from the client. */
+  /** FrameSink: one complete frame from the client, other than PUB and HPUB. */
   abstract frame(frame: ClientFrame): void;
+
+  /** PublishSink: a PUB or HPUB from the client. */
+  abstract publish(
+    subject: string,
+    reply: string | undefined,
+    bytes: Uint8Array,
+    start: number,
+    headersEnd: number,
+    end: number,
+    hpub: boolean,
+  ): void;
 
   /** FrameSink: the client broke the protocol; the parser is finished. */
   abstract error(error: ProtocolError): void;

@@ -1,6 +1,6 @@
 import { type DeliveryRefusal, deliveryTrace } from './delivery-trace.js';
 import { FramePartsCache, OutgoingMessage } from './outgoing-message.js';
-import { Sublist } from './sublist.js';
+import { Sublist, type SublistResult } from './sublist.js';
 import type { Subscriber, Subscription } from './subscription.js';
 
 /** The status block nats-server sends for a request nobody listens to: `NATS/1.0 503` and a blank line. */
@@ -87,6 +87,37 @@ export class Router {
   }
 
   /**
+   * publish() for a client's message whose payload is `bytes[payloadStart, end)` of a socket
+   * chunk: the payload's view is made only when the subject has receivers, so a publish nobody
+   * listens to costs the match and nothing more.
+   */
+  publishBytes(
+    from: Subscriber,
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    bytes: Uint8Array,
+    payloadStart: number,
+    end: number,
+  ): void {
+    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    const result = this.sublist.match(subject, once);
+    const delivered =
+      (result.psubs.length > 0 || result.qsubs.length > 0) &&
+      this.#fanOut(
+        result,
+        from,
+        subject,
+        reply,
+        headers,
+        bytes.subarray(payloadStart, end),
+        undefined,
+        once,
+      );
+    if (!delivered && reply !== undefined && from.noResponders) this.#noResponders(from, reply);
+  }
+
+  /**
    * Routes the answer to one request to its reply subject, which names that request alone, so
    * neither the match nor the encoded line start is cached (a PubAck, an API response).
    */
@@ -145,68 +176,92 @@ export class Router {
     queueFilter?: readonly string[],
   ): boolean {
     const result = this.sublist.match(subject, once);
+    if (result.psubs.length === 0 && result.qsubs.length === 0) return false;
+    return this.#fanOut(
+      result,
+      from,
+      subject,
+      reply,
+      headers,
+      payload,
+      shownSubject,
+      once,
+      queueFilter,
+    );
+  }
+
+  /** Delivers a message to the receivers `result` holds (at least one); true if one took it. */
+  #fanOut(
+    result: SublistResult<Subscription>,
+    from: Subscriber,
+    subject: string,
+    reply: string | undefined,
+    headers: Uint8Array | undefined,
+    payload: Uint8Array,
+    shownSubject: string | undefined,
+    once: boolean,
+    queueFilter?: readonly string[],
+  ): boolean {
     let delivered = 0;
     /** Other servers' connections this message goes to, each once, with its queue groups. */
     let remotes: Map<Subscriber, string[]> | undefined;
-    if (result.psubs.length > 0 || result.qsubs.length > 0) {
-      const receivers = result.psubs.length + result.qsubs.length;
-      const message = this.#acquire(
-        shownSubject ?? subject,
-        reply,
-        headers,
-        payload,
-        receivers > 1,
-        once,
-      );
-      try {
-        for (const sub of result.psubs) {
-          if (sub.subscriber.deliverRemote) {
-            if (sub.subscriber !== from && !remotes?.has(sub.subscriber)) {
-              (remotes ??= new Map()).set(sub.subscriber, []);
-            }
-          } else if (this.#deliver(from, sub, message, subject)) delivered++;
-        }
-        for (const group of result.qsubs) {
-          if (queueFilter && !queueFilter.includes(group[0]!.queue!)) continue;
-          const size = group.length;
-          const start = Math.floor(Math.random() * size);
-          const drawn =
-            this.#clusterQueueMembers > 0 && !from.clusterMember
-              ? drawClusterMember(group, from)
-              : undefined;
-          let remote: Subscription | undefined = drawn;
-          let remoteWeight = 0;
-          let taken = false;
-          for (let i = 0; i < size && !drawn; i++) {
-            const sub = group[(start + i) % size]!;
-            if (sub.subscriber.deliverRemote) {
-              // One of the other servers' members, drawn by the weights they announced.
-              if (sub.subscriber !== from && !sub.closed) {
-                const weight = sub.weight;
-                remoteWeight += weight;
-                if (Math.random() * remoteWeight < weight) remote = sub;
-              }
-            } else if (this.#deliver(from, sub, message, subject)) {
-              delivered++;
-              taken = true;
-              break;
-            }
+    const receivers = result.psubs.length + result.qsubs.length;
+    const message = this.#acquire(
+      shownSubject ?? subject,
+      reply,
+      headers,
+      payload,
+      receivers > 1,
+      once,
+    );
+    try {
+      for (const sub of result.psubs) {
+        if (sub.subscriber.deliverRemote) {
+          if (sub.subscriber !== from && !remotes?.has(sub.subscriber)) {
+            (remotes ??= new Map()).set(sub.subscriber, []);
           }
-          if (!taken && remote) {
-            remotes ??= new Map();
-            const queues = remotes.get(remote.subscriber);
-            if (queues) queues.push(remote.queue!);
-            else remotes.set(remote.subscriber, [remote.queue!]);
-          }
-        }
-        if (remotes) {
-          for (const [subscriber, queues] of remotes) {
-            if (subscriber.deliverRemote!(message, subject, queues, from)) delivered++;
-          }
-        }
-      } finally {
-        this.#release(message);
+        } else if (this.#deliver(from, sub, message, subject)) delivered++;
       }
+      for (const group of result.qsubs) {
+        if (queueFilter && !queueFilter.includes(group[0]!.queue!)) continue;
+        const size = group.length;
+        const start = Math.floor(Math.random() * size);
+        const drawn =
+          this.#clusterQueueMembers > 0 && !from.clusterMember
+            ? drawClusterMember(group, from)
+            : undefined;
+        let remote: Subscription | undefined = drawn;
+        let remoteWeight = 0;
+        let taken = false;
+        for (let i = 0; i < size && !drawn; i++) {
+          const sub = group[(start + i) % size]!;
+          if (sub.subscriber.deliverRemote) {
+            // One of the other servers' members, drawn by the weights they announced.
+            if (sub.subscriber !== from && !sub.closed) {
+              const weight = sub.weight;
+              remoteWeight += weight;
+              if (Math.random() * remoteWeight < weight) remote = sub;
+            }
+          } else if (this.#deliver(from, sub, message, subject)) {
+            delivered++;
+            taken = true;
+            break;
+          }
+        }
+        if (!taken && remote) {
+          remotes ??= new Map();
+          const queues = remotes.get(remote.subscriber);
+          if (queues) queues.push(remote.queue!);
+          else remotes.set(remote.subscriber, [remote.queue!]);
+        }
+      }
+      if (remotes) {
+        for (const [subscriber, queues] of remotes) {
+          if (subscriber.deliverRemote!(message, subject, queues, from)) delivered++;
+        }
+      }
+    } finally {
+      this.#release(message);
     }
     return delivered > 0;
   }
@@ -277,7 +332,10 @@ export class Router {
  * route's by the members it announced; the route member drawn, or undefined when the draw fell
  * on a local one (or the group has no route member), which the usual pass then serves.
  */
-function drawClusterMember(group: readonly Subscription[], from: Subscriber): Subscription | undefined {
+function drawClusterMember(
+  group: readonly Subscription[],
+  from: Subscriber,
+): Subscription | undefined {
   let total = 0;
   let routed = false;
   for (const sub of group) {
