@@ -3,7 +3,7 @@ import { encodeSubject, isValidQueueName, isValidSubscribeSubject } from '@slips
 import type { Account } from '../accounts/account.js';
 import { Keepalive } from '../keepalive.js';
 import type { Logger } from '../logger.js';
-import { type FlushQueue, Outbound } from '../outbound.js';
+import { connectionOutbound, type FlushQueue, type Outbound } from '../outbound.js';
 import type { OutgoingMessage } from '../outgoing-message.js';
 import { type Subscriber, Subscription } from '../subscription.js';
 import { deadline } from '../timer-delay.js';
@@ -151,15 +151,7 @@ export class RouteConnection {
     // Route INFOs carry lists of URLs: nats-server allows long lines on non-client connections,
     // and no payload limit on routes (a member may allow larger payloads than we do).
     this.#parser = new RouteParser((frame) => this.#frame(frame), 1024 * 1024, Infinity);
-    this.#outbound = new Outbound(socket, host.flushQueue, {
-      maxPending: options.maxPending,
-      writeDeadline: options.writeDeadline,
-      slowConsumer: (reason) => {
-        host.stats.slowConsumers++;
-        host.logger.warn(`${this.label} - Slow Consumer Detected: ${reason}`);
-        this.close(reason);
-      },
-    });
+    this.#outbound = connectionOutbound(socket, host, this);
     this.keepalive = new Keepalive({
       interval: options.pingInterval,
       maxOutstanding: options.pingMax,
