@@ -87,6 +87,8 @@ const CR = 0x0d;
 const LINE_SLACK = VERB_WINDOW + 8;
 const INITIAL_LINE_CAPACITY = 128;
 const MAX_ARGS = 5;
+/** Longest subject plainPub() compares with the one before instead of looking it up. */
+const MAX_REPEATED_SUBJECT = 64;
 /** Ops whose arguments are split into fields: their lines are scanned in one pass. */
 const FIELD_OPS = (1 << PUB) | (1 << HPUB) | (1 << MSG) | (1 << HMSG) | (1 << SUB) | (1 << UNSUB);
 
@@ -146,6 +148,14 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
   // What scanFields() found in the control line being decoded: its fields' boundaries (the
   // first MAX_ARGS + 1 of them), how many there were, whether all were ASCII, and the first
   // field's hash and ASCII-ness (it is a message's subject; see subject-cache.ts).
+  // The subject plainPub() read twice in a row, kept to compare the next one with: a publisher
+  // mostly repeats its subject, and comparing its bytes costs less than hashing them and looking
+  // them up. repeatLength 0: none (after a different subject, until one repeats again).
+  private readonly repeatBytes = new Uint8Array(MAX_REPEATED_SUBJECT);
+  private repeatLength = 0;
+  private repeatSubject = '';
+  private previousSubject = '';
+
   private readonly argStart = new Int32Array(MAX_ARGS + 1);
   private readonly argEnd = new Int32Array(MAX_ARGS + 1);
   private argCount = 0;
@@ -286,12 +296,26 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     let byte = 0;
     let bits = 0;
     let hash = SUBJECT_HASH_SEED;
-    while (i < end && (byte = chunk[i]) > SPACE) {
-      bits |= byte;
-      hash = Math.imul(hash ^ byte, SUBJECT_HASH_PRIME);
-      i++;
+    const repeatLength = this.repeatLength;
+    if (repeatLength > 0) {
+      const repeat = this.repeatBytes;
+      while (i - at < repeatLength && chunk[i] === repeat[i - at]) i++;
+      if (i - at < repeatLength || i === end || chunk[i] !== SPACE) {
+        // Another subject: look subjects up until one repeats again.
+        this.repeatLength = 0;
+        i = at;
+      }
     }
-    if (i === at || byte !== SPACE || i === end) return -1;
+    const repeated = i > at;
+    if (repeated) byte = SPACE;
+    else {
+      while (i < end && (byte = chunk[i]) > SPACE) {
+        bits |= byte;
+        hash = Math.imul(hash ^ byte, SUBJECT_HASH_PRIME);
+        i++;
+      }
+      if (i === at || byte !== SPACE || i === end) return -1;
+    }
     const subjectEnd = i;
     let fieldStart = ++i;
     while (i < end && (byte = chunk[i]) > SPACE) bits |= chunk[i++];
@@ -309,7 +333,17 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     const payloadStart = i + 2;
     const payloadEnd = payloadStart + size;
     if (payloadEnd + 2 > end || chunk[payloadEnd] !== CR || chunk[payloadEnd + 1] !== LF) return -1;
-    this.subject = cachedSubject(chunk, at, subjectEnd, hash, true);
+    if (repeated) this.subject = this.repeatSubject;
+    else {
+      const subject = cachedSubject(chunk, at, subjectEnd, hash, true);
+      if (subject === this.previousSubject && subjectEnd - at <= MAX_REPEATED_SUBJECT) {
+        this.repeatBytes.set(chunk.subarray(at, subjectEnd));
+        this.repeatLength = subjectEnd - at;
+        this.repeatSubject = subject;
+      }
+      this.previousSubject = subject;
+      this.subject = subject;
+    }
     this.reply = replyEnd < 0 ? undefined : decodeSubject(chunk, subjectEnd + 1, replyEnd, true);
     this.headerSize = 0;
     this.hpub = false;

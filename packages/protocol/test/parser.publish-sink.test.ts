@@ -178,6 +178,24 @@ describe('the plain PUB path', () => {
     expect(whole.at(-1)).toEqual({ op: 'PING' });
   });
 
+  it('tells a repeated subject from one that shares its start or is cut short', () => {
+    const subjects = ['foo', 'foo', 'foo', 'foo.bar', 'foo', 'foo', 'fo', 'foox', 'foo', 'foo'];
+    const text = [
+      ...subjects.map((subject) => `PUB ${subject} 1\r\nx\r\n`),
+      'PUB foo r 1\r\nx\r\n',
+      'PUB foo\t1\r\nx\r\n',
+      'PUB foo 1\r\nx\r\n',
+      'PUB fo\x0co 1\r\nx\r\n',
+    ].join('');
+    const whole = expectSameAtEveryCut(text);
+    expect(whole.map((s) => s.subject)).toEqual([...subjects, 'foo', 'foo', 'foo', 'fo\x0co']);
+    expect(whole.map((s) => s.reply)).toEqual([
+      ...subjects.map(() => undefined),
+      'r',
+      ...[1, 2, 3].map(() => undefined),
+    ]);
+  });
+
   it('leaves every broken line to the general path, which rejects it', () => {
     for (const line of failing) {
       const whole = expectSameAtEveryCut(`PUB ok 1\r\nx\r\n${line}`);
