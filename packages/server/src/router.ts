@@ -100,7 +100,7 @@ export class Router {
     payloadStart: number,
     end: number,
   ): void {
-    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    const once = publishedOnce(subject);
     const result = this.sublist.match(subject, once);
     const delivered =
       (result.psubs.length > 0 || result.qsubs.length > 0) &&
@@ -142,7 +142,7 @@ export class Router {
     payload: Uint8Array,
     shownSubject?: string,
   ): boolean {
-    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    const once = publishedOnce(subject);
     return this.#route(from, subject, reply, headers, payload, shownSubject, once);
   }
 
@@ -161,7 +161,7 @@ export class Router {
     queues: readonly string[],
     shownSubject?: string,
   ): boolean {
-    const once = subject.startsWith(PUBLISHED_ONCE_PREFIX);
+    const once = publishedOnce(subject);
     return this.#route(from, subject, reply, headers, payload, shownSubject, once, queues);
   }
 
@@ -325,6 +325,11 @@ export class Router {
     message.release();
     this.#depth--;
   }
+}
+
+/** A subject under PUBLISHED_ONCE_PREFIX; the first character is compared inline first. */
+function publishedOnce(subject: string): boolean {
+  return subject.charCodeAt(0) === 0x24 && subject.startsWith(PUBLISHED_ONCE_PREFIX);
 }
 
 /**

@@ -86,6 +86,22 @@ describe('Sublist', () => {
     expect(subjects(list.match('a.b'))).toEqual([]);
   });
 
+  it('answers a subject matched again and again anew once a subscription to it comes or goes', () => {
+    const list = new Sublist<SublistEntry>();
+    const first = sub('x');
+    list.insert(first);
+    for (let i = 0; i < 3; i++) expect(subjects(list.match('x'))).toEqual(['x']);
+    const second = sub('x');
+    list.insert(second);
+    expect(list.match('x').psubs).toEqual([first, second]);
+    expect(list.match('x').psubs).toEqual([first, second]);
+    list.remove(first);
+    expect(list.match('x').psubs).toEqual([second]);
+    list.remove(second);
+    expect(list.match('x').psubs).toEqual([]);
+    expect(list.stats()).toMatchObject({ num_matches: 7, cache_hit_rate: 3 / 7 });
+  });
+
   it('keeps unrelated cache entries when a subscription changes', () => {
     const list = new Sublist<SublistEntry>();
     list.insert(sub('x'));
