@@ -1,3 +1,4 @@
+import { connect } from '@nats-io/transport-node';
 import { freePort, startNatsServer } from '@slipstream/test-servers';
 import { afterEach, expect, it } from 'vitest';
 import { client, eventually } from './leafnode-support.js';
@@ -69,4 +70,37 @@ it('serves /routez and the varz cluster block in nats-server 2.9.10 shape', asyn
     urls: [`127.0.0.1:${natsPort}`],
   });
   expect([myVarz.routes, theirVarz.routes]).toEqual([1, 1]);
+});
+
+it("tells the routes in STATSZ and names the cluster in the system account's server block", async () => {
+  const [natsPort, ourPort] = await clusterPorts(2);
+  const nats = await startNatsServer({
+    config: `server_name: theirs\ncluster { name: ${CLUSTER}, host: 127.0.0.1, port: ${natsPort} }`,
+  });
+  cleanup.push(() => nats.stop());
+  const ours = await ourMember(
+    ourPort!,
+    [natsPort!],
+    {},
+    {
+      accounts: { SYS: { users: [{ user: 'sys', pass: 'sys' }] } },
+      systemAccount: 'SYS',
+    },
+  );
+  cleanup.push(() => ours.stop());
+  const nc = await connect({ servers: ours.url, user: 'sys', pass: 'sys' });
+  cleanup.push(() => nc.close());
+  const statsz = await eventually(async () => {
+    const reply = await nc.request('$SYS.REQ.SERVER.PING.STATSZ', '', { timeout: 1_000 });
+    const body = reply.json<{
+      server: { id: string; cluster?: string };
+      statsz: { routes?: { name: string }[]; active_servers: number };
+    }>();
+    expect(body.server.id).toBe(ours.server().info.server_id);
+    expect(body.statsz.routes).toHaveLength(1);
+    return body;
+  });
+  expect(statsz.server.cluster).toBe(CLUSTER);
+  expect(statsz.statsz.routes![0]!.name).toBe('theirs');
+  expect(statsz.statsz.active_servers).toBe(2);
 });

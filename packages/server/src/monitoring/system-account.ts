@@ -313,10 +313,12 @@ export class SystemAccount {
   /** Who sends: nats-server's ServerInfo, with a sequence number per message sent. */
   #serverInfo() {
     const { name, host, id, jetstream } = this.#server.identity();
+    const routes = this.#server.routes;
     return {
       name,
       host,
       id,
+      ...(routes ? { cluster: routes.name } : {}),
       ver: NATS_COMPATIBLE_VERSION,
       seq: ++this.#seq,
       jetstream,

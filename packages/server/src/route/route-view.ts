@@ -19,6 +19,8 @@ export interface MonitoredRoutes {
 export interface RouteView {
   readonly rid: number;
   readonly remoteId: string;
+  /** The other member's server name (its id when it has none). */
+  readonly remoteName: string;
   readonly didSolicit: boolean;
   readonly isConfigured: boolean;
   readonly ip: string;

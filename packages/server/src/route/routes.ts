@@ -217,6 +217,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
     return [...this.#members.values()].map((route) => ({
       rid: route.cid,
       remoteId: route.remoteId,
+      remoteName: route.remoteName,
       didSolicit: route.solicited,
       isConfigured: route.url !== undefined && this.#isExplicit(route.url),
       ip: route.ip,
