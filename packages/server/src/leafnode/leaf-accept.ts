@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Account } from '../accounts/account.js';
 import type { UserPermissions } from '../auth/permissions.js';
 import type { LeafConnection, LeafHandshake } from './leaf-connection.js';
@@ -180,12 +179,4 @@ export class AcceptHandshake implements LeafHandshake {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-/** Compares secrets in constant time. */
-export function sameSecret(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

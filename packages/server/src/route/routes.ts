@@ -12,7 +12,7 @@ import type { Account } from '../accounts/account.js';
 import type { Accounts } from '../accounts/accounts.js';
 import { Bridge } from '../accounts/forward.js';
 import { ResponseBridge } from '../accounts/service-responses.js';
-import { sameSecret } from '../leafnode/leaf-accept.js';
+import { sameText } from '../auth/secret.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
@@ -298,7 +298,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
     if (user !== undefined) {
       const given = typeof connect.user === 'string' ? connect.user : undefined;
       const pass = typeof connect.pass === 'string' ? connect.pass : undefined;
-      if (given !== user || !sameSecret(pass, password ?? '')) {
+      if (given !== user || pass === undefined || !sameText(password ?? '', pass)) {
         this.logger.error(`${route.label} - authentication error`);
         route.close('Authentication Failure', 'Authorization Violation');
         return;
