@@ -127,6 +127,8 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   #nextCid = 1;
   #lameDuck: Promise<void> | undefined;
   #inLameDuck = false;
+  /** Whether connect_urls ever named another member (nats-server then always sends the list). */
+  #clusterUrlsOffered = false;
   /** The INFO JSON every client gets, without its closing brace; the client's own fields follow. */
   #infoHead: string | undefined;
   /** Ends the lame duck wait in progress, so close() does not leave its timer behind. */
@@ -294,6 +296,7 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
    * async INFO get the new list, as nats-server sends it.
    */
   connectUrlsChanged(): void {
+    if ((this.routes?.memberClientUrls().length ?? 0) > 0) this.#clusterUrlsOffered = true;
     this.infoVersion++;
     this.#infoHead = undefined;
     for (const client of this.clients.values()) {
@@ -302,12 +305,13 @@ class CoreServer implements NatsServer, ClientHost, MonitoredServer {
   }
 
   /**
-   * connect_urls of the client INFO: ours first, then the other members', once there are any; in
-   * lame duck mode the other members' only, as nats-server's sendLDMToClients.
+   * connect_urls of the client INFO: ours first, then the other members', once there have been
+   * any (a member left alone then offers itself, so clients drop the ones that left); in lame
+   * duck mode the other members' only, as nats-server's sendLDMToClients.
    */
   #connectUrls(): { connect_urls?: string[] } {
     const members = this.routes?.memberClientUrls() ?? [];
-    if (members.length === 0) return {};
+    if (members.length === 0 && !this.#clusterUrlsOffered) return {};
     const own = this.#inLameDuck ? [] : this.routes!.ownClientUrls();
     return { connect_urls: [...new Set([...own, ...members])] };
   }

@@ -258,6 +258,33 @@ it('gives a client greeted before a member joined the new connect_urls after its
   raw.socket.destroy();
 });
 
+// nats-server keeps its own URL in connect_urls once the list has been updated
+// (server.go:2727-2767 at v2.9.10, updateServerINFOAndSendINFOToClients): a member left alone
+// says so, and a client drops the members it learned of. nats.c's
+// ServerPoolUpdatedOnClusterUpdate counts on it.
+it.each(['nats-server', 'slipstream'] as const)(
+  'a %s member left alone offers its own URL alone, not no list',
+  async (kind) => {
+    const [firstPort, laterPort] = await clusterPorts(2);
+    const first =
+      kind === 'nats-server' ? await natsMember(firstPort!, []) : await ourMember(firstPort!, []);
+    running.push(first);
+    const later = await ourMember(laterPort!, [firstPort!]);
+    running.push(later);
+    const watcher = await open(first);
+    await eventually(() =>
+      expect((watcher.info as { connect_urls?: string[] }).connect_urls).toHaveLength(2),
+    );
+    await later.kill();
+    await eventually(() =>
+      expect((watcher.info as { connect_urls?: string[] }).connect_urls).toHaveLength(1),
+    );
+    const raw = await RawClient.connectAndGreet(Number(new URL(first.url).port));
+    expect(raw.info().connect_urls).toEqual([new URL(first.url).host]);
+    raw.socket.destroy();
+  },
+);
+
 it('gives our clients the JetStream of nats-server members, placed in our cluster (mixed mode)', async () => {
   const ports = await clusterPorts(4);
   const natsPorts = ports.slice(0, 3);
