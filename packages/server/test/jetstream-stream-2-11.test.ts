@@ -29,15 +29,18 @@ describe('stream config (nats-server 2.11)', () => {
       subject_delete_marker_ttl: 2_000_000_000,
     });
     const invalid = (err: string) => ({ code: 500, err_code: 10052, description: err });
-    // stream.go:1387-1396
-    expect(errorOf(await create({ name: 'A', subject_delete_marker_ttl: 2_000_000_000 }))).toEqual(
-      invalid('subject marker delete cannot be set if message TTLs are disabled'),
-    );
+    // stream.go:1387-1396; since 2.11.4 the texts read "subject delete marker" and only a
+    // pedantic request is refused (jetstream-stream-update-2-12.test.ts has the rest).
+    expect(
+      errorOf(
+        await create({ name: 'A', subject_delete_marker_ttl: 2_000_000_000, pedantic: true }),
+      ),
+    ).toEqual(invalid('subject delete marker cannot be set if message TTLs are disabled'));
     expect(
       errorOf(
         await create({ name: 'B', allow_msg_ttl: true, subject_delete_marker_ttl: 500_000_000 }),
       ),
-    ).toEqual(invalid('subject marker delete TTL must be at least 1 second'));
+    ).toEqual(invalid('subject delete marker TTL must be at least 1 second'));
     // stream.go:1440-1445
     expect(
       errorOf(
@@ -49,9 +52,9 @@ describe('stream config (nats-server 2.11)', () => {
         }),
       ),
     ).toEqual(invalid('subject delete markers forbidden on mirrors'));
-    // stream.go:1833-1835
+    // stream.go:1833-1835; since 2.11.4 only turning TTLs off is refused (v2.12.0 stream.go:2143).
     expect(errorOf(await update({ name: 'T', allow_msg_ttl: false }))).toEqual(
-      invalid('message TTL status can not be changed after stream creation'),
+      invalid('message TTL status can not be disabled'),
     );
   });
 });

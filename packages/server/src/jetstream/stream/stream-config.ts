@@ -223,8 +223,9 @@ export function checkStreamConfig(
     throw invalid('roll-ups require the purge permission');
   }
   checkDiscardNewPerSubject(config);
-  checkDeleteMarkers(config);
+  // Counters are checked on the TTL setting asked for, before markers may turn it on.
   checkCounterAndScheduleToggles(config, pedantic);
+  checkDeleteMarkers(config, pedantic);
   checkPersistMode(config);
   checkOrigins(config, lookup, pedantic);
   if (!config.subjects?.length) {
@@ -274,15 +275,16 @@ export function checkStreamUpdate(
   if (!config.sealed && old.sealed) throw refuse('can not unseal a sealed stream');
   if (!config.deny_delete && old.deny_delete) throw refuse('can not cancel deny message deletes');
   if (!config.deny_purge && old.deny_purge) throw refuse('can not cancel deny purge');
-  if (JSON.stringify(config.mirror) !== JSON.stringify(old.mirror)) {
+  // Removing the mirror promotes the stream to a normal one (v2.12.0 stream.go:2125-2129).
+  if (config.mirror && JSON.stringify(config.mirror) !== JSON.stringify(old.mirror)) {
     throw ApiError.of(jsErrors.JSStreamMirrorNotUpdatableErr);
   }
   if (JSON.stringify(config.republish) !== JSON.stringify(old.republish)) {
     throw refuse('can not change RePublish');
   }
-  // v2.11.0 stream.go:1833
-  if ((config.allow_msg_ttl ?? false) !== (old.allow_msg_ttl ?? false)) {
-    throw invalid('message TTL status can not be changed after stream creation');
+  // TTLs may be turned on later, as delete markers do (v2.12.0 stream.go:2142-2145).
+  if (old.allow_msg_ttl && !config.allow_msg_ttl) {
+    throw invalid('message TTL status can not be disabled');
   }
   checkCounterAndScheduleUpdate(config, old);
   // v2.12.1 stream.go:2157
@@ -341,18 +343,26 @@ function checkSubjects(config: StreamConfig, version: string): void {
   }
 }
 
-/** Per-message TTLs and subject delete markers (v2.11.0 stream.go:1387-1396). */
-function checkDeleteMarkers(config: StreamConfig): void {
+/**
+ * Subject delete markers (v2.12.0 stream.go:1644-1662). A marker is a message with a TTL that
+ * rolls up its subject, so markers need message TTLs and roll-ups: turned on unless `pedantic`,
+ * which refuses instead (2.11.0 refused outright).
+ */
+function checkDeleteMarkers(config: StreamConfig, pedantic: boolean): void {
   const markerTtl = config.subject_delete_marker_ttl ?? 0;
-  if (markerTtl > 0) {
-    if (!config.allow_msg_ttl) {
-      throw invalid('subject marker delete cannot be set if message TTLs are disabled');
-    }
-    if (markerTtl < NANOS_PER_SECOND) {
-      throw invalid('subject marker delete TTL must be at least 1 second');
-    }
-  } else if (markerTtl < 0) {
-    throw invalid('subject marker delete TTL must not be negative');
+  if (markerTtl < 0) throw invalid('subject delete marker TTL must not be negative');
+  if (markerTtl === 0) return;
+  if (markerTtl < NANOS_PER_SECOND) {
+    throw invalid('subject delete marker TTL must be at least 1 second');
+  }
+  if (!config.allow_msg_ttl) {
+    if (pedantic) throw invalid('subject delete marker cannot be set if message TTLs are disabled');
+    config.allow_msg_ttl = true;
+  }
+  if (!config.allow_rollup_hdrs) {
+    if (pedantic) throw invalid('subject delete marker cannot be set if roll-ups are disabled');
+    config.allow_rollup_hdrs = true;
+    config.deny_purge = false;
   }
 }
 
