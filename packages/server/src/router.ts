@@ -215,14 +215,19 @@ export class Router {
       once,
     );
     try {
-      for (const sub of result.psubs) {
+      // Indexed loops: for-of over the shared empty result arrays showed in profiles.
+      const psubs = result.psubs;
+      for (let i = 0; i < psubs.length; i++) {
+        const sub = psubs[i]!;
         if (sub.subscriber.deliverRemote) {
           if (sub.subscriber !== from && !remotes?.has(sub.subscriber)) {
             (remotes ??= new Map()).set(sub.subscriber, []);
           }
         } else if (this.#deliver(from, sub, message, subject)) delivered++;
       }
-      for (const group of result.qsubs) {
+      const qsubs = result.qsubs;
+      for (let g = 0; g < qsubs.length; g++) {
+        const group = qsubs[g]!;
         if (queueFilter && !queueFilter.includes(group[0]!.queue!)) continue;
         const size = group.length;
         const start = Math.floor(Math.random() * size);
