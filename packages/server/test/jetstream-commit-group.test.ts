@@ -77,3 +77,40 @@ it("writes a synced group's answers at the turn's end before the next group comm
   await turn();
   expect(events).toEqual(['commit', 'answers written', 'commit']);
 });
+
+it('syncs a lone synced write on the calling thread and a group of them on the thread pool', async () => {
+  const calls: string[] = [];
+  const both = new CommitGroup(db, {
+    beforeCommit: () => {},
+    afterCommit: () => {},
+    lostWrites: () => {},
+    translate: (error) => error as Error,
+    sync: async () => {
+      calls.push('thread pool');
+    },
+    syncNow: () => {
+      calls.push('now');
+    },
+  });
+  both.write(insert);
+  await both.whenDurable();
+  both.write(insert);
+  both.write(insert);
+  await both.whenDurable();
+  expect(calls).toEqual(['now', 'thread pool']);
+});
+
+it('rejects the waiter of a lone write whose sync on the calling thread fails', async () => {
+  const failing = new CommitGroup(db, {
+    beforeCommit: () => {},
+    afterCommit: () => {},
+    lostWrites: () => {},
+    translate: (error) => error as Error,
+    sync: async () => {},
+    syncNow: () => {
+      throw new Error('EIO');
+    },
+  });
+  failing.write(insert);
+  await expect(failing.whenDurable()).rejects.toThrow('EIO');
+});

@@ -11,7 +11,8 @@ import type * as fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ConsumerTarget, ConsumerWire, startOurs } from './jetstream-consumer-wire.js';
 
-// Counts the WAL syncs (wal-file.ts syncs with fs.fdatasync on the thread pool).
+// Counts the WAL syncs (wal-file.ts syncs with fs.fdatasync on the thread pool, or with
+// fs.fdatasyncSync for a commit of one publish alone).
 const syncs = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof fs>();
@@ -19,7 +20,12 @@ vi.mock('node:fs', async (importOriginal) => {
     syncs.count++;
     actual.fdatasync(fd, callback);
   };
-  return { ...actual, default: { ...actual, fdatasync }, fdatasync };
+  const fdatasyncSync = (fd: number) => {
+    syncs.count++;
+    actual.fdatasyncSync(fd);
+  };
+  const counted = { fdatasync, fdatasyncSync };
+  return { ...actual, default: { ...actual, ...counted }, ...counted };
 });
 
 const invalidConfig = (err: string) => ({ code: 500, err_code: 10052, description: err });

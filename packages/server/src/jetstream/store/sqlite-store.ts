@@ -8,7 +8,8 @@
  * Writes of one event-loop turn share one transaction (commit-group.ts). COMMIT only writes the
  * WAL (synchronous=NORMAL), which survives a killed process. With `sync: 'always'` (the
  * default) each COMMIT is then followed by an fdatasync of the WAL on libuv's thread pool, so the
- * event loop keeps taking publishes while the disk works, and `whenDurable()` means on disk
+ * event loop keeps taking publishes while the disk works (a commit of one publish alone is synced
+ * on the event loop, which saves the thread pool's hop), and `whenDurable()` means on disk
  * (a commit of consumer ack state alone is synced with the next one, or when waited for); the
  * WAL is kept filled with zeros ahead of SQLite's writes, so that sync overwrites (wal-file.ts).
  * With `sync: <ms>` a checkpoint every interval syncs it instead: nats-server's lazy trade-off
@@ -210,7 +211,7 @@ class SqliteLog implements MessageLog {
       },
       lostWrites: () => this.forgetUnwritten(),
       translate: (error) => this.translate(error),
-      ...(this.lazy ? {} : { sync: () => this.syncCommit() }),
+      ...(this.lazy ? {} : { sync: () => this.syncCommit(), syncNow: () => this.syncCommitNow() }),
     });
     if (typeof options.sync === 'number') {
       this.syncTimer = setInterval(() => this.syncNow(), options.sync);
@@ -599,6 +600,12 @@ class SqliteLog implements MessageLog {
     const time = this.lastTime;
     await this.wal.sync();
     this.lastSequence.write(seq, time);
+  }
+
+  /** As `syncCommit`, on the event loop (commit-group.ts says when). */
+  private syncCommitNow(): void {
+    this.wal.syncNow();
+    this.lastSequence.write(this.lastSeq, this.lastTime);
   }
 
   /** Lazy mode's record of the last sequence; a failure is a failed sync, never silent. */

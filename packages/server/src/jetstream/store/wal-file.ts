@@ -1,4 +1,12 @@
-import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -55,6 +63,13 @@ export class WalFile {
     return new Promise((resolve, reject) =>
       fdatasync(fd, (error) => (error ? reject(error) : resolve())),
     );
+  }
+
+  /** As `sync`, on the calling thread (a commit with nothing to overlap its sync); throws. */
+  syncNow(): void {
+    const fd = this.open();
+    this.fillAhead(fd);
+    fdatasyncSync(fd);
   }
 
   close(): void {
