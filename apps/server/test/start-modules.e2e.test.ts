@@ -64,9 +64,10 @@ describe('slipstream-server start', () => {
       (url) => url !== pathToFileURL(slipstreamServerBin).href && !url.startsWith(`${bundle}/`),
     );
     expect(elsewhere).toEqual([]);
-    // Its main chunk, JetStream's and monitoring's, and the chunks they share: a handful, not
-    // the hundreds of modules tsc writes.
-    expect(ours.length).toBeLessThan(20);
+    // Its main chunk, JetStream's and monitoring's, and the chunks esbuild splits out of what
+    // they share with the other lazy parts (routes, leaf nodes, WebSocket, the config reader):
+    // a score or so, not the hundreds of modules tsc writes.
+    expect(ours.length).toBeLessThan(30);
   });
 });
 
