@@ -1,6 +1,6 @@
-import { isIP, type Socket } from 'node:net';
-import { type SecureContext, TLSSocket, connect as tlsConnect } from 'node:tls';
-import { pem } from '../pem.js';
+import type { Socket } from 'node:net';
+import type { SecureContext, TLSSocket } from 'node:tls';
+import { acceptServerTls, dialServerTls } from '../interserver/server-tls.js';
 import type { RemoteTlsOptions } from './leaf-options.js';
 
 /** nats-server's default TLS handshake timeout. */
@@ -20,60 +20,19 @@ export function acceptTls(
   timeout: number,
 ): Promise<TLSSocket> {
   socket.write(`INFO ${info} \r\n`);
-  const secure = new TLSSocket(socket, {
-    isServer: true,
-    secureContext: context,
-    requestCert: verify,
-    rejectUnauthorized: verify,
-  });
-  return handshake(secure, 'secure', timeout, socket);
+  return acceptServerTls(socket, context, verify, timeout);
 }
 
 /**
- * The leaf's side: after the hub's INFO, a TLS client handshake over the same socket, checking
- * the hub's certificate against `tls.ca` (the system's CAs without one) and its name, unless
- * `insecure`.
+ * The leaf's side: after the hub's INFO, a TLS client handshake over the same socket (see
+ * dialServerTls).
  */
 export function upgradeToHub(
   socket: Socket,
   tls: RemoteTlsOptions,
   hostname: string,
 ): Promise<TLSSocket> {
-  const secure = tlsConnect({
-    socket,
-    ...(isIP(hostname) ? {} : { servername: hostname }),
-    ca: tls.ca === undefined ? undefined : pem(tls.ca),
-    cert: tls.cert === undefined ? undefined : pem(tls.cert),
-    key: tls.key === undefined ? undefined : pem(tls.key),
-    rejectUnauthorized: !tls.insecure,
-    // Node checks the name (an IP address against the certificate's IP SANs, as Go's
-    // crypto/tls does) unless told not to.
-    ...(tls.insecure ? { checkServerIdentity: () => undefined } : {}),
-  });
-  return handshake(secure, 'secureConnect', tls.timeout ?? DEFAULT_TIMEOUT, socket);
-}
-
-function handshake(
-  secure: TLSSocket,
-  done: 'secure' | 'secureConnect',
-  timeout: number,
-  socket: Socket,
-): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error('TLS handshake timeout')), timeout);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      secure.destroy();
-      socket.destroy();
-      reject(error);
-    };
-    secure.once('error', fail);
-    secure.once(done, () => {
-      clearTimeout(timer);
-      secure.off('error', fail);
-      resolve(secure);
-    });
-  });
+  return dialServerTls(socket, tls, hostname, tls.timeout ?? DEFAULT_TIMEOUT);
 }
 
 /**

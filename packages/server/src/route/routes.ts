@@ -13,6 +13,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import { Bridge } from '../accounts/forward.js';
 import { ResponseBridge } from '../accounts/service-responses.js';
 import { sameText } from '../auth/secret.js';
+import { acceptServerTls, dialServerTls } from '../interserver/server-tls.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
@@ -23,7 +24,6 @@ import { RouteConnection, type RouteHost, RouteLink } from './route-connection.j
 import { RouteInterest } from './route-interest.js';
 import type { ResolvedClusterOptions } from './route-options.js';
 import type { RouteFrame } from './route-parser.js';
-import { acceptRouteTls, dialRouteTls } from './route-tls.js';
 import type { MonitoredRoutes, RouteView } from './route-view.js';
 
 /** What the routes need of the server. */
@@ -460,7 +460,9 @@ export class Routes implements RouteHost, MonitoredRoutes {
       return;
     }
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;
-    acceptRouteTls(socket, this.#secureContext!, tls).then(
+    // As nats-server's createRoute with cluster TLS: the handshake comes first, before any INFO,
+    // and the other member must show a certificate our CA signed.
+    acceptServerTls(socket, this.#secureContext!, true, tls.timeout).then(
       (secure) => {
         if (this.#closing) secure.destroy();
         else this.#accepted(secure);
@@ -526,7 +528,7 @@ export class Routes implements RouteHost, MonitoredRoutes {
             this.#solicited(socket, url);
             return;
           }
-          dialRouteTls(socket, tls, host).then(
+          dialServerTls(socket, tls, host, tls.timeout).then(
             (secure) => this.#solicited(secure, url),
             (error: Error) => failed(new Error(`TLS route handshake error: ${error.message}`)),
           );
