@@ -6,6 +6,7 @@ import {
   isValidSubscribeSubject,
 } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
+import { InterserverProtocolError } from '../interserver/frame-reader.js';
 import { Keepalive } from '../keepalive.js';
 import type { Logger } from '../logger.js';
 import { connectionOutbound, type FlushQueue, type Outbound } from '../outbound.js';
@@ -19,7 +20,7 @@ import {
   jetStreamDenied,
   LOOP_DETECTION_PREFIX,
 } from './leaf-interest.js';
-import { type LeafFrame, LeafParser, LeafProtocolError } from './leaf-parser.js';
+import { type LeafFrame, LeafParser } from './leaf-parser.js';
 import { LeafPermissions } from './leaf-permissions.js';
 
 /**
@@ -284,7 +285,7 @@ export class LeafConnection implements Subscriber {
     try {
       this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
-      if (error instanceof LeafProtocolError) {
+      if (error instanceof InterserverProtocolError) {
         this.#host.logger.error(`${this.label} - Leafnode parser ERROR: ${error.message}`);
         this.close('Protocol Violation', error.text);
         return;

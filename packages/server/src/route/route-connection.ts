@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { encodeSubject, isValidQueueName, isValidSubscribeSubject } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
+import { InterserverProtocolError } from '../interserver/frame-reader.js';
 import { Keepalive } from '../keepalive.js';
 import type { Logger } from '../logger.js';
 import { connectionOutbound, type FlushQueue, type Outbound } from '../outbound.js';
@@ -9,7 +10,7 @@ import { type Subscriber, Subscription } from '../subscription.js';
 import { deadline } from '../timer-delay.js';
 import type { TrafficStats } from '../traffic-stats.js';
 import { routeInterestKey } from './route-interest.js';
-import { type RouteFrame, RouteParser, RouteProtocolError } from './route-parser.js';
+import { type RouteFrame, RouteParser } from './route-parser.js';
 
 /**
  * An RS+ of another member: its interest, held in our account's router like a subscription (a
@@ -303,7 +304,7 @@ export class RouteConnection {
     try {
       this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (error) {
-      if (error instanceof RouteProtocolError) {
+      if (error instanceof InterserverProtocolError) {
         this.#host.logger.error(`${this.label} - Route parser ERROR: ${error.message}`);
         this.close('Protocol Violation', error.text);
         return;
