@@ -1,3 +1,4 @@
+import type { LinkTrafficView } from '../interserver/link-view.js';
 import type { ResolvedLeafNodeOptions } from './leaf-options.js';
 
 /**
@@ -15,16 +16,9 @@ export interface MonitoredLeafNodes {
   views(account?: string, withSubscriptions?: boolean): LeafView[];
 }
 /** One leaf connection as /leafz shows it (nats-server 2.9.10's LeafInfo). */
-export interface LeafView {
+export interface LeafView extends LinkTrafficView {
   readonly account: string;
   readonly ip: string;
   readonly port: number;
   readonly rtt: number | undefined;
-  readonly inMsgs: number;
-  readonly outMsgs: number;
-  readonly inBytes: number;
-  readonly outBytes: number;
-  /** The interest the other server announced (LS+ not taken back). */
-  readonly subscriptionCount: number;
-  readonly subjects: string[];
 }

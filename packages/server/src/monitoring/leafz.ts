@@ -1,4 +1,5 @@
 import { goDuration, rfc3339 } from './format.js';
+import { linkTraffic } from './link-traffic.js';
 import type { MonitoredServer } from './monitored-server.js';
 
 /** /leafz's options: `subs` lists each connection's subscriptions, `acc` keeps one account's. */
@@ -19,14 +20,7 @@ export function leafz(server: MonitoredServer, options: LeafzOptions = {}) {
     ip: leaf.ip,
     port: leaf.port,
     rtt: goDuration(leaf.rtt ?? 0),
-    in_msgs: leaf.inMsgs,
-    out_msgs: leaf.outMsgs,
-    in_bytes: leaf.inBytes,
-    out_bytes: leaf.outBytes,
-    subscriptions: leaf.subscriptionCount,
-    ...(options.subscriptions && leaf.subjects.length > 0
-      ? { subscriptions_list: leaf.subjects }
-      : {}),
+    ...linkTraffic(leaf, options.subscriptions),
   }));
   return {
     server_id: server.serverId,

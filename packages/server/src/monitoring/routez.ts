@@ -1,4 +1,5 @@
 import { goDuration, rfc3339, uptime } from './format.js';
+import { linkTraffic } from './link-traffic.js';
 import type { MonitoredServer } from './monitored-server.js';
 
 /**
@@ -27,14 +28,7 @@ export function routez(server: MonitoredServer, options: { subscriptions?: boole
       ...(route.permissions.import ? { import: route.permissions.import } : {}),
       ...(route.permissions.export ? { export: route.permissions.export } : {}),
       pending_size: route.pendingSize,
-      in_msgs: route.inMsgs,
-      out_msgs: route.outMsgs,
-      in_bytes: route.inBytes,
-      out_bytes: route.outBytes,
-      subscriptions: route.subscriptionCount,
-      ...(options.subscriptions && route.subjects.length > 0
-        ? { subscriptions_list: route.subjects }
-        : {}),
+      ...linkTraffic(route, options.subscriptions),
     })),
   };
 }

@@ -1,3 +1,4 @@
+import type { LinkTrafficView } from '../interserver/link-view.js';
 import type { ResolvedClusterOptions } from './route-options.js';
 
 /**
@@ -16,7 +17,7 @@ export interface MonitoredRoutes {
 }
 
 /** One registered route as /routez shows it (nats-server 2.9.10's RouteInfo). */
-export interface RouteView {
+export interface RouteView extends LinkTrafficView {
   readonly rid: number;
   readonly remoteId: string;
   /** The other member's server name (its id when it has none). */
@@ -29,12 +30,5 @@ export interface RouteView {
   readonly lastActivity: number;
   readonly rtt: number | undefined;
   readonly pendingSize: number;
-  readonly inMsgs: number;
-  readonly outMsgs: number;
-  readonly inBytes: number;
-  readonly outBytes: number;
-  /** The interest the other member announced (RS+ not taken back). */
-  readonly subscriptionCount: number;
-  readonly subjects: string[];
   readonly permissions: { import?: unknown; export?: unknown };
 }
