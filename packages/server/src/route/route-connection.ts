@@ -1,14 +1,12 @@
 import type { Socket } from 'node:net';
-import { encodeSubject, isValidQueueName, isValidSubscribeSubject } from '@slipstream/protocol';
+import { isValidQueueName, isValidSubscribeSubject } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
-import { InterserverProtocolError } from '../interserver/frame-reader.js';
-import { Keepalive } from '../keepalive.js';
-import type { Logger } from '../logger.js';
-import { connectionOutbound, type FlushQueue, type Outbound } from '../outbound.js';
+import {
+  InterserverConnection,
+  type InterserverHost,
+} from '../interserver/interserver-connection.js';
 import type { OutgoingMessage } from '../outgoing-message.js';
 import { type Subscriber, Subscription } from '../subscription.js';
-import { deadline } from '../timer-delay.js';
-import type { TrafficStats } from '../traffic-stats.js';
 import { routeInterestKey } from './route-interest.js';
 import { type RouteFrame, RouteParser } from './route-parser.js';
 
@@ -20,18 +18,7 @@ import { type RouteFrame, RouteParser } from './route-parser.js';
 export class RouteSubscription extends Subscription {}
 
 /** What a route needs of the server (the routes manager answers for it). */
-export interface RouteHost {
-  readonly logger: Logger;
-  readonly flushQueue: FlushQueue;
-  readonly stats: TrafficStats;
-  readonly options: {
-    readonly debug: boolean;
-    readonly trace: boolean;
-    readonly maxPending: number;
-    readonly writeDeadline: number;
-    readonly pingInterval: number;
-    readonly pingMax: number;
-  };
+export interface RouteHost extends InterserverHost {
   /** The account a route names, if we have it. */
   account(name: string): Account | undefined;
   /** An INFO or CONNECT: the handshake (or, after it, news of other members). */
@@ -89,17 +76,10 @@ export class RouteLink implements Subscriber {
  * (INFO, CONNECT, login, duplicate routes, gossip) is the host's; once it calls `register`,
  * RS+/RS- go into the accounts' routers and RMSG/HMSG are routed there.
  */
-export class RouteConnection {
-  readonly ip: string;
-  readonly port: number;
-  readonly start = Date.now();
-  /** When the other side last sent something. */
-  lastActivity = this.start;
-  /** nats-server's label: `<ip>:<port> - rid:<cid>`, then the other server's name once known. */
-  label: string;
+export class RouteConnection extends InterserverConnection<RouteHost> {
+  readonly start = this.lastActivity;
   /** The other member's server id, once its INFO or CONNECT named it. */
   remoteId = '';
-  remoteName = '';
   /** The other member's client URLs (its INFO's connect_urls), which our clients are told of. */
   connectUrls: string[] = [];
   /** Its route URL, to reconnect to (the one we dialled, or made from its INFO). */
@@ -112,10 +92,6 @@ export class RouteConnection {
   retry = false;
   /** Its INFO's import and export permissions, as given (for /routez). */
   permissions: { import?: unknown; export?: unknown } = {};
-  inMsgs = 0;
-  inBytes = 0;
-  outMsgs = 0;
-  outBytes = 0;
   /** Its interest by `<account> <subject>[ <queue>]`. */
   readonly subscriptions = new Map<string, RouteSubscription>();
   /**
@@ -126,93 +102,44 @@ export class RouteConnection {
     string,
     { account: string; subject: string; queue: string | undefined; weight: number }
   >();
-  readonly keepalive: Keepalive;
   readonly #links = new Map<string, RouteLink>();
-  readonly #host: RouteHost;
-  readonly #socket: Socket;
-  readonly #outbound: Outbound;
-  readonly #parser: RouteParser;
-  #ready = false;
-  #closed = false;
-  #stopAuthTimer: (() => void) | undefined;
+  // Route INFOs carry lists of URLs: nats-server allows long lines on non-client connections,
+  // and no payload limit on routes (a member may allow larger payloads than we do).
+  readonly #parser = new RouteParser((frame) => this.#frame(frame), 1024 * 1024, Infinity);
 
   constructor(
-    readonly cid: number,
+    cid: number,
     socket: Socket,
     host: RouteHost,
     /** True for a route we dialled. */
     readonly solicited: boolean,
   ) {
-    this.#host = host;
-    this.#socket = socket;
-    this.ip = socket.remoteAddress ?? '';
-    this.port = socket.remotePort ?? 0;
-    this.label = `${this.ip}:${this.port} - rid:${cid}`;
-    const options = host.options;
-    // Route INFOs carry lists of URLs: nats-server allows long lines on non-client connections,
-    // and no payload limit on routes (a member may allow larger payloads than we do).
-    this.#parser = new RouteParser((frame) => this.#frame(frame), 1024 * 1024, Infinity);
-    this.#outbound = connectionOutbound(socket, host, this);
-    this.keepalive = new Keepalive({
-      interval: options.pingInterval,
-      maxOutstanding: options.pingMax,
-      sendPing: () => this.send('PING', 'PING\r\n'),
-      stale: () => this.close('Stale Connection', 'Stale Connection'),
-    });
-    socket.setNoDelay(true);
-    socket.on('data', this.#onData);
-    socket.on('error', (error) => {
-      if (options.debug) host.logger.debug(`${this.label} - Socket error: ${error.message}`);
-      this.close('Read Error');
-    });
-    socket.on('end', () => this.close('Client Closed'));
-    socket.on('close', () => this.close('Client Closed'));
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  get ready(): boolean {
-    return this.#ready;
-  }
-
-  get rtt(): number | undefined {
-    return this.keepalive.rtt;
-  }
-
-  get pendingBytes(): number {
-    return this.#outbound.pendingBytes;
+    super(cid, socket, host, { idLabel: 'rid', name: 'Route' });
   }
 
   /** Starts reading; `authTimeout` closes an accepted route that has not logged in by then. */
   begin(authTimeout: number | undefined): void {
-    this.#host.logger.info(`${this.label} - Route connection created`);
+    this.host.logger.info(`${this.label} - Route connection created`);
     this.keepalive.start();
     if (authTimeout !== undefined) {
-      this.#stopAuthTimer = deadline(authTimeout, () => {
-        if (!this.#ready) this.close('Authentication Timeout', 'Authentication Timeout');
-      });
+      this.handshakeDeadline(authTimeout, 'Authentication Timeout', 'Authentication Timeout');
     }
   }
 
   /** The CONNECT logged in: the auth timer stops. */
   loggedIn(): void {
-    this.#stopAuthTimer?.();
+    this.stopHandshakeDeadline();
   }
 
   /** Names the other server in every later log line, as nats-server does. */
   nameRemote(name: string, id: string): void {
     this.remoteId = id;
-    this.remoteName = name || id;
-    this.label = `${this.ip}:${this.port} - rid:${this.cid} - "${this.remoteName}"`;
+    this.nameInLabel(name, id);
   }
 
   /** The handshake is over: interest and messages flow from now on. */
   register(): void {
-    this.#stopAuthTimer?.();
-    this.#ready = true;
-    this.keepalive.connected();
+    this.handshakeDone();
   }
 
   /** This route's subscriber in `account`'s router. */
@@ -225,14 +152,6 @@ export class RouteConnection {
     return link;
   }
 
-  /** Writes one protocol line (`text` ends with CRLF); `what` is what a trace shows. */
-  send(what: string, text: string): void {
-    if (this.#closed) return;
-    this.#outbound.writer.bytes(encodeSubject(text));
-    if (this.#host.options.trace) this.#host.logger.trace(`${this.label} - ->> [${what}]`);
-    this.#outbound.queued();
-  }
-
   /** RMSG (HMSG with headers) of `account`: true when it went out. */
   sendMessage(
     account: string,
@@ -240,84 +159,25 @@ export class RouteConnection {
     subject: string,
     queues: readonly string[],
   ): boolean {
-    if (!this.#ready || this.#closed) return false;
-    const headers = this.headers ? message.headers : undefined;
-    // A JetStream delivery is routed on its deliver subject and shown with the stream's subject;
-    // nats-server carries the latter across after an '@' at the end of the reply.
-    const reply =
-      message.reply !== undefined && message.subject !== subject
-        ? `${message.reply}@${message.subject}`
-        : message.reply;
-    let args = `${account} ${subject}`;
-    if (queues.length > 0) {
-      args += reply === undefined ? ` | ${queues.join(' ')}` : ` + ${reply} ${queues.join(' ')}`;
-    } else if (reply !== undefined) {
-      args += ` ${reply}`;
-    }
-    const size = (headers?.length ?? 0) + message.payload.length;
-    const line = headers
-      ? `HMSG ${args} ${headers.length} ${size}`
-      : `RMSG ${args} ${message.payload.length}`;
-    const writer = this.#outbound.writer;
-    writer.bytes(encodeSubject(`${line}\r\n`));
-    if (headers) writer.bytes(headers);
-    writer.bytes(message.payload);
-    writer.bytes(CRLF);
-    if (this.#host.options.trace) this.#host.logger.trace(`${this.label} - ->> [${line}]`);
-    this.outMsgs++;
-    this.outBytes += size;
-    this.#host.stats.outMsgs++;
-    this.#host.stats.outBytes += size;
-    this.#outbound.queued();
-    return true;
+    return this.writeMessage('RMSG', `${account} `, message, subject, queues, this.headers);
   }
 
-  /** Closes the route: its interest leaves the routers, and `errText` goes out as -ERR first. */
-  close(reason: string, errText?: string): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#stopAuthTimer?.();
-    this.keepalive.stop();
-    const socket = this.#socket;
-    socket.off('data', this.#onData);
-    if (errText !== undefined && !socket.destroyed) {
-      this.#outbound.writer.err(errText);
-      if (this.#host.options.trace) {
-        this.#host.logger.trace(`${this.label} - ->> [-ERR '${errText}']`);
-      }
-    }
-    this.#outbound.flushFinal();
-    this.#outbound.dispose();
-    socket.end();
-    const stopLinger = deadline(this.#host.options.writeDeadline, () => socket.destroy());
-    socket.once('close', stopLinger);
+  protected parse(chunk: Uint8Array): void {
+    this.#parser.parse(chunk);
+  }
+
+  /** The route is closed: its interest leaves the routers. */
+  protected afterClose(reason: string): void {
     for (const sub of this.subscriptions.values()) {
       (sub.subscriber as RouteLink).account.router.unsubscribe(sub);
     }
     this.subscriptions.clear();
-    this.#host.closed(this, reason);
+    this.host.closed(this, reason);
   }
 
-  readonly #onData = (chunk: Buffer): void => {
-    this.keepalive.activity();
-    this.lastActivity = Date.now();
-    try {
-      this.#parser.parse(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    } catch (error) {
-      if (error instanceof InterserverProtocolError) {
-        this.#host.logger.error(`${this.label} - Route parser ERROR: ${error.message}`);
-        this.close('Protocol Violation', error.text);
-        return;
-      }
-      // A bug of ours must cost one connection, never the server.
-      this.#host.logger.error(`${this.label} - Internal error: ${(error as Error).stack}`);
-      this.close('Protocol Violation');
-    }
-  };
-
   #frame(frame: RouteFrame): void {
-    if (this.#closed) return;
-    const { logger, options } = this.#host;
+    if (this.closed) return;
+    const { logger, options } = this.host;
     if (options.trace && frame.op !== 'RMSG')
       logger.trace(`${this.label} - <<- [${describe(frame)}]`);
     switch (frame.op) {
@@ -336,10 +196,10 @@ export class RouteConnection {
         return;
       case 'INFO':
       case 'CONNECT':
-        this.#host.handshake(this, frame);
+        this.host.handshake(this, frame);
         return;
     }
-    if (!this.#ready) {
+    if (!this.ready) {
       // Interest or messages before the handshake is over.
       this.close('Protocol Violation', 'Authorization Violation');
       return;
@@ -359,10 +219,10 @@ export class RouteConnection {
 
   #remoteSub(accountName: string, subject: string, queue: string | undefined, weight: number) {
     const key = `${accountName} ${routeInterestKey(subject, queue)}`;
-    const account = this.#host.account(accountName);
+    const account = this.host.account(accountName);
     if (!account) {
-      if (this.#host.options.debug) {
-        this.#host.logger.debug(
+      if (this.host.options.debug) {
+        this.host.logger.debug(
           `${this.label} - Unknown account "${accountName}" for remote subject "${subject}"`,
         );
       }
@@ -376,7 +236,7 @@ export class RouteConnection {
       return;
     }
     if (!isValidSubscribeSubject(subject) || (queue !== undefined && !isValidQueueName(queue))) {
-      this.#host.logger.error(`${this.label} - Could not insert subscription: invalid subject`);
+      this.host.logger.error(`${this.label} - Could not insert subscription: invalid subject`);
       this.send("-ERR 'Invalid Subscription'", "-ERR 'Invalid Subscription'\r\n");
       return;
     }
@@ -389,7 +249,7 @@ export class RouteConnection {
   /** Accounts were added: the interest held for them goes into their routers. */
   accountsAdded(): void {
     for (const [key, held] of this.#unknownAccounts) {
-      if (!this.#host.account(held.account)) continue;
+      if (!this.host.account(held.account)) continue;
       this.#unknownAccounts.delete(key);
       this.#remoteSub(held.account, held.subject, held.queue, held.weight);
     }
@@ -406,7 +266,7 @@ export class RouteConnection {
 
   #message(frame: Extract<RouteFrame, { op: 'RMSG' }>): void {
     const size = (frame.headers?.length ?? 0) + frame.payload.length;
-    const { logger, options, stats } = this.#host;
+    const { logger, options } = this.host;
     if (options.trace) {
       const queues = frame.queues.length > 0 ? ` queues=${frame.queues.join(',')}` : '';
       const reply = frame.reply ? ` ${frame.reply}` : '';
@@ -414,11 +274,8 @@ export class RouteConnection {
         `${this.label} - <<- [RMSG ${frame.account} ${frame.subject}${reply}${queues} ${size}]`,
       );
     }
-    this.inMsgs++;
-    this.inBytes += size;
-    stats.inMsgs++;
-    stats.inBytes += size;
-    const account = this.#host.account(frame.account);
+    this.countIn(size);
+    const account = this.host.account(frame.account);
     if (!account) {
       if (options.debug) {
         logger.debug(
@@ -449,7 +306,6 @@ export class RouteConnection {
   }
 }
 
-const CRLF = new Uint8Array([0x0d, 0x0a]);
 const JS_ACK_PREFIX = '$JS.ACK.';
 
 function describe(frame: RouteFrame): string {
