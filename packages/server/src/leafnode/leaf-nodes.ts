@@ -10,12 +10,12 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { SecureContext } from 'node:tls';
 import { createInbox } from '@slipstream/protocol';
 import type { Account } from '../accounts/account.js';
-import type { Accounts } from '../accounts/accounts.js';
 import { infoApiLevel } from '../api-level.js';
 import type { Identity } from '../auth/authenticator.js';
 import type { ClientAuthenticator } from '../auth/client-authenticator.js';
 import { newNonce } from '../auth/nkey.js';
 import { secretMatches } from '../auth/secret.js';
+import type { InterserverServer } from '../interserver/interserver-server.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
 import type { FlushQueue } from '../outbound.js';
@@ -37,22 +37,8 @@ import { acceptTls } from './leaf-tls.js';
 import type { LeafView, MonitoredLeafNodes } from './leaf-view.js';
 
 /** What the leaf nodes need of the server. */
-export interface LeafServer {
-  readonly logger: Logger;
-  readonly flushQueue: FlushQueue;
-  readonly stats: TrafficStats;
-  readonly accounts: Accounts;
-  readonly serverId: string;
-  readonly options: {
-    readonly host: string;
-    readonly debug: boolean;
-    readonly trace: boolean;
-    readonly maxPayload: number;
-    readonly maxPending: number;
-    readonly writeDeadline: number;
-    readonly pingInterval: number;
-    readonly pingMax: number;
-    readonly authTimeout: number;
+export interface LeafServer extends InterserverServer {
+  readonly options: InterserverServer['options'] & {
     readonly leafNodes: ResolvedLeafNodeOptions | undefined;
     readonly jetstream: { readonly domain: string | undefined } | undefined;
   };
@@ -60,7 +46,6 @@ export interface LeafServer {
   readonly jetstream: { leafConnected(account: string): void } | undefined;
   /** The server's name and version as its INFO gives them. */
   readonly info: { readonly server_name?: string; readonly version: string; readonly go?: string };
-  newCid(): number;
 }
 
 export class LeafNodes implements LeafHost, MonitoredLeafNodes {

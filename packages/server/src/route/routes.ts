@@ -9,10 +9,10 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { networkInterfaces } from 'node:os';
 import type { SecureContext } from 'node:tls';
 import type { Account } from '../accounts/account.js';
-import type { Accounts } from '../accounts/accounts.js';
 import { Bridge } from '../accounts/forward.js';
 import { ResponseBridge } from '../accounts/service-responses.js';
 import { sameText } from '../auth/secret.js';
+import type { InterserverServer } from '../interserver/interserver-server.js';
 import { acceptServerTls, dialServerTls } from '../interserver/server-tls.js';
 import { listen } from '../listen.js';
 import type { Logger } from '../logger.js';
@@ -27,23 +27,7 @@ import type { RouteFrame } from './route-parser.js';
 import type { MonitoredRoutes, RouteView } from './route-view.js';
 
 /** What the routes need of the server. */
-export interface RouteServer {
-  readonly logger: Logger;
-  readonly flushQueue: FlushQueue;
-  readonly stats: TrafficStats;
-  readonly accounts: Accounts;
-  readonly serverId: string;
-  readonly options: {
-    readonly host: string;
-    readonly debug: boolean;
-    readonly trace: boolean;
-    readonly maxPayload: number;
-    readonly maxPending: number;
-    readonly writeDeadline: number;
-    readonly pingInterval: number;
-    readonly pingMax: number;
-    readonly authTimeout: number;
-  };
+export interface RouteServer extends InterserverServer {
   /** The server's name and version as its INFO gives them, and its client port. */
   readonly info: {
     readonly server_name?: string;
@@ -51,7 +35,6 @@ export interface RouteServer {
     readonly go?: string;
     readonly port: number;
   };
-  newCid(): number;
   /** The client URLs the members know changed: clients get a new INFO. */
   connectUrlsChanged(): void;
 }
