@@ -134,6 +134,22 @@ export abstract class InterserverConnection<H extends InterserverHost> {
     this.keepalive.connected();
   }
 
+  /** Answers PING, ends the keepalive's wait on PONG, ignores +OK: true when `frame` was one. */
+  protected keepaliveFrame(frame: { readonly op: string }): boolean {
+    switch (frame.op) {
+      case 'PING':
+        this.send('PONG', 'PONG\r\n');
+        return true;
+      case 'PONG':
+        this.keepalive.pong();
+        return true;
+      case 'OK':
+        return true;
+      default:
+        return false;
+    }
+  }
+
   /** Writes one protocol line (`text` ends with CRLF); `what` is what a trace shows. */
   send(what: string, text: string): void {
     if (this.#closed) return;

@@ -159,22 +159,14 @@ export class LeafConnection extends InterserverConnection<LeafHost> implements S
     const { logger, options } = this.host;
     if (options.trace && frame.op !== 'LMSG')
       logger.trace(`${this.label} - <<- [${describe(frame)}]`);
-    switch (frame.op) {
-      case 'PING':
-        this.send('PONG', 'PONG\r\n');
-        return;
-      case 'PONG':
-        this.keepalive.pong();
-        return;
-      case 'OK':
-        return;
-      case 'ERR':
-        // nats-server closes a leaf connection on any -ERR; a loop the other side found delays
-        // our next attempt.
-        logger.error(`${this.label} - Leafnode Error '${frame.message}'`);
-        if (frame.message.includes('Loop detected')) this.host.loopFound(this);
-        this.close('Parse Error');
-        return;
+    if (this.keepaliveFrame(frame)) return;
+    if (frame.op === 'ERR') {
+      // nats-server closes a leaf connection on any -ERR; a loop the other side found delays
+      // our next attempt.
+      logger.error(`${this.label} - Leafnode Error '${frame.message}'`);
+      if (frame.message.includes('Loop detected')) this.host.loopFound(this);
+      this.close('Parse Error');
+      return;
     }
     if (this.#handshake.frame(this, frame)) return;
     if (!this.ready) {

@@ -180,15 +180,8 @@ export class RouteConnection extends InterserverConnection<RouteHost> {
     const { logger, options } = this.host;
     if (options.trace && frame.op !== 'RMSG')
       logger.trace(`${this.label} - <<- [${describe(frame)}]`);
+    if (this.keepaliveFrame(frame)) return;
     switch (frame.op) {
-      case 'PING':
-        this.send('PONG', 'PONG\r\n');
-        return;
-      case 'PONG':
-        this.keepalive.pong();
-        return;
-      case 'OK':
-        return;
       case 'ERR':
         // nats-server closes a route on any -ERR it receives.
         logger.error(`${this.label} - Route Error '${frame.message}'`);
