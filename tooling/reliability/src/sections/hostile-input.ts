@@ -119,7 +119,7 @@ function details(run: FuzzRun): string {
     '',
     'Unfinished WebSocket frames: 4 connections each send CONNECT, then 64 MiB of a binary frame',
     'that claims 90 MiB, full of PINGs, and the RSS growth is read. Both servers parse a frame as',
-    'its bytes arrive, every PING answered before the frame ends (ours since issue 26, in',
+    'its bytes arrive, every PING answered before the frame ends (ours since December 2026, in',
     '`websocket-frame-reader.ts`; the `ws` package it replaced held each message whole until its',
     'last byte: 262 MiB for these 4 connections, nats-server 6), so what remains is the PONGs on',
     'their way out and the heap of parsing, not the frames: V8 grows its young generation under',
