@@ -8,7 +8,10 @@ import { build } from 'esbuild';
 const outdir = new URL('../bundle/', import.meta.url).pathname;
 await rm(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [new URL('../dist/main.js', import.meta.url).pathname],
+  // young-generation.js is its own entry so that the bin can run it before main.js loads anything.
+  entryPoints: ['main.js', 'young-generation.js'].map(
+    (file) => new URL(`../dist/${file}`, import.meta.url).pathname,
+  ),
   outdir,
   bundle: true,
   splitting: true,
