@@ -120,67 +120,129 @@ export function isDamage(code: string): boolean {
   return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
-/** The prepared statements over the messages and sequence_state tables. */
+/**
+ * The prepared statements over the messages and sequence_state tables, each prepared on its first
+ * use: a start reopens every stream, and a stream that is only restored (nobody publishes to it
+ * or reads it yet) prepares none of them.
+ */
 export class MessageStatements {
-  readonly insert: Database.Statement;
-  readonly selectMessage: Database.Statement;
-  readonly selectEntry: Database.Statement;
-  readonly selectAhead: Database.Statement;
-  readonly deleteOne: Database.Statement;
-  readonly tallyRange: Database.Statement;
-  readonly deleteRange: Database.Statement;
-  readonly selectPrev: Database.Statement;
-  readonly selectNextOfSubject: Database.Statement;
-  readonly selectPrevOfSubject: Database.Statement;
-  readonly countOfSubject: Database.Statement;
-  readonly selectScan: Database.Statement;
-  readonly selectAtTime: Database.Statement;
-  readonly saveSequenceState: Database.Statement;
+  readonly #db: Database.Database;
+  #insert: Database.Statement | undefined;
+  #selectMessage: Database.Statement | undefined;
+  #selectEntry: Database.Statement | undefined;
+  #selectAhead: Database.Statement | undefined;
+  #deleteOne: Database.Statement | undefined;
+  #tallyRange: Database.Statement | undefined;
+  #deleteRange: Database.Statement | undefined;
+  #selectPrev: Database.Statement | undefined;
+  #selectNextOfSubject: Database.Statement | undefined;
+  #selectPrevOfSubject: Database.Statement | undefined;
+  #countOfSubject: Database.Statement | undefined;
+  #selectScan: Database.Statement | undefined;
+  #selectAtTime: Database.Statement | undefined;
+  #saveSequenceState: Database.Statement | undefined;
 
   constructor(db: Database.Database) {
-    this.insert = db.prepare(
+    this.#db = db;
+  }
+
+  get insert(): Database.Statement {
+    this.#insert ??= this.#db.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    this.selectMessage = db
+    return this.#insert;
+  }
+
+  get selectMessage(): Database.Statement {
+    this.#selectMessage ??= this.#db
       .prepare(
         'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
       )
       .safeIntegers(true);
+    return this.#selectMessage;
+  }
+
+  get selectAhead(): Database.Statement {
     // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
-    this.selectAhead = db
+    this.#selectAhead ??= this.#db
       .prepare(
         'SELECT seq, time, subject, headers, payload, checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
       )
       .safeIntegers(true)
       .raw(true);
-    this.selectEntry = db
+    return this.#selectAhead;
+  }
+
+  get selectEntry(): Database.Statement {
+    this.#selectEntry ??= this.#db
       .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
       .safeIntegers(true);
-    this.deleteOne = db.prepare('DELETE FROM messages WHERE seq = ?');
-    this.tallyRange = db.prepare(
+    return this.#selectEntry;
+  }
+
+  get deleteOne(): Database.Statement {
+    this.#deleteOne ??= this.#db.prepare('DELETE FROM messages WHERE seq = ?');
+    return this.#deleteOne;
+  }
+
+  get tallyRange(): Database.Statement {
+    this.#tallyRange ??= this.#db.prepare(
       'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
     );
-    this.deleteRange = db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
-    this.selectPrev = db
+    return this.#tallyRange;
+  }
+
+  get deleteRange(): Database.Statement {
+    this.#deleteRange ??= this.#db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
+    return this.#deleteRange;
+  }
+
+  get selectPrev(): Database.Statement {
+    this.#selectPrev ??= this.#db
       .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
       .pluck();
-    this.selectNextOfSubject = db
+    return this.#selectPrev;
+  }
+
+  get selectNextOfSubject(): Database.Statement {
+    this.#selectNextOfSubject ??= this.#db
       .prepare('SELECT seq FROM messages WHERE subject = ? AND seq > ? ORDER BY seq LIMIT 1')
       .pluck();
-    this.selectPrevOfSubject = db
+    return this.#selectNextOfSubject;
+  }
+
+  get selectPrevOfSubject(): Database.Statement {
+    this.#selectPrevOfSubject ??= this.#db
       .prepare('SELECT seq FROM messages WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT 1')
       .pluck();
-    this.countOfSubject = db
+    return this.#selectPrevOfSubject;
+  }
+
+  get countOfSubject(): Database.Statement {
+    this.#countOfSubject ??= this.#db
       .prepare('SELECT count(*) FROM messages WHERE subject = ? AND seq >= ?')
       .pluck();
-    this.selectScan = db.prepare(
+    return this.#countOfSubject;
+  }
+
+  get selectScan(): Database.Statement {
+    this.#selectScan ??= this.#db.prepare(
       `SELECT seq, subject FROM messages WHERE seq >= ? ORDER BY seq LIMIT ${SCAN_BATCH}`,
     );
-    this.selectAtTime = db
+    return this.#selectScan;
+  }
+
+  get selectAtTime(): Database.Statement {
+    this.#selectAtTime ??= this.#db
       .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
       .pluck();
-    this.saveSequenceState = db.prepare(
+    return this.#selectAtTime;
+  }
+
+  get saveSequenceState(): Database.Statement {
+    this.#saveSequenceState ??= this.#db.prepare(
       'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
     );
+    return this.#saveSequenceState;
   }
 }
