@@ -362,6 +362,24 @@ describe('sqlite store', () => {
     });
   });
 
+  it('keeps deferring the rows of replaced values while each put looks up the one it replaces', async () => {
+    const s = open({ limits: limits({ maxMsgsPerSubject: 1 }) });
+    // A key never replaced stays first, so no replacement moves the first sequence (and reads
+    // ahead): each finds the value it replaces by its sequence alone.
+    s.store('kv.first', undefined, bytes('first'));
+    for (let i = 0; i < 30; i++) s.store(`kv.${i % 20}`, undefined, bytes(`v${i}`));
+    await s.whenDurable();
+    // 10 replaced values wait to be deleted, none was deleted by the next put's look-up.
+    expect(rowsOnDisk()).toBe(31);
+    expect(s.state()).toMatchObject({ messages: 21, firstSeq: 1, lastSeq: 31 });
+    expect(() => s.load(2)).toThrow('no message found');
+    expect(text(s.load(12).payload)).toBe('v10');
+    // Any other removal deletes them with it.
+    expect(s.remove(1)).toBe(true);
+    await s.whenDurable();
+    expect(rowsOnDisk()).toBe(20);
+  });
+
   // Below, a read from the start has the store read rows ahead, which then answer the
   // removals' look-ups: nothing else queries the table (and deletes what waits) before the kill.
 

@@ -41,8 +41,9 @@ export interface MessageLog {
    * Removes one message; with `erase`, its bytes are overwritten first. `bySubjectLimit`: the
    * oldest of a subject over max_msgs_per_subject (a KV put's replaced value), which the store
    * removes again on reopening as long as the newer messages of its subject are still there; so
-   * the log may make it durable later than the writes around it, but no later than its next
-   * look-up or any other removal. Any other removal changes what the limits keep on reopening
+   * the log may make it durable later than the writes around it, but no later than the next
+   * query over a range or a subject, or any other removal (a read or entry of its sequence finds
+   * nothing meanwhile). Any other removal changes what the limits keep on reopening
    * (a slot freed by a delete or a TTL, bytes freed by a smaller value), so none is deferred.
    */
   remove(seq: number, erase: boolean, bySubjectLimit?: boolean): void;

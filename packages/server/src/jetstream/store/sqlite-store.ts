@@ -285,7 +285,7 @@ class SqliteLog implements MessageLog {
     const row =
       ahead && seq >= ahead.from && seq <= ahead.to
         ? ahead.rows.get(seq)
-        : this.query(() => this.sql.selectMessage.get(seq) as MessageRow | undefined, seq);
+        : this.lookUp(seq, () => this.sql.selectMessage.get(seq) as MessageRow | undefined);
     if (!row) return undefined;
     let payload: Buffer | undefined;
     try {
@@ -320,12 +320,12 @@ class SqliteLog implements MessageLog {
       const row = ahead.rows.get(seq);
       return row && { subject: row.subject, time: row.time, size: Number(row.size) };
     }
-    const row = this.query(
+    const row = this.lookUp(
+      seq,
       () =>
         this.sql.selectEntry.get(seq) as
           | { subject: string; time: bigint; size: bigint }
           | undefined,
-      seq,
     );
     return row && { subject: row.subject, time: row.time, size: Number(row.size) };
   }
@@ -674,8 +674,22 @@ class SqliteLog implements MessageLog {
    * A read, after the deferred removals (so no query finds their rows); SQLite's own damage
    * reports become 'corrupt' naming the stream.
    */
-  private query<T>(read: () => T, seq?: number): T {
+  private query<T>(read: () => T): T {
     this.removeDeferred();
+    try {
+      return read();
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  /**
+   * A read of one sequence: a deferred removal's row is not there for it, and the others stay
+   * deferred. A KV put looks up the value it replaces; deleting the deferred rows first, as a
+   * range query must, deleted one row per put again and undid DEFERRED_REMOVALS.
+   */
+  private lookUp<T>(seq: number, read: () => T): T | undefined {
+    if (this.deferredRemovals.length > 0 && this.deferredRemovals.includes(seq)) return undefined;
     try {
       return read();
     } catch (error) {
