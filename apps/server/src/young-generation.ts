@@ -7,4 +7,8 @@ import { setFlagsFromString } from 'node:v8';
 // `--max-semi-space-size` is only read when the heap is made, before any code of ours runs; the
 // growth factor is read at each growth, so setting it to 1 here holds the young generation where
 // it starts.
-setFlagsFromString('--semi-space-growth-factor=1');
+const holdYoungGeneration = () => setFlagsFromString('--semi-space-growth-factor=1');
+holdYoungGeneration();
+// Node puts V8's flags back as they were on the command line whenever it starts a worker thread
+// (the store's idle checkpoints, bcrypt), so the hold is set again once each one is running.
+process.on('worker', (worker) => worker.once('online', holdYoungGeneration));

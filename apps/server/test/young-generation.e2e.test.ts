@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { slipstreamServerBin, startServerProcess } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectPrinted } from './server-process.js';
 
 // V8 doubles a busy young generation up to 32 MiB and keeps it: in a 10-minute soak the
@@ -42,6 +42,9 @@ describe('the installed command', () => {
     ]);
     try {
       await expectPrinted(server, 'Server is ready');
+      // A stream left idle has its WAL checkpointed on a worker thread, whose start put V8's
+      // flags back to their defaults before the hold was set again for each worker.
+      await storeAndIdle(server.port);
       const delivered = await burst(server.port, 200_000);
       expect(delivered).toBe(200_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -53,6 +56,27 @@ describe('the installed command', () => {
     }
   });
 });
+
+/** Creates a file stream, stores a message in it and waits past its idle checkpoint. */
+async function storeAndIdle(port: number): Promise<void> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+  });
+  const config = JSON.stringify({ name: 'IDLE', subjects: ['idle.>'], storage: 'file' });
+  socket.write(
+    `CONNECT {"verbose":false,"pedantic":false}\r\nSUB _INBOX.idle 1\r\n` +
+      `PUB $JS.API.STREAM.CREATE.IDLE _INBOX.idle ${config.length}\r\n${config}\r\n`,
+  );
+  await vi.waitFor(() => expect(received).toContain('MSG _INBOX.idle 1'), { timeout: 10_000 });
+  socket.write('PUB idle.a _INBOX.idle 1\r\nx\r\n');
+  await vi.waitFor(() => expect(received).toContain('"seq":1'), { timeout: 10_000 });
+  socket.destroy();
+  // The store checkpoints a WAL after 100 ms without a commit.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
 
 /** Publishes `count` messages to a subscriber on one connection and counts what comes back. */
 async function burst(port: number, count: number): Promise<number> {
