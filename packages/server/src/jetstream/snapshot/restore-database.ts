@@ -6,8 +6,9 @@
  * match its checksum.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { type MessageStore, NO_LIMITS } from '../store/message-store.js';
+import { sqlite } from '../store/sqlite-module.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 
 export class StagedDatabase {
@@ -56,14 +57,15 @@ export class StagedDatabase {
 function refuseCode(path: string): void {
   let db: Database.Database | undefined;
   try {
-    db = new Database(path, { fileMustExist: true });
+    const Sqlite = sqlite();
+    db = new Sqlite(path, { fileMustExist: true });
     const code = db
       .prepare("SELECT count(*) FROM sqlite_schema WHERE type IN ('trigger', 'view')")
       .pluck()
       .get() as number;
     if (code > 0) throw new Error("the archive's database holds triggers or views");
   } catch (error) {
-    if (error instanceof Database.SqliteError) {
+    if (error instanceof sqlite().SqliteError) {
       throw new Error(`the archive's database cannot be read: ${error.message}`);
     }
     throw error;

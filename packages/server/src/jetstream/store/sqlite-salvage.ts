@@ -21,9 +21,10 @@ import {
   rmSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { LastSequence } from './last-sequence-file.js';
 import { decodePayload } from './payload-codec.js';
+import { sqlite } from './sqlite-module.js';
 import { consumerChecksum, messageChecksum, SCHEMA } from './sqlite-schema.js';
 import { walDamage } from './wal-check.js';
 
@@ -64,7 +65,8 @@ export function inspectSqliteFile(file: string, recorded?: LastSequence): FileDa
     const damage = walDamage(wal, pageSizeOf(file));
     if (damage) return { seqs: [], structure: damage };
   }
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const Sqlite = sqlite();
+  const db = new Sqlite(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma('cell_size_check = ON');
     const seqs: number[] = [];
@@ -175,8 +177,9 @@ function copyIntact(
   named: number,
   recorded: LastSequence | undefined,
 ): Omit<Salvage, 'aside'> {
-  const source = new Database(from, { fileMustExist: true });
-  const target = new Database(to);
+  const Sqlite = sqlite();
+  const source = new Sqlite(from, { fileMustExist: true });
+  const target = new Sqlite(to);
   try {
     // Opens a file shorter than its header says (truncated), which SQLite otherwise refuses
     // whole; set before anything reads the schema. Unsafe mode (better-sqlite3 turns SQLite's

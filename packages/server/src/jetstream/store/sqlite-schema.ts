@@ -5,7 +5,8 @@
  * carries and what an SQLite error code says about the file.
  */
 import { crc32 } from 'node:zlib';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqlite } from './sqlite-module.js';
 
 export const SCHEMA = `
   CREATE TABLE IF NOT EXISTS messages (
@@ -113,7 +114,7 @@ export function consumerChecksum(name: string, text: string, created?: bigint): 
 }
 
 export function sqliteCode(error: unknown): string {
-  return error instanceof Database.SqliteError ? error.code : '';
+  return error instanceof sqlite().SqliteError ? error.code : '';
 }
 
 export function isDamage(code: string): boolean {

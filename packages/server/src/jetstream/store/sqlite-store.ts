@@ -24,7 +24,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
 import { CommitGroup } from './commit-group.js';
@@ -39,6 +39,7 @@ import {
 } from './message-store.js';
 import { decodePayload, encodePayload } from './payload-codec.js';
 import { SqliteConsumerStore } from './sqlite-consumer-store.js';
+import { sqlite } from './sqlite-module.js';
 import {
   type AheadColumns,
   type AheadRow,
@@ -222,7 +223,8 @@ class SqliteLog implements MessageLog {
   private openDatabase(options: SqliteStoreOptions): Database.Database {
     let db: Database.Database | undefined;
     try {
-      db = new Database(options.path);
+      const Sqlite = sqlite();
+      db = new Sqlite(options.path);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
