@@ -380,6 +380,26 @@ describe('sqlite store', () => {
     expect(rowsOnDisk()).toBe(20);
   });
 
+  it('finds the value a put replaces among the messages appended last, without a query', async () => {
+    let s = open({ limits: limits({ maxMsgsPerSubject: 1 }) });
+    s.store('kv.first', undefined, bytes('first'));
+    for (let i = 0; i < 20; i++) s.store(`kv.${i}`, undefined, bytes(`v${i}`));
+    const scratch = new Database(':memory:');
+    const statement = Object.getPrototypeOf(scratch.prepare('SELECT 1')) as Database.Statement;
+    scratch.close();
+    const lookUps = vi.spyOn(statement, 'get');
+    try {
+      for (let i = 20; i < 30; i++) s.store(`kv.${i % 20}`, undefined, bytes(`v${i}`));
+      expect(lookUps).not.toHaveBeenCalled();
+    } finally {
+      lookUps.mockRestore();
+    }
+    expect(s.state()).toMatchObject({ messages: 21, firstSeq: 1, lastSeq: 31 });
+    const before = s.state();
+    s = await reopen({ limits: limits({ maxMsgsPerSubject: 1 }) });
+    expect(s.state()).toEqual(before);
+  });
+
   // Below, a read from the start has the store read rows ahead, which then answer the
   // removals' look-ups: nothing else queries the table (and deletes what waits) before the kill.
 

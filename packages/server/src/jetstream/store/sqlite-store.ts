@@ -122,6 +122,12 @@ const READ_AHEAD_BYTES = 1024 * 1024;
 const FIRST_READ_AHEAD_ROWS = 16;
 
 /**
+ * Entries of the messages appended last kept in memory: a KV put removes the value its key had,
+ * usually written not long before, and finding that value's subject and size was a query per put.
+ */
+const RECENT_ENTRIES = 256;
+
+/**
  * Every message with a sequence in [from, to], read in one query: a consumer or a mirror reads
  * forward one message at a time, and a point query per message (plus one to find the next)
  * was most of a consumer's delivery cost. A sequence in the range without a row has no message.
@@ -139,6 +145,11 @@ class SqliteLog implements MessageLog {
   /** Set by the store: the open transaction was rolled back, so recount from the file. */
   lostWrites: () => void = () => {};
   private ahead: ReadAhead | undefined;
+  /** The entries of the last RECENT_ENTRIES appends still stored, by sequence. */
+  private readonly recent = new Map<number, LogEntry>();
+  /** Their sequences in a ring, the oldest at `recentNext`, so the next append evicts it. */
+  private readonly recentSeqs: number[] = [];
+  private recentNext = 0;
   /** How many rows the next read-ahead asks for. */
   private aheadRows = FIRST_READ_AHEAD_ROWS;
   private readonly name: string;
@@ -268,11 +279,17 @@ class SqliteLog implements MessageLog {
     );
     this.lastSeq = message.seq;
     this.lastTime = message.time;
+    const evicted = this.recentSeqs[this.recentNext];
+    if (evicted !== undefined) this.recent.delete(evicted);
+    this.recentSeqs[this.recentNext] = message.seq;
+    this.recentNext = (this.recentNext + 1) % RECENT_ENTRIES;
+    this.recent.set(message.seq, { subject: message.subject, time: message.time, size });
   }
 
   /** Writes were rolled back: what was read ahead or deferred may be wrong, the counts too. */
   private forgetUnwritten(): void {
     this.ahead = undefined;
+    this.recent.clear();
     // Rolled back with the rest: the rows are there again, and the store removes them again.
     this.deferredRemovals = [];
     this.lostWrites();
@@ -322,6 +339,8 @@ class SqliteLog implements MessageLog {
       const row = ahead.rows.get(seq);
       return row && { subject: row.subject, time: row.time, size: Number(row.size) };
     }
+    const recent = this.recent.get(seq);
+    if (recent) return recent;
     const row = this.lookUp(
       seq,
       () =>
@@ -334,6 +353,7 @@ class SqliteLog implements MessageLog {
 
   remove(seq: number, erase: boolean, bySubjectLimit = false): void {
     this.ahead?.rows.delete(seq);
+    this.recent.delete(seq);
     // Only the newest row says the last sequence and time: removing an older one (a KV put
     // replacing a key's previous value) leaves them where they are.
     if (seq === this.lastSeq) this.lastNeedsSaving = true;
@@ -364,6 +384,7 @@ class SqliteLog implements MessageLog {
   removeRange(from: number, to: number): RemovedSubject[] {
     this.removeDeferred();
     this.ahead = undefined;
+    this.recent.clear();
     this.lastNeedsSaving = true;
     return this.group.write(() => {
       const removed = (
@@ -377,6 +398,7 @@ class SqliteLog implements MessageLog {
   removeAll(): void {
     this.deferredRemovals = [];
     this.ahead = undefined;
+    this.recent.clear();
     this.lastNeedsSaving = true;
     this.group.write(() => this.db.exec('DELETE FROM messages'));
   }
