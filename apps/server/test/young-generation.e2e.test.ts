@@ -12,7 +12,9 @@ import { expectPrinted } from './server-process.js';
 // installed command's resident size rose 28 MiB with no leak behind it. The bin holds it at
 // its first size (src/young-generation.ts); without that, the burst below grows it to 16 MiB+.
 
-const reporter = pathToFileURL(join(import.meta.dirname, 'fixtures', 'report-young-generation.mjs'));
+const reporter = pathToFileURL(
+  join(import.meta.dirname, 'fixtures', 'report-young-generation.mjs'),
+);
 const MiB = 1024 * 1024;
 
 describe('the installed command', () => {
@@ -88,7 +90,8 @@ async function burst(port: number, count: number): Promise<number> {
     socket.on('data', (chunk: Buffer) => {
       // A 'MSG ' split between chunks is whole in the last three characters kept.
       const text = tail + chunk.toString('latin1');
-      for (let at = text.indexOf('MSG '); at >= 0; at = text.indexOf('MSG ', at + 4)) delivered += 1;
+      for (let at = text.indexOf('MSG '); at >= 0; at = text.indexOf('MSG ', at + 4))
+        delivered += 1;
       tail = text.slice(-3);
       if (delivered >= count) resolve();
     });

@@ -38,6 +38,11 @@ export interface ClientSocketHost {
  * INFO it starts with and the TLS handshake, the auth and ping clocks, chunks read at a paced
  * rate into the protocol parser, the outbound buffer, and the socket's end as nats-server ends it.
  */
+/** A connection that tells its peer why the server closes it (a WebSocket's close frame). */
+interface SaysWhyItCloses {
+  closeFor(reason: CloseReason): void;
+}
+
 export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketHost>
   implements FrameSink<ClientFrame>, PublishSink
 {
@@ -250,6 +255,7 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
       }
       this.outbound.flushFinal();
       this.outbound.dispose();
+      (socket as Socket & Partial<SaysWhyItCloses>).closeFor?.(reason);
       socket.end();
       // A peer that never reads would hold the socket open forever; give it the write deadline.
       // The timer goes once the socket has closed, so it does not keep the connection in memory.

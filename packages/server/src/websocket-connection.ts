@@ -8,6 +8,8 @@ import {
   type DeflateRaw,
   type InflateRaw,
 } from 'node:zlib';
+import type { CloseReason } from './errors.js';
+import { closeStatusFor } from './websocket-close-status.js';
 import { FrameReader, MAX_CONTROL_PAYLOAD, Opcode } from './websocket-frame-reader.js';
 
 /** nats-server's wsCompressThreshold: smaller messages are not worth compressing. */
@@ -93,6 +95,14 @@ export class WebSocketConnection extends Duplex {
     // Bytes that came with the upgrade request are read once the creator has had its turn to
     // listen: a framing error in them is reported as an 'error', which needs a listener.
     if (head.length > 0) process.nextTick(() => this.#reader.read(head));
+  }
+
+  /**
+   * Says in the close frame why the server closes the connection (websocket-close-status.ts);
+   * a close the peer began is echoed as it came.
+   */
+  closeFor(reason: CloseReason): void {
+    this.#closePayload ??= closePayload(closeStatusFor(reason), reason);
   }
 
   /** Nagle's algorithm, as on a TCP socket. */

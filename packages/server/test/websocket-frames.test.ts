@@ -11,7 +11,7 @@ import type { MsgHdrs, NatsConnection } from '@nats-io/transport-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type Logger, startServer } from '../src/index.js';
-import { bothServers, closedAfterEach, type RunningTarget } from './targets.js';
+import { bothServers, closedAfterEach, type RunningTarget, type TargetOptions } from './targets.js';
 
 /** A ws client whose raw socket also takes hand-made frames; it reads the server's frames. */
 class FrameClient {
@@ -274,6 +274,45 @@ describe.each(bothServers)('WebSocket frames on $name', (target) => {
     const client = await open(server);
     client.ws.send(`${CONNECT}PING\r\n`);
     await client.waitForText('PONG\r\n');
+  });
+
+  // The status says why the server closed the connection and the text is the reason, as
+  // nats-server 2.9.10 picks them (server/websocket.go wsEnqueueCloseMessage).
+  it.each<[string, TargetOptions, string, { code: number; reason: string }]>([
+    [
+      'a wrong password',
+      { authorization: { users: [{ user: 'u', pass: 'p' }] } },
+      'CONNECT {"verbose":false,"pedantic":false,"user":"u","pass":"wrong"}\r\n',
+      { code: 1008, reason: 'Authentication Failure' },
+    ],
+    [
+      'a payload over max_payload',
+      { maxPayload: 16 },
+      `${CONNECT}PUB big 32\r\n${'x'.repeat(32)}\r\n`,
+      { code: 1009, reason: 'Maximum Message Payload Exceeded' },
+    ],
+    [
+      'an unknown protocol operation',
+      {},
+      `${CONNECT}HELLO\r\n`,
+      { code: 1002, reason: 'Protocol Violation' },
+    ],
+  ])('closes on %s with its status and reason', async (_name, options, sent, expected) => {
+    const server = await start({ websocket: {}, ...options });
+    const client = await open(server);
+    client.ws.send(sent);
+    await client.waitFor(() => client.close !== undefined, 'the close');
+    expect(client.close).toEqual(expected);
+  });
+
+  it('closes with 1001 when the server shuts down', async () => {
+    const server = await start({ websocket: {} });
+    const client = await open(server);
+    client.ws.send(`${CONNECT}PING\r\n`);
+    await client.waitForText('PONG\r\n');
+    await server.stop();
+    await client.waitFor(() => client.close !== undefined, 'the close');
+    expect(client.close).toEqual({ code: 1001, reason: 'Server Shutdown' });
   });
 
   it("echoes a client's close once its output is written", async () => {
