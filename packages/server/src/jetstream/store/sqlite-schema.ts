@@ -148,102 +148,90 @@ export class MessageStatements {
   }
 
   get insert(): Database.Statement {
-    this.#insert ??= this.#db.prepare(
+    return (this.#insert ??= this.#db.prepare(
       'INSERT INTO messages (seq, time, subject, headers, payload, size, checksum, encoding) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    return this.#insert;
+    ));
   }
 
   get selectMessage(): Database.Statement {
-    this.#selectMessage ??= this.#db
+    return (this.#selectMessage ??= this.#db
       .prepare(
         'SELECT time, subject, headers, payload, checksum, encoding FROM messages WHERE seq = ?',
       )
-      .safeIntegers(true);
-    return this.#selectMessage;
+      .safeIntegers(true));
   }
 
   get selectAhead(): Database.Statement {
     // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
-    this.#selectAhead ??= this.#db
+    return (this.#selectAhead ??= this.#db
       .prepare(
         'SELECT seq, time, subject, headers, payload, checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
       )
       .safeIntegers(true)
-      .raw(true);
-    return this.#selectAhead;
+      .raw(true));
   }
 
   get selectEntry(): Database.Statement {
-    this.#selectEntry ??= this.#db
+    return (this.#selectEntry ??= this.#db
       .prepare('SELECT subject, time, size FROM messages WHERE seq = ?')
-      .safeIntegers(true);
-    return this.#selectEntry;
+      .safeIntegers(true));
   }
 
   get deleteOne(): Database.Statement {
-    this.#deleteOne ??= this.#db.prepare('DELETE FROM messages WHERE seq = ?');
-    return this.#deleteOne;
+    return (this.#deleteOne ??= this.#db.prepare('DELETE FROM messages WHERE seq = ?'));
   }
 
   get tallyRange(): Database.Statement {
-    this.#tallyRange ??= this.#db.prepare(
+    return (this.#tallyRange ??= this.#db.prepare(
       'SELECT subject, count(*) AS messages, sum(size) AS bytes FROM messages WHERE seq BETWEEN ? AND ? GROUP BY subject',
-    );
-    return this.#tallyRange;
+    ));
   }
 
   get deleteRange(): Database.Statement {
-    this.#deleteRange ??= this.#db.prepare('DELETE FROM messages WHERE seq BETWEEN ? AND ?');
-    return this.#deleteRange;
+    return (this.#deleteRange ??= this.#db.prepare(
+      'DELETE FROM messages WHERE seq BETWEEN ? AND ?',
+    ));
   }
 
   get selectPrev(): Database.Statement {
-    this.#selectPrev ??= this.#db
+    return (this.#selectPrev ??= this.#db
       .prepare('SELECT seq FROM messages WHERE seq < ? ORDER BY seq DESC LIMIT 1')
-      .pluck();
-    return this.#selectPrev;
+      .pluck());
   }
 
   get selectNextOfSubject(): Database.Statement {
-    this.#selectNextOfSubject ??= this.#db
+    return (this.#selectNextOfSubject ??= this.#db
       .prepare('SELECT seq FROM messages WHERE subject = ? AND seq > ? ORDER BY seq LIMIT 1')
-      .pluck();
-    return this.#selectNextOfSubject;
+      .pluck());
   }
 
   get selectPrevOfSubject(): Database.Statement {
-    this.#selectPrevOfSubject ??= this.#db
+    return (this.#selectPrevOfSubject ??= this.#db
       .prepare('SELECT seq FROM messages WHERE subject = ? AND seq < ? ORDER BY seq DESC LIMIT 1')
-      .pluck();
-    return this.#selectPrevOfSubject;
+      .pluck());
   }
 
   get countOfSubject(): Database.Statement {
-    this.#countOfSubject ??= this.#db
+    return (this.#countOfSubject ??= this.#db
       .prepare('SELECT count(*) FROM messages WHERE subject = ? AND seq >= ?')
-      .pluck();
-    return this.#countOfSubject;
+      .pluck());
   }
 
   get selectScan(): Database.Statement {
-    this.#selectScan ??= this.#db.prepare(
+    return (this.#selectScan ??= this.#db.prepare(
       `SELECT seq, subject FROM messages WHERE seq >= ? ORDER BY seq LIMIT ${SCAN_BATCH}`,
-    );
-    return this.#selectScan;
+    ));
   }
 
   get selectAtTime(): Database.Statement {
-    this.#selectAtTime ??= this.#db
+    return (this.#selectAtTime ??= this.#db
       .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
-      .pluck();
-    return this.#selectAtTime;
+      .pluck());
   }
 
   get saveSequenceState(): Database.Statement {
-    this.#saveSequenceState ??= this.#db.prepare(
+    return (this.#saveSequenceState ??= this.#db.prepare(
       'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
-    );
-    return this.#saveSequenceState;
+    ));
   }
 }

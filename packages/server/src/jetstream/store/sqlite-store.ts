@@ -713,7 +713,7 @@ class SqliteLog implements MessageLog {
    * range query must, deleted one row per put again and undid DEFERRED_REMOVALS.
    */
   private lookUp<T>(seq: number, read: () => T): T | undefined {
-    if (this.deferredRemovals.length > 0 && this.deferredRemovals.includes(seq)) return undefined;
+    if (this.deferredRemovals.includes(seq)) return undefined;
     try {
       return read();
     } catch (error) {
