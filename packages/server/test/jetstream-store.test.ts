@@ -393,6 +393,26 @@ describe.each(storeKinds)('$kind store', (kind: StoreKind) => {
     expect(store.seqFromTime(third)).toBe(4);
   });
 
+  it('finds the first sequence at or after every stored time, around removed runs', () => {
+    open();
+    for (let i = 0; i < 40; i++) {
+      fill(store, ['a', 'b', 'c']);
+      const until = Date.now() + 1;
+      while (Date.now() < until) {}
+    }
+    for (const seq of [1, 2, 3, 50, 51, 52, 53, 54, 90, 119, 120]) store.remove(seq);
+    const stored: Array<{ seq: number; time: bigint }> = [];
+    for (let m = store.loadNext('', 1); m; m = store.loadNext('', m.seq + 1)) {
+      stored.push({ seq: m.seq, time: m.time });
+    }
+    const expected = (time: bigint) => stored.find((m) => m.time >= time)?.seq ?? 121;
+    for (const { time } of stored) {
+      for (const probe of [time - 1n, time, time + 1n]) {
+        expect(store.seqFromTime(probe)).toBe(expected(probe));
+      }
+    }
+  });
+
   it('finds no damaged messages in a sound store', () => {
     open();
     fill(store, ['a', 'b', 'c']);

@@ -13,6 +13,7 @@ import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
 import { StreamConsumers } from './consumer/stream-consumers.js';
 import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
+import { isSealedUnchanged } from './store/close-seal.js';
 import {
   type LastSequence,
   lastSequencePath,
@@ -134,7 +135,8 @@ export class JsAccount {
     const recorded = this.#lastSequence(name, dir, aside);
     const file = messagesFile(dir);
     let salvaged: Salvage | undefined;
-    const damage = salvage && existsSync(file) ? inspectSqliteFile(file, recorded) : undefined;
+    const inspect = salvage && existsSync(file) && !isSealedUnchanged(file);
+    const damage = inspect ? inspectSqliteFile(file, recorded) : undefined;
     if (damage) {
       salvaged = salvageSqliteFile(file, aside, recorded);
       this.#damage.salvaged(name, damage, salvaged);

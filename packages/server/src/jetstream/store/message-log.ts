@@ -82,7 +82,9 @@ export interface MessageLog {
   whenSynced(): Promise<void>;
   /** Runs `write` as one unit, undone whole when it throws (a log without it just runs it). */
   atomically?<T>(write: () => T): T;
+  /** What the log holds, counted: on open (from a clean close's saved counts when it has them). */
   summary(): LogSummary;
-  close(): Promise<void>;
+  /** `state`: the counts as the engine kept them, which a log may save for its next open. */
+  close(state?: LogSummary): Promise<void>;
   destroy(): Promise<void>;
 }

@@ -140,7 +140,7 @@ export class MessageStatements {
   #selectPrevOfSubject: Database.Statement | undefined;
   #countOfSubject: Database.Statement | undefined;
   #selectScan: Database.Statement | undefined;
-  #selectAtTime: Database.Statement | undefined;
+  #selectTimeFrom: Database.Statement | undefined;
   #saveSequenceState: Database.Statement | undefined;
 
   constructor(db: Database.Database) {
@@ -223,10 +223,12 @@ export class MessageStatements {
     ));
   }
 
-  get selectAtTime(): Database.Statement {
-    return (this.#selectAtTime ??= this.#db
-      .prepare('SELECT seq FROM messages WHERE time >= ? ORDER BY seq LIMIT 1')
-      .pluck());
+  /** The first message at or after a sequence, as [seq, time]: a step of the search by time. */
+  get selectTimeFrom(): Database.Statement {
+    return (this.#selectTimeFrom ??= this.#db
+      .prepare('SELECT seq, time FROM messages WHERE seq >= ? ORDER BY seq LIMIT 1')
+      .safeIntegers(true)
+      .raw(true));
   }
 
   get saveSequenceState(): Database.Statement {

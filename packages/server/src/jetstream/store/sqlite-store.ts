@@ -27,6 +27,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
+import { breakSeal, sealClosedStore, sealedSummary } from './close-seal.js';
 import { CommitGroup } from './commit-group.js';
 import { LastSequenceFile, lastSequencePath } from './last-sequence-file.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
@@ -188,6 +189,8 @@ class SqliteLog implements MessageLog {
 
   private readonly sql: MessageStatements;
   readonly consumers: SqliteConsumerStore;
+  /** The counts the last clean close saved (close-seal.ts), for the first summary only. */
+  private sealed: LogSummary | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.name = options.name;
@@ -195,6 +198,8 @@ class SqliteLog implements MessageLog {
     this.onDamage = options.onDamage;
     this.onSyncFailure = options.onSyncFailure;
     mkdirSync(dirname(options.path), { recursive: true });
+    this.sealed = sealedSummary(options.path);
+    breakSeal(options.path);
     this.db = this.openDatabase(options);
     this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
     this.lastSequence = new LastSequenceFile(lastSequencePath(dirname(options.path)));
@@ -460,8 +465,31 @@ class SqliteLog implements MessageLog {
     }
   }
 
+  /**
+   * A binary search over sequences: times never fall as sequences rise (the engine sees to it),
+   * and the table has no index by time, so a query by time read every older row (a restart's
+   * recovery of the duplicate window read the whole stream to find nothing in it).
+   */
   firstSeqAtOrAfter(time: bigint): number | undefined {
-    return this.query(() => this.sql.selectAtTime.get(time) as number | undefined);
+    return this.query(() => {
+      let found: number | undefined;
+      let low = 0;
+      let high = this.lastSeq;
+      while (low <= high) {
+        const middle = low + Math.floor((high - low) / 2);
+        const row = this.sql.selectTimeFrom.get(middle) as [bigint, bigint] | undefined;
+        const seq = row ? Number(row[0]) : Number.POSITIVE_INFINITY;
+        if (seq > high) {
+          high = middle - 1;
+        } else if (row![1] >= time) {
+          found = seq;
+          high = middle - 1;
+        } else {
+          low = seq + 1;
+        }
+      }
+      return found;
+    });
   }
 
   setLast(seq: number, time: bigint): void {
@@ -501,6 +529,13 @@ class SqliteLog implements MessageLog {
   }
 
   summary(): LogSummary {
+    const sealed = this.sealed;
+    this.sealed = undefined;
+    if (sealed) {
+      this.lastSeq = sealed.lastSeq;
+      this.lastTime = sealed.lastTime;
+      return sealed;
+    }
     return this.query(() => {
       const subjects = new Map<string, SubjectState>();
       let bytes = 0;
@@ -540,7 +575,7 @@ class SqliteLog implements MessageLog {
     });
   }
 
-  async close(): Promise<void> {
+  async close(state?: LogSummary): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.syncTimer) clearInterval(this.syncTimer);
@@ -558,13 +593,16 @@ class SqliteLog implements MessageLog {
       this.lastSequence.close();
     } catch (error) {
       this.onSyncFailure?.(error as Error);
+      return;
     }
+    if (state) sealClosedStore(this.path, state);
   }
 
   async destroy(): Promise<void> {
     await this.close();
     for (const suffix of ['', '-wal', '-shm']) rmSync(this.path + suffix, { force: true });
     rmSync(lastSequencePath(dirname(this.path)), { force: true });
+    breakSeal(this.path);
   }
 
   /**

@@ -428,7 +428,16 @@ export class StoreEngine implements MessageStore {
     if (this.closed) return;
     this.closed = true;
     this.expiryTimer.disarm();
-    await this.log.close();
+    // Counts of a store that failed are not worth saving: the next open counts from the file.
+    const state = this.failure
+      ? undefined
+      : {
+          subjects: this.subjects,
+          bytes: this.bytes,
+          lastSeq: this.lastSeq,
+          lastTime: this.lastTime,
+        };
+    await this.log.close(state);
   }
 
   async delete(): Promise<void> {
