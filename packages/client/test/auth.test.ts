@@ -226,7 +226,14 @@ describe('JWT and creds against nats-server 2.9.10', () => {
     );
     const expired = events.flatMap((e) => (e.type === 'error' ? [e.error] : []))[0];
     expect((expired as UserAuthenticationExpiredError).code).toBe('AUTHENTICATION_EXPIRED');
-    // The same JWT is refused on every reconnect, so the connection ends with that refusal.
-    expect(await nc.closed()).toBeInstanceOf(AuthorizationError);
+    // The same JWT is refused on every reconnect, so the connection ends with that refusal: an
+    // authorization violation, or the expiry again when a reconnect reached the server in the
+    // last moments of the JWT's final second (its CONNECT still valid, its timer due at once).
+    const closedWith = await nc.closed();
+    expect(
+      closedWith instanceof AuthorizationError ||
+        closedWith instanceof UserAuthenticationExpiredError,
+      String(closedWith),
+    ).toBe(true);
   });
 });
