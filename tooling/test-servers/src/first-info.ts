@@ -1,23 +1,34 @@
 import { connect } from 'node:net';
 import { freePort } from './free-port.js';
+import { cpuSeconds } from './process-stats.js';
 import { runProcess } from './server-process.js';
 
+export interface FirstInfoCost {
+  /** Milliseconds from the spawn to the first INFO bytes: what a harness waits for. */
+  ms: number;
+  /**
+   * The CPU milliseconds the server's process had spent by then (all its threads): what its
+   * start costs whatever else the machine runs, where `ms` grows with the machine's load.
+   */
+  cpuMs: number;
+}
+
 /**
- * Milliseconds from the spawn of a server to the first INFO bytes a client connecting over and over
- * receives on its port (`args` receives a free port); the server is killed after. What a harness
- * that starts a server and connects at once waits for.
+ * The cost of a server's start up to the first INFO bytes a client connecting over and over
+ * receives on its port (`args` receives a free port); the server is killed after.
  */
-export async function msToFirstInfo(
+export async function firstInfoCost(
   command: string,
   args: (port: number) => readonly string[],
-): Promise<number> {
+): Promise<FirstInfoCost> {
   for (;;) {
     const port = await freePort();
     const started = performance.now();
     const server = runProcess(command, args(port));
     try {
       await firstInfo(port, () => server.child.exitCode !== null);
-      return performance.now() - started;
+      const ms = performance.now() - started;
+      return { ms, cpuMs: cpuSeconds(server.child.pid!) * 1000 };
     } catch (error) {
       // A test file running in parallel may bind the port between freePort() and the server.
       if (!/address already in use/i.test(server.output())) {

@@ -4,7 +4,7 @@ export {
   makeTestCertificates,
   type TestCertificates,
 } from './certificates.js';
-export { msToFirstInfo } from './first-info.js';
+export { type FirstInfoCost, firstInfoCost } from './first-info.js';
 export { freePort } from './free-port.js';
 export {
   credsFile,
