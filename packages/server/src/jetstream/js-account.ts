@@ -13,13 +13,14 @@ import { type JsAccountLimits, UNLIMITED } from './account-limits.js';
 import { StreamConsumers } from './consumer/stream-consumers.js';
 import { nowNanos } from './shared/wire-time.js';
 import { clearStaging } from './snapshot/snapshot-staging.js';
-import { isSealedUnchanged } from './store/close-seal.js';
+import { sealedSummary } from './store/close-seal.js';
 import {
   type LastSequence,
   lastSequencePath,
   readLastSequence,
 } from './store/last-sequence-file.js';
 import { openMemoryStore } from './store/memory-store.js';
+import type { LogSummary } from './store/message-log.js';
 import type { MessageStore } from './store/message-store.js';
 import { inspectSqliteFile, type Salvage, salvageSqliteFile } from './store/sqlite-salvage.js';
 import { openSqliteStore } from './store/sqlite-store.js';
@@ -135,13 +136,15 @@ export class JsAccount {
     const recorded = this.#lastSequence(name, dir, aside);
     const file = messagesFile(dir);
     let salvaged: Salvage | undefined;
-    const inspect = salvage && existsSync(file) && !isSealedUnchanged(file);
-    const damage = inspect ? inspectSqliteFile(file, recorded) : undefined;
+    const found = salvage && existsSync(file);
+    // A file as its last clean close left it is opened as it is, with the counts it was sealed with.
+    const sealed = found ? sealedSummary(file, recorded) : undefined;
+    const damage = found && !sealed ? inspectSqliteFile(file, recorded) : undefined;
     if (damage) {
       salvaged = salvageSqliteFile(file, aside, recorded);
       this.#damage.salvaged(name, damage, salvaged);
     }
-    const store = this.#openStore(meta.config, dir);
+    const store = this.#openStore(meta.config, dir, sealed);
     const stream = this.#newStream(meta.config, store, meta.created);
     if (salvaged && salvaged.lost.msgs.length > 0) stream.lost = salvaged.lost;
     this.streams.set(name, stream);
@@ -363,10 +366,11 @@ export class JsAccount {
     return this.#openStore(config, dir);
   }
 
-  #openStore(config: StreamConfig, dir: string): MessageStore {
+  #openStore(config: StreamConfig, dir: string, sealed?: LogSummary): MessageStore {
     return openSqliteStore({
       name: config.name,
       path: messagesFile(dir),
+      sealed,
       limits: storeLimitsOf(config),
       sync: storeSyncOf(config, this.options.syncInterval),
       onDamage: (error) => {

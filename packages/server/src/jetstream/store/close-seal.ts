@@ -8,9 +8,10 @@
  * The seal names the database file as the close left it (size, inode, modification and change
  * times) and holds the counts the store kept. Any write to the file since (a bit flipped, a
  * truncation, a copy over it) moves its ctime, which no program can set back, so a seal that
- * still matches means the file holds exactly what the store wrote, checked as it went. The store
- * breaks the seal as it opens, before it writes anything. A seal that is unreadable, stale or
- * missing only means the full inspection and count, never an error.
+ * still matches means the file holds exactly what the store wrote, checked as it went. A start
+ * reads it once, before both the inspection and the open; the store breaks it as it opens,
+ * before it writes anything. A seal that is unreadable, stale or missing only means the full
+ * inspection and count, never an error.
  *
  * Two lines of JSON, the file and the totals, then every subject's counts as one flat array (one
  * parse, however many subjects); a third line, the CRC-32 of the two, so that a damaged seal is
@@ -19,7 +20,7 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { lastSequencePath, readLastSequence } from './last-sequence-file.js';
+import type { LastSequence } from './last-sequence-file.js';
 import type { LogSummary } from './message-log.js';
 import type { SubjectState } from './message-store.js';
 
@@ -73,12 +74,15 @@ export function sealClosedStore(databasePath: string, state: LogSummary): void {
 }
 
 /**
- * The seal's header and the rest of its text when the database is as its last clean close left
- * it, with messages.last still at the sequence it closed at; undefined otherwise. A WAL means
- * writes after the close.
+ * The counts the last clean close saved, when the database is still as that close left it and
+ * `recorded` (messages.last, read by the caller) still at the sequence it closed at; undefined
+ * otherwise. A WAL beside the file means writes after the close.
  */
-function matchingSeal(databasePath: string): { header: SealHeader; rest: string } | undefined {
-  if (existsSync(`${databasePath}-wal`)) return undefined;
+export function sealedSummary(
+  databasePath: string,
+  recorded: LastSequence | undefined,
+): LogSummary | undefined {
+  if (!recorded || existsSync(`${databasePath}-wal`)) return undefined;
   try {
     const sealed = readFileSync(sealPath(databasePath), 'utf8');
     const checksumAt = sealed.lastIndexOf('\n', sealed.length - 2) + 1;
@@ -88,25 +92,8 @@ function matchingSeal(databasePath: string): { header: SealHeader; rest: string 
     const header = JSON.parse(text.slice(0, lineEnd)) as SealHeader;
     const now = fileAsItIs(databasePath);
     if (FILE_FIELDS.some((field) => header[field] !== now[field])) return undefined;
-    const recorded = readLastSequence(lastSequencePath(dirname(databasePath)));
-    if (!recorded || 'damaged' in recorded || recorded.seq !== header.lastSeq) return undefined;
-    return { header, rest: text.slice(lineEnd + 1, -1) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the database is as its last clean close left it (nothing to inspect). */
-export function isSealedUnchanged(databasePath: string): boolean {
-  return matchingSeal(databasePath) !== undefined;
-}
-
-/** The counts the last clean close saved, when the database is still as it left it. */
-export function sealedSummary(databasePath: string): LogSummary | undefined {
-  const seal = matchingSeal(databasePath);
-  if (!seal) return undefined;
-  try {
-    const flat = JSON.parse(seal.rest) as Array<string | number>;
+    if (recorded.seq !== header.lastSeq) return undefined;
+    const flat = JSON.parse(text.slice(lineEnd + 1, -1)) as Array<string | number>;
     const subjects = new Map<string, SubjectState>();
     for (let i = 0; i < flat.length; i += 4) {
       subjects.set(flat[i] as string, {
@@ -115,7 +102,7 @@ export function sealedSummary(databasePath: string): LogSummary | undefined {
         last: flat[i + 3] as number,
       });
     }
-    const { lastSeq, lastTime, bytes } = seal.header;
+    const { lastSeq, lastTime, bytes } = header;
     return { subjects, bytes, lastSeq, lastTime: BigInt(lastTime) };
   } catch {
     return undefined;

@@ -27,7 +27,7 @@ import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { checkpointWorker } from './checkpoint-worker.js';
 import type { Clock } from './clock.js';
-import { breakSeal, sealClosedStore, sealedSummary } from './close-seal.js';
+import { breakSeal, sealClosedStore } from './close-seal.js';
 import { CommitGroup } from './commit-group.js';
 import { LastSequenceFile, lastSequencePath } from './last-sequence-file.js';
 import type { LogEntry, LogSummary, MessageLog, RemovedSubject } from './message-log.js';
@@ -74,6 +74,11 @@ export interface SqliteStoreOptions {
    * interval's checkpoint): what was acknowledged since the last sync may not be on the disk.
    */
   onSyncFailure?: (error: Error) => void;
+  /**
+   * The counts a clean close sealed (close-seal.ts), found by the caller to match the file: the
+   * first summary takes them instead of counting every row.
+   */
+  sealed?: LogSummary;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
@@ -198,7 +203,7 @@ class SqliteLog implements MessageLog {
     this.onDamage = options.onDamage;
     this.onSyncFailure = options.onSyncFailure;
     mkdirSync(dirname(options.path), { recursive: true });
-    this.sealed = sealedSummary(options.path);
+    this.sealed = options.sealed;
     breakSeal(options.path);
     this.db = this.openDatabase(options);
     this.wal = new WalFile(`${options.path}-wal`, WAL_SIZE_LIMIT_BYTES);
@@ -478,14 +483,14 @@ class SqliteLog implements MessageLog {
       while (low <= high) {
         const middle = low + Math.floor((high - low) / 2);
         const row = this.sql.selectTimeFrom.get(middle) as [bigint, bigint] | undefined;
-        const seq = row ? Number(row[0]) : Number.POSITIVE_INFINITY;
-        if (seq > high) {
+        if (!row || Number(row[0]) > high) {
+          // No message in [middle, high].
           high = middle - 1;
-        } else if (row![1] >= time) {
-          found = seq;
+        } else if (row[1] >= time) {
+          found = Number(row[0]);
           high = middle - 1;
         } else {
-          low = seq + 1;
+          low = Number(row[0]) + 1;
         }
       }
       return found;
