@@ -322,7 +322,9 @@ describe.each(bothServers)('WebSocket frames on $name', (target) => {
     client.ws.close(4001, 'bye');
     await client.waitFor(() => client.close !== undefined, 'the close');
     expect(client.close).toEqual({ code: 4001, reason: 'bye' });
-    expect(client.text).toContain('PONG\r\n');
+    // nats-server handles the close frame from the same read as the PING and may close before its
+    // PONG is flushed (a CI run under load saw the close without it); ours writes its output first.
+    if (target.name !== 'nats-server') expect(client.text).toContain('PONG\r\n');
   });
 });
 
