@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   type ClusterTlsOptions,
   checkOptions,
+  collectReadBuffersWith,
   createConsoleLogger,
   type JetStreamOptions,
   type LeafNodeOptions,
@@ -21,6 +22,7 @@ import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { readLeafNodeFiles } from './leafnode-files.js';
 import { writePortsFile } from './ports-file.js';
+import { readBufferCollector } from './read-buffer-collector.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 import { readTlsFiles, TlsSetupError } from './tls-files.js';
 import { appVersion } from './version.js';
@@ -117,6 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Trapped before the start: a harness may signal as soon as the client port opens, which is
   // before startServer resolves (monitoring still starting) and would otherwise kill the process.
   const stopOnSignal = trapStopSignals(log);
+  collectReadBuffersWith(readBufferCollector());
   let server: NatsServer;
   try {
     server = await startServer(

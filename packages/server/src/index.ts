@@ -32,6 +32,7 @@ export {
   type JetStreamOptions,
   type ServerOptions,
 } from './options.js';
+export { collectReadBuffersWith } from './read-buffers.js';
 export type { ClusterOptions, ClusterTlsOptions } from './route/route-options.js';
 export { type NatsServer, startServer } from './server.js';
 export type { TlsOptions } from './tls/tls-options.js';
