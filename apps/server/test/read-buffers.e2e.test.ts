@@ -1,19 +1,16 @@
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { slipstreamServerBin, startServerProcess } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPrinted } from './server-process.js';
+import { largestReported, startReporting } from './server-process.js';
 
 // The server reads each socket into a new buffer outside the JavaScript heap, freed only by a
 // collection; a publisher whose messages nobody takes brings few collections, so without the
 // command's read-buffer collector (src/read-buffer-collector.ts) 64 MiB of such publishes left
 // 24-26 MiB of dead buffers waiting for one (4 runs); with it, 7.6-9.3 MiB.
 
-const reporter = pathToFileURL(join(import.meta.dirname, 'fixtures', 'report-buffer-memory.mjs'));
 const MiB = 1024 * 1024;
 
 describe('the installed command', () => {
@@ -27,22 +24,11 @@ describe('the installed command', () => {
 
   it('frees the buffers of what it read while a publisher floods it with messages nobody takes', async () => {
     const report = join(dir, 'buffers');
-    const url = new URL(reporter);
-    url.searchParams.set('out', report);
-    const server = await startServerProcess(process.execPath, (port) => [
-      '--import',
-      url.href,
-      slipstreamServerBin,
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
-    ]);
+    const server = await startReporting('report-buffer-memory.mjs', report);
     try {
-      await expectPrinted(server, 'Server is ready');
       await flood(server.port, 64 * MiB);
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const largest = Number(await readFile(report, 'utf8'));
+      const largest = await largestReported(report);
       expect(largest).toBeGreaterThan(0);
       // Collected after each 4 MiB read once they grew by 4 MiB: two steps' worth and the live ones.
       expect(largest).toBeLessThan(16 * MiB);

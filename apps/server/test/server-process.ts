@@ -1,6 +1,13 @@
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { type RunningProcess, runProcess, startServerProcess } from '@slipstream/test-servers';
+import { pathToFileURL } from 'node:url';
+import {
+  type RunningProcess,
+  runProcess,
+  slipstreamServerBin,
+  startServerProcess,
+} from '@slipstream/test-servers';
 import { expect, vi } from 'vitest';
 
 // Runs dist/main.js as a child process, as a user would run slipstream-server.
@@ -17,6 +24,36 @@ export async function expectPrinted(server: RunningProcess, text: string): Promi
     timeout: 10_000,
     interval: 10,
   });
+}
+
+/**
+ * The installed command on 127.0.0.1 with `fixtures/<reporter>` preloaded, which writes the largest
+ * figure it has seen to `out` (read it with `largestReported`); started once it says it is ready.
+ */
+export async function startReporting(
+  reporter: string,
+  out: string,
+  flags: readonly string[] = [],
+): Promise<RunningProcess & { port: number }> {
+  const url = pathToFileURL(join(import.meta.dirname, 'fixtures', reporter));
+  url.searchParams.set('out', out);
+  const server = await startServerProcess(process.execPath, (port) => [
+    '--import',
+    url.href,
+    slipstreamServerBin,
+    '-a',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    ...flags,
+  ]);
+  await expectPrinted(server, 'Server is ready');
+  return server;
+}
+
+/** What a reporter of `startReporting` wrote last. */
+export async function largestReported(out: string): Promise<number> {
+  return Number(await readFile(out, 'utf8'));
 }
 
 /** Reads the INFO line a NATS server sends first on a new connection. */

@@ -1,22 +1,18 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { slipstreamServerBin, startServerProcess } from '@slipstream/test-servers';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectPrinted } from './server-process.js';
+import { largestReported, startReporting } from './server-process.js';
 
 // V8 doubles a busy young generation up to 32 MiB and keeps it: in a 10-minute soak the
 // installed command's resident size rose 28 MiB with no leak behind it. The bin holds it at
 // 2 MiB semi-spaces (src/young-generation.ts); without that, the bursts below grow it to 16 MiB+.
 
-const reporter = pathToFileURL(
-  join(import.meta.dirname, 'fixtures', 'report-young-generation.mjs'),
-);
 const MiB = 1024 * 1024;
 const execFileAsync = promisify(execFile);
 
@@ -31,22 +27,12 @@ describe('the installed command', () => {
 
   it('holds its young generation at 4 MiB through bursts of traffic, a worker thread between them', async () => {
     const report = join(dir, 'young-generation');
-    const url = new URL(reporter);
-    url.searchParams.set('out', report);
-    const server = await startServerProcess(process.execPath, (port) => [
-      '--import',
-      url.href,
-      slipstreamServerBin,
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(port),
+    const server = await startReporting('report-young-generation.mjs', report, [
       '-js',
       '-sd',
       join(dir, 'js'),
     ]);
     try {
-      await expectPrinted(server, 'Server is ready');
       expect(await burst(server.port, 200_000)).toBe(600_000);
       // A stream left idle has its WAL checkpointed on a worker thread, whose start puts V8's flags
       // back to their defaults. A short burst rarely regrows the young generation after it (a long
@@ -54,7 +40,7 @@ describe('the installed command', () => {
       await storeAndIdle(server.port);
       expect(await burst(server.port, 400_000)).toBe(1_200_000);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const largest = Number(await readFile(report, 'utf8'));
+      const largest = await largestReported(report);
       expect(largest).toBeGreaterThan(0);
       // Two semi-spaces of 2 MiB (src/young-generation.ts).
       expect(largest).toBeLessThanOrEqual(4 * MiB);
