@@ -590,7 +590,6 @@ class SqliteLog implements MessageLog {
     await this.group.whenDurable().catch(() => {});
     await this.idleCheckpoint;
     await this.lazySync;
-    await checkpointWorker.release(this.path);
     this.runCheckpoint();
     this.db.close();
     this.wal.close();
