@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import {
   type ClusterTlsOptions,
   checkOptions,
-  collectReadBuffersWith,
+  collectBuffersWith,
   createConsoleLogger,
   type JetStreamOptions,
   type LeafNodeOptions,
@@ -17,12 +17,12 @@ import {
   startServer,
   type TlsOptions,
 } from '@slipstream/server';
+import { bufferCollector } from './buffer-collector.js';
 import { readClusterTlsFiles, toClusterOptions } from './cluster-settings.js';
 import { ConfigError } from './conf/errors.js';
 import { FlagError, parseCommandLine, usage } from './flags.js';
 import { readLeafNodeFiles } from './leafnode-files.js';
 import { writePortsFile } from './ports-file.js';
-import { readBufferCollector } from './read-buffer-collector.js';
 import { defaultSettings, mergeSettings, type Settings } from './settings.js';
 import { readTlsFiles, TlsSetupError } from './tls-files.js';
 import { appVersion } from './version.js';
@@ -119,7 +119,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   // Trapped before the start: a harness may signal as soon as the client port opens, which is
   // before startServer resolves (monitoring still starting) and would otherwise kill the process.
   const stopOnSignal = trapStopSignals(log);
-  collectReadBuffersWith(readBufferCollector());
+  collectBuffersWith(bufferCollector());
   let server: NatsServer;
   try {
     server = await startServer(

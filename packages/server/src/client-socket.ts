@@ -8,13 +8,13 @@ import {
   type PublishSink,
   ServerSideParser,
 } from '@slipstream/protocol';
+import { countTraffic } from './buffer-collection.js';
 import { type CloseReason, ErrText } from './errors.js';
 import { Keepalive } from './keepalive.js';
 import type { Logger } from './logger.js';
 import type { ResolvedOptions } from './options.js';
 import { connectionOutbound, type FlushQueue, type Outbound } from './outbound.js';
 import { PacedReader } from './paced-reader.js';
-import { countRead } from './read-buffers.js';
 import { afterWait, deadline } from './timer-delay.js';
 import { handshakeRefusal } from './tls/handshake-check.js';
 import { readTlsSession, type TlsSession } from './tls/tls-session.js';
@@ -269,7 +269,7 @@ export abstract class ClientSocket<Host extends ClientSocketHost = ClientSocketH
     // Activity is noted per chunk, not per frame: a chunk can carry thousands of frames.
     this.lastActivity = Date.now();
     this.keepalive.activity();
-    countRead(chunk.byteLength);
+    countTraffic(chunk.byteLength);
     // A plain Uint8Array view: the parser's payload subarrays are then native typed-array views
     // instead of Buffers, which cost several times more to create.
     this.#reader.read(

@@ -13,6 +13,7 @@ export type {
   UserOptions,
 } from './auth/auth-options.js';
 export type { OperatorOptions, ResolverOptions } from './auth/operator-options.js';
+export { collectBuffersWith } from './buffer-collection.js';
 export { checkOptions } from './check-options.js';
 export { type CloseReason, ErrText, ServerError, type ServerErrorCode } from './errors.js';
 export type {
@@ -32,7 +33,6 @@ export {
   type JetStreamOptions,
   type ServerOptions,
 } from './options.js';
-export { collectReadBuffersWith } from './read-buffers.js';
 export type { ClusterOptions, ClusterTlsOptions } from './route/route-options.js';
 export { type NatsServer, startServer } from './server.js';
 export type { TlsOptions } from './tls/tls-options.js';

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { FrameWriter } from '@slipstream/protocol';
 import { Backlog } from './backlog.js';
+import { countTraffic } from './buffer-collection.js';
 import { afterWait } from './timer-delay.js';
 
 /**
@@ -166,6 +167,7 @@ export class Outbound {
   /** Writes the writer's frames; returns false when the socket pushes back. */
   #write(): boolean {
     const size = this.writer.length;
+    countTraffic(size);
     const writer = this.writer;
     if (size > this.#peak) this.#peak = size;
     else if (this.#peak > RETAINED_CAPACITY && size < this.#peak / 16) {

@@ -1,6 +1,6 @@
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it, vi } from 'vitest';
-import { readBufferCollector } from '../src/read-buffer-collector.js';
+import { bufferCollector } from '../src/buffer-collector.js';
 
 const MiB = 1024 * 1024;
 
@@ -23,9 +23,9 @@ async function minorCollectionsDuring(run: () => void): Promise<number> {
   return starts.filter((start) => start >= from && start <= to).length;
 }
 
-describe('readBufferCollector', () => {
+describe('bufferCollector', () => {
   it('runs a minor collection once buffer memory grew by 4 MiB, and frees dead buffers with it', async () => {
-    const collect = readBufferCollector();
+    const collect = bufferCollector();
     // Dead at once, as a socket's read buffer is once parsed; young, as a fresh read's is.
     for (let i = 0; i < 128; i++) Buffer.allocUnsafeSlow(64 * 1024);
     const before = process.memoryUsage().arrayBuffers;
@@ -37,7 +37,7 @@ describe('readBufferCollector', () => {
   });
 
   it('does nothing while buffer memory has not grown', async () => {
-    const collect = readBufferCollector();
+    const collect = bufferCollector();
     expect(await minorCollectionsDuring(collect)).toBe(0);
     for (let i = 0; i < 16; i++) Buffer.allocUnsafeSlow(64 * 1024);
     expect(await minorCollectionsDuring(collect)).toBe(0);

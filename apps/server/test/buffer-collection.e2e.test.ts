@@ -8,7 +8,7 @@ import { largestReported, startReporting } from './server-process.js';
 
 // The server reads each socket into a new buffer outside the JavaScript heap, freed only by a
 // collection; a publisher whose messages nobody takes brings few collections, so without the
-// command's read-buffer collector (src/read-buffer-collector.ts) 64 MiB of such publishes left
+// command's buffer collector (src/buffer-collector.ts) 64 MiB of such publishes left
 // 24-26 MiB of dead buffers waiting for one (4 runs); with it, 7.6-9.3 MiB.
 
 const MiB = 1024 * 1024;
@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
 describe('the installed command', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'slipstream-read-buffers-'));
+    dir = await mkdtemp(join(tmpdir(), 'slipstream-buffer-collection-'));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
