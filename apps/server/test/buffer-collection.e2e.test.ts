@@ -1,10 +1,8 @@
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { largestReported, startReporting } from './server-process.js';
+import { describe, expect, it } from 'vitest';
+import { largestReported, startReporting, useTempDir } from './server-process.js';
 
 // The server reads each socket into a new buffer outside the JavaScript heap, freed only by a
 // collection; a publisher whose messages nobody takes brings few collections, so without the
@@ -14,16 +12,10 @@ import { largestReported, startReporting } from './server-process.js';
 const MiB = 1024 * 1024;
 
 describe('the installed command', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'slipstream-buffer-collection-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = useTempDir('slipstream-buffer-collection-');
 
   it('frees the buffers of what it read while a publisher floods it with messages nobody takes', async () => {
-    const report = join(dir, 'buffers');
+    const report = join(tempDir(), 'buffers');
     const server = await startReporting('report-buffer-memory.mjs', report);
     try {
       await flood(server.port, 64 * MiB);

@@ -1,35 +1,35 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as connectClient } from '@nats-io/transport-node';
 import { NATS_COMPATIBLE_VERSION } from '@slipstream/server';
 import { freePort, waitForPort } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import packageJson from '../package.json' with { type: 'json' };
 import { refusedKeys } from '../src/unsupported.js';
 import { listeningPorts } from './listening-ports.js';
-import { expectPrinted, linesUntilClosed, readInfo, run, serving } from './server-process.js';
+import {
+  expectPrinted,
+  linesUntilClosed,
+  readInfo,
+  run,
+  serving,
+  useTempDir,
+} from './server-process.js';
 
 // For what lands a moment after the port opens: retried every 20 ms; 10 s is only a safety net.
 const retry = { timeout: 10_000, interval: 20 };
 
 describe('slipstream-server process', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'slipstream-server-e2e-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-  const portsFile = (pid: number | undefined) => join(dir, `slipstream-server_${pid}.ports`);
+  const tempDir = useTempDir('slipstream-server-e2e-');
+  const portsFile = (pid: number | undefined) => join(tempDir(), `slipstream-server_${pid}.ports`);
   /** Polls for the ports file, as a harness does: it lands just after the ready line. */
   const readPortsFile = async (pid: number | undefined) =>
     JSON.parse(await vi.waitFor(() => readFile(portsFile(pid), 'utf8'), retry));
 
   it('serves clients and monitoring, then exits cleanly on SIGTERM', async () => {
     const httpPort = await freePort();
-    const pidFile = join(dir, 'server.pid');
+    const pidFile = join(tempDir(), 'server.pid');
     await serving(['-m', String(httpPort), '-n', 'e2e', '-P', pidFile], async (port, server) => {
       const info = await readInfo(port);
       expect(info).toMatchObject({
@@ -49,7 +49,7 @@ describe('slipstream-server process', () => {
   });
 
   it('writes a ports file like nats-server for -p -1 --ports_file_dir, and removes it on exit', async () => {
-    const server = run(['-a', '127.0.0.1', '-p', '-1', '-m', '-1', '--ports_file_dir', dir]);
+    const server = run(['-a', '127.0.0.1', '-p', '-1', '-m', '-1', '--ports_file_dir', tempDir()]);
     try {
       const ports = await readPortsFile(server.child.pid);
       expect(ports).toEqual({
@@ -69,7 +69,7 @@ describe('slipstream-server process', () => {
   });
 
   it('opens no monitoring port unless -m asks for one, like nats-server', async () => {
-    const server = run(['-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', dir]);
+    const server = run(['-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', tempDir()]);
     try {
       const ports = await readPortsFile(server.child.pid);
       expect(ports).toEqual({ nats: [expect.stringMatching(/^nats:\/\/127\.0\.0\.1:\d+$/)] });
@@ -83,7 +83,7 @@ describe('slipstream-server process', () => {
   });
 
   it('reads a config file and lets flags override it (stopping on SIGINT)', async () => {
-    const config = join(dir, 'server.conf');
+    const config = join(tempDir(), 'server.conf');
     await writeFile(
       config,
       'port: 1\nserver_name: from-file\nmax_payload: 2KB\ngateway { port: 7222 }\n',
@@ -103,7 +103,7 @@ describe('slipstream-server process', () => {
   });
 
   it('runs JetStream with -js -sd: a stream and its messages outlive a restart', async () => {
-    const storeDir = join(dir, 'js-restart');
+    const storeDir = join(tempDir(), 'js-restart');
     const request = async (port: number, subject: string, body: string) => {
       const nc = await connectClient({ servers: `127.0.0.1:${port}`, reconnect: false });
       try {
@@ -164,7 +164,7 @@ describe('slipstream-server process', () => {
   });
 
   it('writes its log to the -l file instead of stderr', async () => {
-    const logFile = join(dir, 'server.log');
+    const logFile = join(tempDir(), 'server.log');
     await serving(['-m', '0', '-l', logFile], async (_port, server) => {
       // The port can open a moment before the ready line is appended.
       await vi.waitFor(
@@ -176,7 +176,7 @@ describe('slipstream-server process', () => {
   });
 
   it('logs a subject to the -l file as the bytes the client sent, even when not UTF-8', async () => {
-    const logFile = join(dir, 'bytes.log');
+    const logFile = join(tempDir(), 'bytes.log');
     await serving(['-l', logFile, '-V'], async (port) => {
       const socket = connect(port, '127.0.0.1');
       socket.once('data', () => socket.write(Buffer.from('SUB \xff.a 1\r\n', 'latin1')));
@@ -193,7 +193,7 @@ describe('slipstream-server process', () => {
   });
 
   it('checks a config file with -t and exits, warning about what it ignores', async () => {
-    const config = join(dir, 'ok.conf');
+    const config = join(tempDir(), 'ok.conf');
     await writeFile(config, 'port: 4222\ngateway { port: 7222 }\n');
     const check = run(['-t', '-c', config]);
     expect(await check.exit).toBe(0);
@@ -204,7 +204,7 @@ describe('slipstream-server process', () => {
   it.each([['mqtt', 'mqtt {\n  port: 1883\n}']])(
     'refuses to start, also under -t, with a %s block it would ignore',
     async (key, block) => {
-      const config = join(dir, `${key}.conf`);
+      const config = join(tempDir(), `${key}.conf`);
       await writeFile(config, `port: -1\n${block}\n`);
       for (const args of [
         ['-a', '127.0.0.1', '-m', '0', '-c', config],
@@ -228,7 +228,7 @@ describe('slipstream-server process', () => {
       'users[0].permissions.publish.allow: "a..b" is not a valid subject',
     ],
   ])('fails -t, as nats-server does, on %s', async (_what, user, message) => {
-    const config = join(dir, 'auth.conf');
+    const config = join(tempDir(), 'auth.conf');
     await writeFile(config, `authorization { users: [ ${user} ] }\n`);
     const check = run(['-t', '-c', config]);
     expect(await check.exit).toBe(1);
@@ -244,7 +244,7 @@ describe('slipstream-server process', () => {
 
   it('enters lame duck mode on SIGUSR2: tells clients (ldm), then exits', async () => {
     const port = await freePort();
-    const config = join(dir, 'ldm.conf');
+    const config = join(tempDir(), 'ldm.conf');
     await writeFile(config, 'lame_duck_duration: "1s"\nlame_duck_grace_period: "100ms"\n');
     const server = run(['-c', config, '-a', '127.0.0.1', '-p', String(port), '-m', '0']);
     await waitForPort(port, server.child, server.output);
@@ -271,7 +271,7 @@ describe('slipstream-server process', () => {
   });
 
   it('exits 1 naming file, line and key for a bad config', async () => {
-    const config = join(dir, 'bad.conf');
+    const config = join(tempDir(), 'bad.conf');
     await writeFile(config, 'port: 4222\nmax_payload: lots\n');
     const server = run(['-c', config]);
     expect(await server.exit).toBe(1);

@@ -1,14 +1,13 @@
 // The config file's `monitoring_auth` and `dashboard` blocks (ours: nats-server has neither), read
 // into settings and honoured by a running slipstream-server.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/conf/errors.js';
 import { parseConfigText } from '../src/conf/parser.js';
 import { validateConfig } from '../src/config.js';
-import { serving } from './server-process.js';
+import { serving, useTempDir } from './server-process.js';
 import { thrown } from './thrown.js';
 
 const load = (text: string) => validateConfig(parseConfigText(text, 'server.conf', { env: {} }));
@@ -38,17 +37,11 @@ describe('monitoring_auth and dashboard in the config file', () => {
   });
 
   describe('a running server', () => {
-    let dir: string;
-    beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'slipstream-monitoring-auth-'));
-    });
-    afterAll(async () => {
-      await rm(dir, { recursive: true, force: true });
-    });
+    const tempDir = useTempDir('slipstream-monitoring-auth-');
 
     it('asks every monitoring request for the user and password', async () => {
       const httpPort = await freePort();
-      const config = join(dir, 'server.conf');
+      const config = join(tempDir(), 'server.conf');
       await writeFile(
         config,
         `http: "127.0.0.1:${httpPort}"\nmonitoring_auth { user: ops, password: "s3cret" }\n`,

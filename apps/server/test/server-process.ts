@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -8,7 +9,7 @@ import {
   slipstreamServerBin,
   startServerProcess,
 } from '@slipstream/test-servers';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 
 // Runs dist/main.js as a child process, as a user would run slipstream-server.
 
@@ -121,4 +122,22 @@ export async function serving(
     server.child.kill(signal);
   }
   expect(await server.exit).toBe(0);
+}
+
+/**
+ * A fresh temporary directory for the enclosing describe block, made before its tests and
+ * removed after them; the returned function gives its path.
+ */
+export function useTempDir(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (dir === undefined) throw new Error('useTempDir: the directory exists only inside tests');
+    return dir;
+  };
 }

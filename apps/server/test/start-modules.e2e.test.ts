@@ -1,10 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { freePort, slipstreamServerBin, startServerProcess } from '@slipstream/test-servers';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectPrinted } from './server-process.js';
+import { describe, expect, it } from 'vitest';
+import { expectPrinted, useTempDir } from './server-process.js';
 
 // Before this test the binary loaded JetStream (the API's zod schemas, SQLite), ws, the monitoring pages
 // and nkeys whatever its configuration, which made most of its 0.6-1.5 s to the first INFO.
@@ -25,18 +24,12 @@ const unbundled = join(import.meta.dirname, '..', 'dist', 'main.js');
 const bundle = pathToFileURL(join(import.meta.dirname, '..', 'bundle')).href;
 
 describe('slipstream-server start', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'slipstream-start-modules-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = useTempDir('slipstream-start-modules-');
 
   const configurations = [
     { name: 'no options', flags: async () => [], parts: [] },
     { name: '--user --pass', flags: async () => ['--user', 'u', '--pass', 'p'], parts: [] },
-    { name: '-js', flags: async () => ['-js', '-sd', join(dir, 'js')], parts: ['jetstream'] },
+    { name: '-js', flags: async () => ['-js', '-sd', join(tempDir(), 'js')], parts: ['jetstream'] },
     { name: '-m', flags: async () => ['-m', String(await freePort())], parts: ['monitoring'] },
   ];
 
@@ -45,7 +38,7 @@ describe('slipstream-server start', () => {
     async ({ name, flags, parts }) => {
       const loaded = await modulesLoadedWhenReady(
         unbundled,
-        join(dir, `${name}.log`),
+        join(tempDir(), `${name}.log`),
         await flags(),
       );
       expect(loaded).toContain(pathToFileURL(unbundled).href);
@@ -57,8 +50,12 @@ describe('slipstream-server start', () => {
   );
 
   it('runs the bundle when installed: no module of the workspace loaded one by one', async () => {
-    const flags = ['-js', '-sd', join(dir, 'bundled-js'), '-m', String(await freePort())];
-    const loaded = await modulesLoadedWhenReady(slipstreamServerBin, join(dir, 'bin.log'), flags);
+    const flags = ['-js', '-sd', join(tempDir(), 'bundled-js'), '-m', String(await freePort())];
+    const loaded = await modulesLoadedWhenReady(
+      slipstreamServerBin,
+      join(tempDir(), 'bin.log'),
+      flags,
+    );
     const ours = loaded.filter((url) => url.startsWith('file:') && !url.includes('/node_modules/'));
     const elsewhere = ours.filter(
       (url) => url !== pathToFileURL(slipstreamServerBin).href && !url.startsWith(`${bundle}/`),

@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { largestReported, startReporting } from './server-process.js';
+import { describe, expect, it, vi } from 'vitest';
+import { largestReported, startReporting, useTempDir } from './server-process.js';
 
 // V8 doubles a busy young generation up to 32 MiB and keeps it: in a 10-minute soak the
 // installed command's resident size rose 28 MiB with no leak behind it. The bin holds it at
@@ -17,20 +15,14 @@ const MiB = 1024 * 1024;
 const execFileAsync = promisify(execFile);
 
 describe('the installed command', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'slipstream-young-generation-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tempDir = useTempDir('slipstream-young-generation-');
 
   it('holds its young generation at 4 MiB through bursts of traffic, a worker thread between them', async () => {
-    const report = join(dir, 'young-generation');
+    const report = join(tempDir(), 'young-generation');
     const server = await startReporting('report-young-generation.mjs', report, [
       '-js',
       '-sd',
-      join(dir, 'js'),
+      join(tempDir(), 'js'),
     ]);
     try {
       expect(await burst(server.port, 200_000)).toBe(600_000);
