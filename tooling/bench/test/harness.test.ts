@@ -77,6 +77,7 @@ describe('RatioTable', () => {
       ours: 130,
     });
     table.add({ name: 'memory', unit: 'MiB', better: 'lower', reference: 10, ours: undefined });
+    table.add({ name: 'cpu', unit: 'µs', better: 'lower', target: 1.5, reference: 0, ours: 2 });
     table.note('a note');
     const lines = table.render().split('\n');
     expect(lines).toContain(
@@ -86,6 +87,8 @@ describe('RatioTable', () => {
       '| latency (µs, lower is better) | 100 | 130 | 1.30x |  | ≤ 1.2x | NOT met |',
     );
     expect(lines).toContain('| memory (MiB, lower is better) | 10.0 | n/a | n/a |  |  |  |');
+    // A reference under one clock tick: no ratio, and no verdict on the target.
+    expect(lines).toContain('| cpu (µs, lower is better) | 0.00 | 2.00 | n/a |  | ≤ 1.5x |  |');
     expect(lines).toContain('- a note');
   });
 

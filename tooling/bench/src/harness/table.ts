@@ -37,7 +37,8 @@ export class RatioTable {
     const head = `| figure | ${this.referenceName} | ${this.oursName} | ours / ref | rounds' ratios | target | |`;
     const lines = [`### ${this.title}`, '', head, '|---|---:|---:|---:|---:|---:|---|'];
     for (const f of this.figures) {
-      const ratio = f.ours === undefined ? undefined : f.ours / f.reference;
+      // A reference of 0 has no ratio: a short run's CPU can stay under one 10 ms clock tick.
+      const ratio = f.ours === undefined || f.reference === 0 ? undefined : f.ours / f.reference;
       const target =
         f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target}x`;
       const ours = f.ours === undefined ? 'n/a' : formatNumber(f.ours);
