@@ -1,4 +1,4 @@
-import { type Better, formatNumber } from './table.js';
+import { type Better, formatNumber, formatRatio, ratioOf } from './table.js';
 
 /** One figure of both servers (medians), with what the issue asks of it. */
 export interface Cell {
@@ -82,7 +82,7 @@ export class CapacityTable {
     for (const row of this.rows) {
       const { cpu, peakRss } = row;
       lines.push(
-        `| ${row.workload} | ${row.unit} | ${formatNumber(row.main.reference)} | ${formatNumber(row.main.ours)} | ${ratioOf(row.main)} | ${cpu ? formatNumber(cpu.reference) : ''} | ${cpu ? formatNumber(cpu.ours) : ''} | ${cpu ? ratioOf(cpu) : ''} | ${peakRss ? formatNumber(peakRss.reference) : ''} | ${peakRss ? formatNumber(peakRss.ours) : ''} | ${verdict(row)} |`,
+        `| ${row.workload} | ${row.unit} | ${formatNumber(row.main.reference)} | ${formatNumber(row.main.ours)} | ${formatRatio(ratioOf(row.main.ours, row.main.reference))} | ${cpu ? formatNumber(cpu.reference) : ''} | ${cpu ? formatNumber(cpu.ours) : ''} | ${cpu ? formatRatio(ratioOf(cpu.ours, cpu.reference)) : ''} | ${peakRss ? formatNumber(peakRss.reference) : ''} | ${peakRss ? formatNumber(peakRss.ours) : ''} | ${verdict(row)} |`,
       );
     }
     if (this.notes.length > 0) lines.push('', ...this.notes.map((n) => `- ${n}`));
@@ -99,21 +99,15 @@ function columns(row: CapacityRow): [string, Cell][] {
   return named.filter((entry): entry is [string, Cell] => entry[1] !== undefined);
 }
 
-/** n/a when the reference read 0: a short run's CPU can stay under one 10 ms clock tick. */
-function ratioOf(cell: Cell): string {
-  const ratio = cell.ours / cell.reference;
-  return Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 'n/a';
-}
-
 /** `met`, or what was missed: `msgs/s < 1x, server CPU > 1.2x`. */
 function verdict(row: CapacityRow): string {
   const missed: string[] = [];
   for (const [column, cell] of columns(row)) {
-    const ratio = cell.ours / cell.reference;
+    const ratio = ratioOf(cell.ours, cell.reference);
     const higher = cell.better === 'higher';
     if (
       cell.ratioTarget !== undefined &&
-      Number.isFinite(ratio) &&
+      ratio !== undefined &&
       !(higher ? ratio >= cell.ratioTarget : ratio <= cell.ratioTarget)
     ) {
       missed.push(`${column} ${higher ? '<' : '>'} ${cell.ratioTarget}x`);

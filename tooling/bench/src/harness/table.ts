@@ -37,19 +37,30 @@ export class RatioTable {
     const head = `| figure | ${this.referenceName} | ${this.oursName} | ours / ref | rounds' ratios | target | |`;
     const lines = [`### ${this.title}`, '', head, '|---|---:|---:|---:|---:|---:|---|'];
     for (const f of this.figures) {
-      // A reference of 0 has no ratio: a short run's CPU can stay under one 10 ms clock tick.
-      const ratio = f.ours === undefined || f.reference === 0 ? undefined : f.ours / f.reference;
+      const ratio = ratioOf(f.ours, f.reference);
       const target =
         f.target === undefined ? '' : `${f.better === 'higher' ? '≥' : '≤'} ${f.target}x`;
       const ours = f.ours === undefined ? 'n/a' : formatNumber(f.ours);
-      const shownRatio = ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}x`;
       lines.push(
-        `| ${f.name} (${f.unit}, ${f.better} is better) | ${formatNumber(f.reference)} | ${ours} | ${shownRatio} | ${spread(f.roundRatios)} | ${target} | ${verdict(f, ratio)} |`,
+        `| ${f.name} (${f.unit}, ${f.better} is better) | ${formatNumber(f.reference)} | ${ours} | ${formatRatio(ratio)} | ${spread(f.roundRatios)} | ${target} | ${verdict(f, ratio)} |`,
       );
     }
     if (this.notes.length > 0) lines.push('', ...this.notes.map((n) => `- ${n}`));
     return lines.join('\n');
   }
+}
+
+/**
+ * ours / reference; none without a figure of ours or over a reference of 0 (a short run's CPU can
+ * stay under one 10 ms clock tick).
+ */
+export function ratioOf(ours: number | undefined, reference: number): number | undefined {
+  return ours === undefined || reference === 0 ? undefined : ours / reference;
+}
+
+/** `1.23x`, or n/a without a ratio. */
+export function formatRatio(ratio: number | undefined): string {
+  return ratio === undefined ? 'n/a' : `${ratio.toFixed(2)}x`;
 }
 
 /** Lowest and highest single-round ratio: a wide range says the machine was noisy for this figure. */
