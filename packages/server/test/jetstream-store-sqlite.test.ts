@@ -45,6 +45,54 @@ describe('sqlite store', () => {
     dir.remove();
   });
 
+  it('reads ahead every payload exactly: empty, binary, compressed, with headers and gaps', async () => {
+    // A read-ahead takes all its rows' payloads as one blob and cuts it by each row's length.
+    const s = open({ limits: limits({ compress: true }) });
+    const binary = Uint8Array.from({ length: 300 }, (_, i) => (i * 251) % 256);
+    const compressible = bytes('abc'.repeat(2000));
+    const payloads = [
+      new Uint8Array(0),
+      binary,
+      new Uint8Array(0),
+      compressible,
+      Uint8Array.of(0, 0xff, 0xc3, 0x28, 0),
+      bytes('tail'),
+    ];
+    const headers = bytes('NATS/1.0\r\nX: 1\r\n\r\n');
+    for (const [i, payload] of payloads.entries()) {
+      s.store(`p.${i}`, i % 2 === 1 ? headers : undefined, payload);
+    }
+    s.remove(2);
+    await s.whenDurable();
+    const read: { seq: number; payload: number[]; headers?: number[] }[] = [];
+    for (let message = s.loadNext('>', 1); message; message = s.loadNext('>', message.seq + 1)) {
+      read.push({
+        seq: message.seq,
+        payload: [...message.payload],
+        ...(message.headers && { headers: [...message.headers] }),
+      });
+    }
+    const expected = payloads.flatMap((payload, i) =>
+      i === 1
+        ? []
+        : [
+            {
+              seq: i + 1,
+              payload: [...payload],
+              ...(i % 2 === 1 && { headers: [...headers] }),
+            },
+          ],
+    );
+    expect(read).toEqual(expected);
+    const db = new Database(databasePath(dir.path), { readonly: true });
+    try {
+      // The compressed row is stored compressed: the read-ahead decoded it.
+      expect(db.prepare('SELECT encoding FROM messages WHERE seq = 4').pluck().get()).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   it('comes back after close and reopen with the same state, deletes and sequences', async () => {
     let s = open();
     for (const subject of ['a.1', 'a.2', 'b', 'a.1', 'b', 'c'])

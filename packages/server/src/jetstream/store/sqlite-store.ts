@@ -424,19 +424,24 @@ class SqliteLog implements MessageLog {
 
   /** Reads the rows from `from` on into the read-ahead; the first one's sequence, if any. */
   private readAhead(from: number): number | undefined {
-    const found = this.query(
-      () => this.sql.selectAhead.all(from, this.aheadRows) as AheadColumns[],
-    );
-    if (found.length === 0) return undefined;
+    const read = this.query(() => {
+      const found = this.sql.selectAhead.all(from, this.aheadRows) as AheadColumns[];
+      if (found.length === 0) return undefined;
+      const to = Number(found[found.length - 1]![0]);
+      return { found, to, payloads: this.sql.selectAheadPayloads.get(from, to) as Buffer };
+    });
+    if (!read) return undefined;
+    const { found, to, payloads } = read;
     const rows = new Map<number, AheadRow>();
-    let bytes = 0;
-    for (const [seq, time, subject, headers, payload, checksum, encoding, size] of found) {
+    let at = 0;
+    for (const [seq, time, subject, headers, payloadBytes, checksum, encoding, size] of found) {
+      const end = at + Number(payloadBytes);
+      const payload = payloads.subarray(at, end);
       rows.set(Number(seq), { time, subject, headers, payload, checksum, encoding, size });
-      bytes += payload.length;
+      at = end;
     }
-    const perRow = Math.max(1, bytes / found.length);
+    const perRow = Math.max(1, payloads.length / found.length);
     this.aheadRows = Math.max(1, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / perRow)));
-    const to = Number(found[found.length - 1]![0]);
     this.ahead = { from, to, rows };
     return Number(found[0]![0]);
   }
