@@ -3,6 +3,7 @@
  * uncompressed chunks only: a valid stream for every snappy or s2 reader, which is what a trace
  * event's `Accept-Encoding: snappy` asks for, without a compressor.
  */
+import { reflectedCrcTable } from './crc-table.js';
 
 const STREAM_IDENTIFIER = Buffer.from([0xff, 0x06, 0x00, 0x00, 0x73, 0x4e, 0x61, 0x50, 0x70, 0x59]);
 const UNCOMPRESSED_CHUNK = 0x01;
@@ -32,11 +33,7 @@ let table: Uint32Array | undefined;
 
 /** CRC-32C (Castagnoli, reflected polynomial 0x82f63b78). */
 function crc32c(data: Uint8Array): number {
-  table ??= Uint32Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    return c >>> 0;
-  });
+  table ??= reflectedCrcTable(0x82f63b78);
   let crc = 0xffffffff;
   for (const byte of data) crc = table[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
   return (crc ^ 0xffffffff) >>> 0;
