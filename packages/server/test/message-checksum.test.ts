@@ -3,13 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { messageChecksum } from '../src/jetstream/store/sqlite-schema.js';
 
 /** The checksum's definition, which every stored row since the first carries: zlib's CRC-32 of it all. */
-function expected(
-  seq: number,
-  time: bigint,
-  subject: string,
-  headers: Uint8Array | undefined,
-  payload: Uint8Array,
-): number {
+function expected(...[seq, time, subject, headers, payload]: Parameters<typeof messageChecksum>) {
   const position = Buffer.alloc(16);
   position.writeDoubleBE(seq, 0);
   position.writeBigInt64BE(time, 8);
