@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuSeconds, firstInfoCost, startServerProcess } from '@slipstream/test-servers';
+import { cpuMeter, firstInfoCost, startServerProcess } from '@slipstream/test-servers';
 import { importIfBuilt } from './harness/optional.js';
 import { SERVER_CORE } from './harness/pinning.js';
 import type { Sample } from './harness/rounds.js';
@@ -42,11 +42,11 @@ export async function kvPutWorkload(
     try {
       const bucket = await new kv.module.Kvm(nc).create(`capacity_${++buckets}`);
       for (let i = 0; i < KV_WARMUP; i++) await bucket.put(`warm${i}`, KV_VALUE);
-      const cpuBefore = cpuSeconds(server.pid);
+      const cpu = cpuMeter(server.pid);
       const started = performance.now();
       for (let i = 0; i < puts; i++) await bucket.put(`key${i % 100}`, KV_VALUE);
       const seconds = (performance.now() - started) / 1000;
-      return { rate: puts / seconds, cpu: ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / puts };
+      return { rate: puts / seconds, cpu: (cpu.seconds() * 1e6) / puts };
     } finally {
       await nc.close();
     }

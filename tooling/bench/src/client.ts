@@ -112,7 +112,7 @@ export async function clientBenchmark(options: { rounds: number }): Promise<Rati
       'Publisher and subscribers of both clients run in this process, so client CPU per message covers both ends (process.cpuUsage around each measured section).',
     );
     table.note(
-      'nats-server CPU per message is its utime + stime (/proc/<pid>/stat) around the same sections. At 1 KiB it is about 1.3–1.5 µs per message with either client, so near 700k msgs/s nats-server alone takes one of the two cores: past that the server, not our client, sets the pub→sub rate.',
+      'nats-server CPU per message is the run time of its threads (/proc/<pid>/task/*/schedstat) around the same sections. At 1 KiB it is about 1.3–1.5 µs per message with either client, so near 700k msgs/s nats-server alone takes one of the two cores: past that the server, not our client, sets the pub→sub rate.',
     );
     table.note(
       describeCounts(['publishOnly', 'pubSub16', 'pubSub1k', 'requests', 'subscriptions']),

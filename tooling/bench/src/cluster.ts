@@ -8,7 +8,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { cpuSeconds } from '@slipstream/test-servers';
+import { cpuMeter } from '@slipstream/test-servers';
 import {
   CLUSTER_SERVER_KINDS,
   type ClusterMembers,
@@ -75,7 +75,7 @@ export async function clusterBenchmark(options: ClusterOptions): Promise<{ rende
     (w) => `${w.label} ${(options.messages ?? w.count).toLocaleString('en')}`,
   ).join(', ');
   const notes = [
-    `Per member and round: ${counts} messages, from a worker thread of this process driving that member with @slipstream/client (its pub → sub subscriber on the next member, on a subject of its own). msgs/s: all generators' messages over the wall time from the round's start to the last generator's end (connects included); medians of ${options.rounds} rounds after one unrecorded warm-up. Server CPU: utime + stime of all members from /proc/<pid>/stat, per message.`,
+    `Per member and round: ${counts} messages, from a worker thread of this process driving that member with @slipstream/client (its pub → sub subscriber on the next member, on a subject of its own). msgs/s: all generators' messages over the wall time from the round's start to the last generator's end (connects included); medians of ${options.rounds} rounds after one unrecorded warm-up. Server CPU: the run time of all members' threads (/proc/<pid>/task/*/schedstat), per message.`,
     `N = 1 is a plain server without a cluster listener. Nothing is pinned: the curve means something only with at least 2 × N free cores (a member and its generator each); this machine has ${availableParallelism()}. Load average (1 min) ${loadBefore} before, ${loadavg()[0].toFixed(2)} after.`,
   ];
   return {
@@ -127,11 +127,11 @@ async function measureCluster(cluster: ClusterMembers, options: ClusterOptions):
 /** Starts every generator at once and times them until the last one is done. */
 async function runRound(workers: readonly Worker[], cluster: ClusterMembers, round: ClusterRound) {
   const pids = cluster.members.map((member) => member.child.pid!);
-  const cpuBefore = pids.map(cpuSeconds);
+  const meters = pids.map(cpuMeter);
   const started = process.hrtime.bigint();
   await Promise.all(workers.map((worker) => ask(worker, round)));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpu = pids.reduce((sum, pid, i) => sum + cpuSeconds(pid) - cpuBefore[i], 0);
+  const cpu = meters.reduce((sum, meter) => sum + meter.seconds(), 0);
   const messages = round.count * workers.length;
   return { rate: messages / seconds, cpuMicros: (cpu / messages) * 1e6 };
 }

@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { cpuSeconds } from '@slipstream/test-servers';
+import { cpuMeter } from '@slipstream/test-servers';
 import { pick } from './harness/rounds.js';
 import { percentile } from './harness/stats.js';
 import { RatioTable } from './harness/table.js';
@@ -104,7 +104,7 @@ export async function unrelatedRequests(target: Target) {
       await requester.request('fair.request', payload, { timeout: 5000 });
     await once(load, 'message');
 
-    const serverCpu = cpuSeconds(target.serverPid!);
+    const serverCpu = cpuMeter(target.serverPid!);
     const finished = once(load, 'message', {
       signal: AbortSignal.timeout(LOAD_MS + LOAD_TIMEOUT_MS),
     });
@@ -121,8 +121,7 @@ export async function unrelatedRequests(target: Target) {
       p50Micros: percentile(micros, 0.5),
       p99Micros: percentile(micros, 0.99),
       msgsPerSecond: result.published / result.seconds,
-      serverCpuSecondsPerMillion:
-        ((cpuSeconds(target.serverPid!) - serverCpu) / result.published) * 1e6,
+      serverCpuSecondsPerMillion: (serverCpu.seconds() / result.published) * 1e6,
     };
   } finally {
     if (load.exitCode === null) {

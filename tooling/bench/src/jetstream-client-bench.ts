@@ -8,7 +8,7 @@ import * as officialJs from '@nats-io/jetstream';
 import * as officialKv from '@nats-io/kv';
 import * as officialObj from '@nats-io/obj';
 import { connect as officialConnect } from '@nats-io/transport-node';
-import { cpuSeconds } from '@slipstream/test-servers';
+import { cpuMeter } from '@slipstream/test-servers';
 import { importIfBuilt, type Loaded, sideOf } from './harness/optional.js';
 import {
   addThroughputRows,
@@ -185,7 +185,7 @@ interface Target {
 /** Rate of `section` per `units`, and this process's and the server's CPU per unit. */
 async function timed(target: Target, units: number, section: () => Promise<void>) {
   const cpu = process.cpuUsage();
-  const serverCpu = cpuSeconds(target.serverPid);
+  const serverCpu = cpuMeter(target.serverPid);
   const started = performance.now();
   await section();
   const seconds = (performance.now() - started) / 1000;
@@ -193,7 +193,7 @@ async function timed(target: Target, units: number, section: () => Promise<void>
   return {
     perSecond: units / seconds,
     cpuMicrosPerUnit: (used.user + used.system) / units,
-    serverCpuMicrosPerUnit: ((cpuSeconds(target.serverPid) - serverCpu) * 1e6) / units,
+    serverCpuMicrosPerUnit: (serverCpu.seconds() * 1e6) / units,
   };
 }
 
@@ -390,7 +390,7 @@ export async function jetstreamClientBenchmark(options: {
       'Async publish: ours is js.publishAsync with publishAsyncMaxPending 256; the official client has no such publisher for nats-server 2.9 (startBatch/startFastIngest need 2.12+), so its side keeps 256 js.publish promises outstanding.',
     );
     table.note(
-      'Client CPU is process.cpuUsage() of this process around the measured section (both ends of a read run here); nats-server CPU is its utime + stime from /proc around the same section.',
+      'Client CPU is process.cpuUsage() of this process around the measured section (both ends of a read run here); nats-server CPU is the run time of its threads (/proc/<pid>/task/*/schedstat) around the same section.',
     );
   } finally {
     await server.stop();

@@ -10,7 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import * as officialJs from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect as officialConnect } from '@nats-io/transport-node';
-import { cpuSeconds } from '@slipstream/test-servers';
+import { cpuMeter } from '@slipstream/test-servers';
 import { fdatasyncLatency } from './disk-sync-floor.js';
 import { importIfBuilt } from './harness/optional.js';
 import { CLIENT_CORE, SERVER_CORE, whilePinned } from './harness/pinning.js';
@@ -129,13 +129,13 @@ async function windowed(count: number, window: number, op: () => Promise<unknown
   await Promise.all(Array.from({ length: Math.min(window, count) }, lane));
 }
 
-/** Rate of `units` done by `section`, and the server's CPU (utime + stime) per unit. */
+/** Rate of `units` done by `section`, and the server's CPU (its threads' run time) per unit. */
 async function timed(pid: number, units: number, section: () => Promise<void>) {
-  const cpuBefore = cpuSeconds(pid);
+  const cpu = cpuMeter(pid);
   const started = performance.now();
   await section();
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: units / seconds, cpuMicros: ((cpuSeconds(pid) - cpuBefore) * 1e6) / units };
+  return { perSecond: units / seconds, cpuMicros: (cpu.seconds() * 1e6) / units };
 }
 
 /**
@@ -327,7 +327,7 @@ export async function jetstreamConsumeBenchmark(options: {
     row(kv, 'kvGetBurst', `KV get (burst of ${KV_OPS})`, 'ops/s');
   });
   officialTable.note(
-    `One file stream per server holding ${count.toLocaleString('en')} random ${PAYLOAD} B messages (filled before the rounds, not measured). Pull consume: per round a new durable consumer (ack explicit) read to the end with consume({ max_messages: ${PULL_BATCH} }), each message acked, then a flush. Ordered replay: js.consumers.get(stream).consume() over the same messages. KV: a fresh file bucket per round, ${KV_OPS} puts then ${KV_OPS} gets on ${KV_KEYS} keys, each awaited; then the same as bursts with every operation in flight. Server CPU: utime + stime from /proc/<pid>/stat around the section, per delivered message. Servers and client unpinned; ours syncs every write before confirming it ("always", its default), nats-server every 2 minutes, so the "sync_interval 2m" rows run a second slipstream-server set to nats-server's trade-off: those carry the KV put target. An awaited put syncing always cannot beat one fdatasync of the stores' disk (${SYNC_PROBES} write + fdatasync pairs of 4 KiB timed after the rounds, src/disk-sync-floor.ts).`,
+    `One file stream per server holding ${count.toLocaleString('en')} random ${PAYLOAD} B messages (filled before the rounds, not measured). Pull consume: per round a new durable consumer (ack explicit) read to the end with consume({ max_messages: ${PULL_BATCH} }), each message acked, then a flush. Ordered replay: js.consumers.get(stream).consume() over the same messages. KV: a fresh file bucket per round, ${KV_OPS} puts then ${KV_OPS} gets on ${KV_KEYS} keys, each awaited; then the same as bursts with every operation in flight. Server CPU: the run time of its threads (/proc/<pid>/task/*/schedstat) around the section, per delivered message. Servers and client unpinned; ours syncs every write before confirming it ("always", its default), nats-server every 2 minutes, so the "sync_interval 2m" rows run a second slipstream-server set to nats-server's trade-off: those carry the KV put target. An awaited put syncing always cannot beat one fdatasync of the stores' disk (${SYNC_PROBES} write + fdatasync pairs of 4 KiB timed after the rounds, src/disk-sync-floor.ts).`,
   );
   officialTable.note(
     `Load average (1 min) ${loadBefore} before this table, ${load()} after: other jobs share the ${cpus().length} cores.`,

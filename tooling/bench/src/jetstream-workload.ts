@@ -7,7 +7,7 @@ import { randomFillSync } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { cpuSeconds } from '@slipstream/test-servers';
+import { cpuMeter } from '@slipstream/test-servers';
 import type { Sample } from './harness/rounds.js';
 import { percentile } from './harness/stats.js';
 import type { JetStreamPublisher, PublisherFactory } from './jetstream-publishers.js';
@@ -74,12 +74,12 @@ export async function publishRound(
     }
     const syncSeconds = Number(process.hrtime.bigint() - syncStart) / 1e9;
 
-    const cpuBefore = cpuSeconds(pid);
+    const serverMeter = cpuMeter(pid);
     const clientCpuBefore = process.cpuUsage();
     const asyncStart = process.hrtime.bigint();
     await publishWindowed(publisher, subject, payload, shape.asyncMessages, shape.inFlight);
     const asyncSeconds = Number(process.hrtime.bigint() - asyncStart) / 1e9;
-    const serverCpu = cpuSeconds(pid) - cpuBefore;
+    const serverCpu = serverMeter.seconds();
     const clientCpu = process.cpuUsage(clientCpuBefore);
 
     await sleep(SETTLE_MS);

@@ -4,7 +4,7 @@
  * the server under a fixed client, the client benchmark varies the client under a fixed server.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { cpuSeconds, rssBytes } from '@slipstream/test-servers';
+import { cpuMeter, rssBytes } from '@slipstream/test-servers';
 import { percentile } from './harness/stats.js';
 
 /** The subset of the nats.js v3 connection API the workloads use; ours follows the same names. */
@@ -255,7 +255,7 @@ async function settledMemory(): Promise<number> {
 function startMeter(target: Target) {
   const start = process.hrtime.bigint();
   const clientCpu = process.cpuUsage();
-  const serverCpu = target.serverPid === undefined ? 0 : cpuSeconds(target.serverPid);
+  const serverCpu = target.serverPid === undefined ? undefined : cpuMeter(target.serverPid);
   return {
     stop(messages: number) {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
@@ -264,10 +264,7 @@ function startMeter(target: Target) {
         msgsPerSecond: messages / seconds,
         clientCpuMicrosPerMsg: (client.user + client.system) / messages,
       };
-      if (target.serverPid !== undefined) {
-        figures.serverCpuSecondsPerMillion =
-          ((cpuSeconds(target.serverPid) - serverCpu) / messages) * 1e6;
-      }
+      if (serverCpu) figures.serverCpuSecondsPerMillion = (serverCpu.seconds() / messages) * 1e6;
       return figures;
     },
   };

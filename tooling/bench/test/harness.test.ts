@@ -1,6 +1,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from '@slipstream/test-servers';
+import { Worker } from 'node:worker_threads';
+import {
+  cpuMeter,
+  cpuSeconds,
+  peakRssBytes,
+  resetPeakRss,
+  rssBytes,
+} from '@slipstream/test-servers';
 import { describe, expect, it } from 'vitest';
 import { CapacityTable } from '../src/harness/capacity-table.js';
 import { alternateRounds, pick, type Sample } from '../src/harness/rounds.js';
@@ -153,6 +160,32 @@ describe('CapacityTable', () => {
 });
 
 describe('/proc readers', () => {
+  it('meter the CPU of a section to well under a clock tick, threads started in it included', async () => {
+    const meter = cpuMeter(process.pid);
+    const before = process.cpuUsage();
+    const spent = () => {
+      const used = process.cpuUsage(before);
+      return used.user + used.system;
+    };
+    while (spent() < 30_000);
+    // 30 ms of CPU by getrusage's count, which /proc's ticks read as 20 or 30 ms.
+    expect(meter.seconds()).toBeGreaterThanOrEqual(0.029);
+    expect(meter.seconds()).toBeLessThan(1);
+    const running = cpuMeter(process.pid);
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       const before = process.cpuUsage();
+       const spent = () => { const u = process.cpuUsage(before); return u.user + u.system; };
+       while (spent() < 40000);
+       parentPort.postMessage('spun');
+       setTimeout(() => {}, 1000);`,
+      { eval: true },
+    );
+    await once(worker, 'message');
+    expect(running.seconds()).toBeGreaterThanOrEqual(0.039);
+    await worker.terminate();
+  });
+
   it('read CPU seconds and resident memory of a live process', () => {
     expect(cpuSeconds(process.pid)).toBeGreaterThan(0);
     const rss = rssBytes(process.pid);

@@ -21,7 +21,7 @@ export {
   type RunningNatsServer,
   startNatsServer,
 } from './nats-server.js';
-export { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './process-stats.js';
+export { cpuMeter, cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './process-stats.js';
 export { connectRawSocket } from './raw-socket.js';
 export {
   type RunningProcess,

@@ -22,7 +22,7 @@ export interface CapacityRow {
   /** Unit of the main figure: msgs/s, µs, MiB, ms. */
   readonly unit: string;
   readonly main: Cell;
-  /** Server CPU µs per message (utime + stime). */
+  /** Server CPU µs per message (its threads' run time). */
   readonly cpu?: Cell;
   /** Peak RSS (VmHWM) over the workload's rounds, MiB. */
   readonly peakRss?: Cell;
