@@ -58,7 +58,7 @@ export function soakFigures(ours: SoakRun, nats?: SoakRun): Figure[] {
       holds: ours.rss.growth <= allowedGrowth.rssMiB(ours.rss),
     },
     {
-      check: 'open files trend (/proc/<pid>/fd)',
+      check: 'open sockets and files trend (/proc/<pid>/fd)',
       trials,
       ours: line(ours.openFiles, 'files', 2),
       reference: nats && line(nats.openFiles, 'files', 2),
@@ -80,7 +80,8 @@ const DETAILS = [
   'JetStream publish awaiting its ack (a file stream capped at 5,000 messages, so the store stays',
   'the same size) consumed and acked by a durable pull consumer, a KV put every 100 ms over 100',
   'keys, and a connection opened and closed every second. Every second the RSS (VmRSS), the open',
-  'file descriptors (/proc/<pid>/fd) and the median request latency are sampled. After a warm-up of',
+  'sockets and files (/proc/<pid>/fd, less the pipes and event fds of threads that come and go) and',
+  'the median request latency are sampled. After a warm-up of',
   'the first quarter, a least-squares line is fitted through each series; its slope is reported',
   'per minute, with the rise it predicts across the steady part. A clear upward trend (a rise',
   'above 16 MiB or 10% of the mean RSS, 3 open files, or 2 ms or the mean latency, i.e. a doubling) breaks the',
