@@ -344,8 +344,22 @@ describe.each(streamServers)(
       const m = (await consumer.next({ expires: 1000 }))!;
       const observed = await act(m, stream);
       await side.flush();
-      const info = await clients.jsm.consumers.info(stream, 'C');
-      return { observed, ackFloor: info.ack_floor.stream_seq, ackPending: info.num_ack_pending };
+      // nats-server takes an ack off the publisher's connection in the consumer's own goroutine,
+      // so a flush does not promise it is counted (a CI run saw nats.js's ack still pending):
+      // the state is read until two reads 25 ms apart agree.
+      const acks = async () => {
+        const info = await clients.jsm.consumers.info(stream, 'C');
+        return { ackFloor: info.ack_floor.stream_seq, ackPending: info.num_ack_pending };
+      };
+      let state = await acks();
+      for (let reads = 0; reads < 20; reads++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const again = await acks();
+        const settled = again.ackFloor === state.ackFloor && again.ackPending === state.ackPending;
+        state = again;
+        if (settled) break;
+      }
+      return { observed, ...state };
     }
     const look = (read: (m: TheirJsMsg, stream: string) => unknown) => (side: Side) =>
       withFirst(side, async (m, stream) => read(m, stream));
