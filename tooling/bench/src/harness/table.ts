@@ -50,10 +50,7 @@ export class RatioTable {
   }
 }
 
-/**
- * ours / reference; none without a figure of ours or over a reference of 0 (a short run's CPU can
- * stay under one 10 ms clock tick).
- */
+/** ours / reference; none without a figure of ours or over a reference of 0. */
 export function ratioOf(ours: number | undefined, reference: number): number | undefined {
   return ours === undefined || reference === 0 ? undefined : ours / reference;
 }
