@@ -123,9 +123,15 @@ describe.each(kinds)('mirrors and sources on $name', ({ name, start }) => {
       () => messagesOf(nc, 'ORIGIN'),
       (m) => m.length === 4,
     );
-    const mirror = await until(
-      () => messagesOf(nc, 'MIRROR'),
-      (m) => m.length === origin.length,
+    // A mirror keeps what it copied before its origin deleted it: one that started following
+    // before the delete of 2 holds it (a loaded CI run saw nats-server 2.9.10's do so), one
+    // that started after does not. Both are right; the copies compare without it.
+    const undeleted = (list: Copy[]) => list.filter((m) => m.seq !== 2);
+    const mirror = undeleted(
+      await until(
+        () => messagesOf(nc, 'MIRROR'),
+        (m) => undeleted(m).length === origin.length,
+      ),
     );
     expect(mirror).toEqual(origin);
     const late = await until(
@@ -150,9 +156,11 @@ describe.each(kinds)('mirrors and sources on $name', ({ name, start }) => {
       () => messagesOf(nc, 'SOURCED'),
       (m) => m.length === 5,
     );
-    const mirrorAfter = await until(
-      () => messagesOf(nc, 'MIRROR'),
-      (m) => m.length === 5,
+    const mirrorAfter = undeleted(
+      await until(
+        () => messagesOf(nc, 'MIRROR'),
+        (m) => undeleted(m).length === 5,
+      ),
     );
     results[name] = {
       mirror: shape(mirror),
