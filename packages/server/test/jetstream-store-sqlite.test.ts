@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MessageStore, StoreLimits } from '../src/jetstream/store/message-store.js';
@@ -26,9 +26,21 @@ describe('sqlite store', () => {
     await store?.close();
     return open(options);
   };
-  /** A second connection to the same file, as another process would see it. */
-  const rowsOnDisk = () => {
-    const db = new Database(databasePath(dir.path), { readonly: true });
+  /**
+   * The rows a process killed now would leave: the store's connection holds its file's locks, so
+   * the database and its WAL are copied and the copy opened (which replays the copied WAL).
+   * `walToo` false: the rows the database file holds without its WAL (what checkpoints copied).
+   */
+  const rowsOnDisk = (walToo = true) => {
+    const copy = `${dir.path}/killed-copy.db`;
+    for (const suffix of walToo ? ['', '-wal'] : ['']) {
+      rmSync(copy + suffix, { force: true });
+      if (existsSync(databasePath(dir.path) + suffix)) {
+        copyFileSync(databasePath(dir.path) + suffix, copy + suffix);
+      }
+    }
+    rmSync(`${copy}-shm`, { force: true });
+    const db = new Database(copy);
     try {
       return db.prepare('SELECT count(*) FROM messages').pluck().get() as number;
     } finally {
@@ -84,6 +96,7 @@ describe('sqlite store', () => {
           ],
     );
     expect(read).toEqual(expected);
+    await s.close();
     const db = new Database(databasePath(dir.path), { readonly: true });
     try {
       // The compressed row is stored compressed: the read-ahead decoded it.
@@ -173,14 +186,8 @@ describe('sqlite store', () => {
     await s.whenDurable();
     expect(rowsOnDisk()).toBe(10);
     await new Promise((resolve) => setTimeout(resolve, 60));
-    const db = new Database(databasePath(dir.path));
-    // Nothing left to copy from the WAL: the timer's checkpoint already did it.
-    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as {
-      log: number;
-      checkpointed: number;
-    }[];
-    db.close();
-    expect(result!.log).toBe(result!.checkpointed);
+    // The timer's checkpoint copied the WAL into the database (the idle one comes at 100 ms).
+    expect(rowsOnDisk(false)).toBe(10);
   });
 
   it('fills its WAL with zeros ahead of the commits, so their syncs overwrite', async () => {
@@ -231,6 +238,32 @@ describe('sqlite store', () => {
     expect(rowsOnDisk()).toBe(2001);
     // Starting over, the WAL is filled ahead a little, not by a whole stretch per message.
     expect(statSync(wal).size).toBeLessThan(64 * 1024);
+  });
+
+  it('keeps its file to itself while open, also after an idle checkpoint, and lets go at close', async () => {
+    const otherWriter = () => {
+      const db = new Database(databasePath(dir.path), { timeout: 0 });
+      try {
+        db.exec('DELETE FROM messages');
+        return 'wrote';
+      } catch (error) {
+        return (error as { code?: string }).code;
+      } finally {
+        db.close();
+      }
+    };
+    const s = open();
+    s.store('a', undefined, bytes('one'));
+    await s.whenDurable();
+    expect(otherWriter()).toBe('SQLITE_BUSY');
+    const wal = `${databasePath(dir.path)}-wal`;
+    await vi.waitFor(() => expect(statSync(wal).size).toBe(0), { timeout: 5000, interval: 20 });
+    s.store('a', undefined, bytes('two'));
+    await s.whenDurable();
+    expect(otherWriter()).toBe('SQLITE_BUSY');
+    expect(s.state().messages).toBe(2);
+    await s.close();
+    expect(otherWriter()).toBe('wrote');
   });
 
   it('reports a message whose stored bytes changed as corrupt, naming stream and sequence', async () => {

@@ -248,13 +248,13 @@ function expectSameState(store: MessageStore, model: Model, probes: [number, str
 }
 
 describe.each(storeKinds)('$kind store against a model', (kind: StoreKind) => {
-  it('keeps the state of the model through random operations', () => {
-    fc.assert(
-      fc.property(
+  it('keeps the state of the model through random operations', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         limitsArb,
         fc.array(opArb, { minLength: 1, maxLength: 50, size: 'max' }),
         fc.array(fc.tuple(seqArb, fc.constantFrom(...filters)), { minLength: 1, maxLength: 4 }),
-        (initial, ops, probes) => {
+        async (initial, ops, probes) => {
           const dir = temporaryDirectory();
           let store = kind.open(dir.path, initial);
           const model = new Model(kind.kind, limits(initial));
@@ -264,12 +264,13 @@ describe.each(storeKinds)('$kind store against a model', (kind: StoreKind) => {
               expectSameState(store, model, probes);
             }
             if (kind.kind === 'sqlite') {
-              void store.close();
+              // Closed first: the store's connection holds its file's locks until then.
+              await store.close();
               store = kind.open(dir.path, model.limits);
               expectSameState(store, model, probes);
             }
           } finally {
-            void store.close();
+            await store.close();
             dir.remove();
           }
         },

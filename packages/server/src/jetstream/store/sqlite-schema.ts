@@ -162,6 +162,7 @@ export class MessageStatements {
   #selectScan: Database.Statement | undefined;
   #selectTimeFrom: Database.Statement | undefined;
   #saveSequenceState: Database.Statement | undefined;
+  #touch: Database.Statement | undefined;
 
   constructor(db: Database.Database) {
     this.#db = db;
@@ -270,5 +271,10 @@ export class MessageStatements {
     return (this.#saveSequenceState ??= this.#db.prepare(
       'INSERT OR REPLACE INTO sequence_state (id, last_seq, last_time) VALUES (1, ?, ?)',
     ));
+  }
+
+  /** A read of one small page, for a transaction that only has to happen (its locks' end). */
+  get touch(): Database.Statement {
+    return (this.#touch ??= this.#db.prepare('SELECT last_seq FROM sequence_state'));
   }
 }
