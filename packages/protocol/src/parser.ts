@@ -297,14 +297,16 @@ export abstract class ProtocolParser<F extends ClientFrame | ServerFrame> {
     let bits = 0;
     let hash = SUBJECT_HASH_SEED;
     const repeatLength = this.repeatLength;
-    if (repeatLength > 0) {
+    // Only when the chunk holds the whole subject and the space after it: a read past a typed
+    // array's end gives undefined, and once the comparison below had seen one, V8 compiled it
+    // as a call for every byte (a publish of 16 B cost 45 ns to parse instead of 28).
+    if (repeatLength > 0 && at + repeatLength < end) {
       const repeat = this.repeatBytes;
-      while (i - at < repeatLength && chunk[i] === repeat[i - at]) i++;
-      if (i - at < repeatLength || i === end || chunk[i] !== SPACE) {
-        // Another subject: look subjects up until one repeats again.
-        this.repeatLength = 0;
-        i = at;
-      }
+      let k = 0;
+      while (k < repeatLength && chunk[at + k] === repeat[k]) k++;
+      if (k === repeatLength && chunk[at + k] === SPACE) i = at + k;
+      // Another subject: look subjects up until one repeats again.
+      else this.repeatLength = 0;
     }
     const repeated = i > at;
     if (repeated) byte = SPACE;
