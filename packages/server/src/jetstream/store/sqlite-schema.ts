@@ -49,22 +49,6 @@ export interface MessageRow {
   encoding: bigint;
 }
 
-export interface AheadRow extends MessageRow {
-  size: bigint;
-}
-
-/** A read-ahead row as selectAhead returns it: its payload comes with the others' in one blob. */
-export type AheadColumns = [
-  seq: bigint,
-  time: bigint,
-  subject: string,
-  headers: Buffer | null,
-  payloadBytes: bigint,
-  checksum: bigint,
-  encoding: bigint,
-  size: bigint,
-];
-
 const positionBuffer = new DataView(new ArrayBuffer(16));
 const positionBytes = new Uint8Array(positionBuffer.buffer);
 /** zlib's CRC-32, walked in JS over the position and the subject (see below). */
@@ -150,8 +134,8 @@ export class MessageStatements {
   #insert: Database.Statement | undefined;
   #selectMessage: Database.Statement | undefined;
   #selectEntry: Database.Statement | undefined;
-  #selectAhead: Database.Statement | undefined;
-  #selectAheadPayloads: Database.Statement | undefined;
+  #selectAheadEntries: Database.Statement | undefined;
+  #selectAheadBodies: Database.Statement | undefined;
   #deleteOne: Database.Statement | undefined;
   #tallyRange: Database.Statement | undefined;
   #deleteRange: Database.Statement | undefined;
@@ -182,27 +166,36 @@ export class MessageStatements {
       .safeIntegers(true));
   }
 
-  get selectAhead(): Database.Statement {
-    // Rows as arrays: better-sqlite3 builds an object per row far more slowly than JS does.
-    return (this.#selectAhead ??= this.#db
+  /**
+   * From a sequence on, at most a number of rows, one text entry each (read-ahead-entries.ts),
+   * end to end in sequence order in one blob. printf turns the numbers into text in one call
+   * (a NULL into 0); octet_length reads a payload's size without its bytes. A damaged row's NULL
+   * subject is read as empty rather than dropping the entry, which would shift every later row's
+   * bytes onto the wrong message.
+   */
+  get selectAheadEntries(): Database.Statement {
+    return (this.#selectAheadEntries ??= this.#db
       .prepare(
-        'SELECT seq, time, subject, headers, octet_length(payload), checksum, encoding, size FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?',
+        `SELECT CAST(group_concat(entry, '') AS BLOB) FROM (
+           SELECT printf('%d %d %d %d %d %d %d %d ', seq, time, ifnull(octet_length(headers), -1),
+             octet_length(payload), checksum, encoding, size, octet_length(subject)) || ifnull(subject, '') AS entry
+           FROM messages WHERE seq >= ? ORDER BY seq LIMIT ?)`,
       )
-      .safeIntegers(true)
-      .raw(true));
+      .pluck());
   }
 
   /**
-   * The payloads of the rows from the first sequence to the second, end to end in sequence order
-   * (a range of the rowid is walked in order). better-sqlite3 makes a Buffer of every BLOB it
-   * returns, which cost as much as all of a read-ahead row's other columns and left the garbage
-   * collector an ArrayBuffer per message; this is one. group_concat reads a BLOB's bytes as they
-   * are (the file is UTF-8, so no conversion), and the CAST gives them back as a BLOB.
+   * The headers and payloads of the rows from the first sequence to the second, end to end in
+   * sequence order (a range of the rowid is walked in order). better-sqlite3 makes a Buffer of
+   * every BLOB it returns, which cost as much as all of a read-ahead row's other columns and left
+   * the garbage collector an ArrayBuffer per message; this is one. `||` and group_concat take a
+   * BLOB's bytes as they are (the file is UTF-8, so no conversion), and the CAST gives them back
+   * as a BLOB. A NULL (a damaged row) counts as no bytes, as its entry says.
    */
-  get selectAheadPayloads(): Database.Statement {
-    return (this.#selectAheadPayloads ??= this.#db
+  get selectAheadBodies(): Database.Statement {
+    return (this.#selectAheadBodies ??= this.#db
       .prepare(
-        "SELECT CAST(group_concat(payload, '') AS BLOB) FROM messages WHERE seq BETWEEN ? AND ?",
+        "SELECT CAST(group_concat(ifnull(headers, X'') || ifnull(payload, X''), '') AS BLOB) FROM messages WHERE seq BETWEEN ? AND ?",
       )
       .pluck());
   }

@@ -39,11 +39,10 @@ import {
   type SubjectState,
 } from './message-store.js';
 import { decodePayload, encodePayload } from './payload-codec.js';
+import { type AheadRow, readEntries, withBodies } from './read-ahead-entries.js';
 import { SqliteConsumerStore } from './sqlite-consumer-store.js';
 import { sqlite } from './sqlite-module.js';
 import {
-  type AheadColumns,
-  type AheadRow,
   addEncodingColumn,
   isDamage,
   type MessageRow,
@@ -340,7 +339,7 @@ class SqliteLog implements MessageLog {
       payload: payload ?? row.payload,
     };
     const expected = messageChecksum(seq, row.time, row.subject, message.headers, message.payload);
-    if (!payload || BigInt(expected) !== row.checksum) {
+    if (!payload || expected !== Number(row.checksum)) {
       throw this.damaged(
         new StoreError(
           'corrupt',
@@ -435,25 +434,19 @@ class SqliteLog implements MessageLog {
   /** Reads the rows from `from` on into the read-ahead; the first one's sequence, if any. */
   private readAhead(from: number): number | undefined {
     const read = this.query(() => {
-      const found = this.sql.selectAhead.all(from, this.aheadRows) as AheadColumns[];
-      if (found.length === 0) return undefined;
-      const to = Number(found[found.length - 1]![0]);
-      return { found, to, payloads: this.sql.selectAheadPayloads.get(from, to) as Buffer };
+      const entries = this.sql.selectAheadEntries.get(from, this.aheadRows) as Buffer | null;
+      if (!entries) return undefined;
+      const found = readEntries(entries);
+      const to = found[found.length - 1]!.seq;
+      return { found, to, bodies: this.sql.selectAheadBodies.get(from, to) as Buffer };
     });
     if (!read) return undefined;
-    const { found, to, payloads } = read;
-    const rows = new Map<number, AheadRow>();
-    let at = 0;
-    for (const [seq, time, subject, headers, payloadBytes, checksum, encoding, size] of found) {
-      const end = at + Number(payloadBytes);
-      const payload = payloads.subarray(at, end);
-      rows.set(Number(seq), { time, subject, headers, payload, checksum, encoding, size });
-      at = end;
-    }
-    const perRow = Math.max(1, payloads.length / found.length);
+    const { found, to, bodies } = read;
+    const rows = withBodies(found, bodies);
+    const perRow = Math.max(1, bodies.length / found.length);
     this.aheadRows = Math.max(1, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / perRow)));
     this.ahead = { from, to, rows };
-    return Number(found[0]![0]);
+    return found[0]!.seq;
   }
 
   prevSeq(before: number): number | undefined {
