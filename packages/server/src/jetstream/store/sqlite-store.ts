@@ -665,8 +665,20 @@ class SqliteLog implements MessageLog {
       })
       .finally(() => {
         this.idleCheckpoint = undefined;
-        this.db.pragma(HOLD_LOCKS);
+        this.holdLocks();
       });
+  }
+
+  /**
+   * Back to holding the locks once the worker is done. A failure (the connection closing) only
+   * loses the saving, and must not fail the close that awaits this checkpoint.
+   */
+  private holdLocks(): void {
+    try {
+      this.db.pragma(HOLD_LOCKS);
+    } catch {
+      // See above.
+    }
   }
 
   /**
