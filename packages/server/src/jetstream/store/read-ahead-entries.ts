@@ -37,7 +37,7 @@ const NO_BYTES = Buffer.alloc(0);
 
 /**
  * Reads `entries` (see above) in order. Every read stays inside the blob: a read past a typed
- * array's end made V8 compile the parser's byte comparisons as calls (dc700d6).
+ * array's end made V8 compile the protocol parser's byte comparisons as calls (its plainPub).
  */
 class EntryReader {
   at = 0;

@@ -95,7 +95,7 @@ export function openSqliteStore(options: SqliteStoreOptions): MessageStore {
  * The stream's connection keeps SQLite's file locks from one transaction to the next instead of
  * taking and dropping them in each: that was six fcntl calls a commit, about 3 µs of CPU (a tenth
  * of a KV put's time in the kernel). The idle checkpoint's connection (checkpoint-worker.ts) is
- * the only other one, and the locks are given up for it (`releaseLocks`). The WAL was entered
+ * the only other one, and the locks are given up for it (`holdLocks`). The WAL was entered
  * with normal locking, so its index stays in shared memory and the switch can go both ways.
  */
 const HOLD_LOCKS = 'locking_mode = EXCLUSIVE';
@@ -660,37 +660,27 @@ class SqliteLog implements MessageLog {
       .sync()
       .catch((error: Error) => this.onSyncFailure?.(error))
       .then(() => {
-        this.releaseLocks();
+        this.holdLocks(false);
         return checkpointWorker.truncate(this.path);
       })
       .finally(() => {
         this.idleCheckpoint = undefined;
-        this.holdLocks();
+        this.holdLocks(true);
       });
   }
 
   /**
-   * Back to holding the locks once the worker is done. A failure (the connection closing) only
-   * loses the saving, and must not fail the close that awaits this checkpoint.
+   * Holds SQLite's file locks between transactions (HOLD_LOCKS), or gives them up so that the
+   * checkpoint worker's connection can open the file: SQLite drops them at the end of the first
+   * transaction after the switch, which the read here is. A failure only costs the saving: held,
+   * the worker answers busy and the WAL waits for the next idle checkpoint; given up, the
+   * connection takes and drops them per transaction again. It never fails the close that awaits
+   * the checkpoint.
    */
-  private holdLocks(): void {
+  private holdLocks(held: boolean): void {
     try {
-      this.db.pragma(HOLD_LOCKS);
-    } catch {
-      // See above.
-    }
-  }
-
-  /**
-   * Lets the checkpoint worker's connection at the file: SQLite gives up the locks it holds
-   * (HOLD_LOCKS) at the end of the first transaction after the switch, which this read is. A
-   * failure leaves the locks held; the worker then answers busy and the WAL waits for the next
-   * idle checkpoint.
-   */
-  private releaseLocks(): void {
-    try {
-      this.db.pragma('locking_mode = NORMAL');
-      this.sql.touch.get();
+      this.db.pragma(held ? HOLD_LOCKS : 'locking_mode = NORMAL');
+      if (!held) this.sql.touch.get();
     } catch {
       // See above.
     }
