@@ -39,16 +39,36 @@ const benchmarks: Record<
   cluster: clusterBenchmark,
 };
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    rounds: { type: 'string', default: '7' },
-    messages: { type: 'string' },
-    // The cluster benchmark's server kinds (both by default) and cluster sizes.
-    server: { type: 'string', multiple: true },
-    members: { type: 'string', default: '1,2,4' },
-  },
-});
+const USAGE = `usage: node --expose-gc dist/main.js [benchmark...] [--rounds N] [--messages N]
+       node --expose-gc dist/main.js cluster [--server nats-server|slipstream]... [--members 1,2,4]
+benchmarks: ${Object.keys(benchmarks).join(', ')} (all when none is named)`;
+
+let parsed: ReturnType<typeof parseCommandLine>;
+try {
+  parsed = parseCommandLine();
+} catch (error) {
+  console.error(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.exit(1);
+}
+if (parsed.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const { values, positionals } = parsed;
+
+function parseCommandLine() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      rounds: { type: 'string', default: '7' },
+      messages: { type: 'string' },
+      // The cluster benchmark's server kinds (both by default) and cluster sizes.
+      server: { type: 'string', multiple: true },
+      members: { type: 'string', default: '1,2,4' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
 const rounds = Number(values.rounds);
 const messages = values.messages === undefined ? undefined : Number(values.messages);
 if (messages !== undefined && !(Number.isInteger(messages) && messages > 0)) {
