@@ -2,9 +2,7 @@
  * Runs the benchmarks named on the command line (codec, server, client, fairness, jetstream,
  * jetstream-client, jetstream-consume, capacity, cluster; all by default) and prints
  * one markdown table each. Builds nothing: run `pnpm build` at the repository root first.
- *
- *   node --expose-gc dist/main.js [codec] [server] [client] [fairness] [jetstream] [capacity] [cluster] [--rounds N] [--messages N]
- *   node --expose-gc dist/main.js cluster [--server nats-server|slipstream]... [--members 1,2,4]
+ * `--help` prints the usage (USAGE below).
  */
 import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
